@@ -1,0 +1,2 @@
+//! The `mrtd` command.
+fn main() {}

@@ -1,0 +1,2 @@
+//! The conformance fixture.
+fn main() {}
