@@ -1,1 +1,258 @@
-//! mrtd-mrz.
+//! Reading and validating ICAO 9303 machine readable zones (MRZ).
+//!
+//! The crate parses TD1, TD2, TD3, MRV-A, MRV-B and the pre-2021 French identity card, reports
+//! per-field evidence from the check digits, corrects misreads only where check digits prove the
+//! correction (with an audit trail), returns ambiguity instead of guessing, and answers questions
+//! such as "expired?" or "age?" against a caller-supplied reference date. It is pure and
+//! synchronous: no IO, no clock except [`Date::today_utc`], and no panics on any input.
+//!
+//! Two entry points share one pipeline:
+//! - [`parse_text`] takes text lines (as typed, or from a text OCR engine) and treats the usual
+//!   OCR confusions of each field class as correction candidates;
+//! - [`decode_cells`] takes a recogniser's top-k candidates per cell and ranks readings by their
+//!   probabilities, leaving the check digits to decide.
+//!
+//! ```
+//! use mrtd_mrz::{Date, ParseOptions, parse_text};
+//!
+//! let options = ParseOptions::new(Date::parse_iso("2026-11-29").unwrap());
+//! let reading = parse_text(
+//!     &[
+//!         "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+//!         "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+//!     ],
+//!     &options,
+//! )
+//! .unwrap();
+//! assert!(reading.valid);
+//! assert_eq!(reading.fields.surname, "ERIKSSON");
+//! assert_eq!(reading.fields.birth_date, Date::new(1974, 8, 12));
+//! assert_eq!(reading.derived.expired, Some(true));
+//! assert_eq!(reading.is_at_least(18, options.reference_date), Some(true));
+//! ```
+
+mod candidates;
+mod check_digit;
+mod codes;
+mod date;
+mod interpret;
+mod layout;
+mod mrz_date;
+mod names;
+mod reading;
+mod shape;
+mod solve;
+
+pub use candidates::CellCandidates;
+pub use check_digit::{char_value, compute as compute_check_digit, is_blind_pair};
+pub use codes::{
+    CodeInfo, CodeKind, canonical as canonical_code, classify as classify_code, codes_equivalent,
+};
+pub use date::{Date, DateParseError, days_in_month, is_leap_year};
+pub use layout::{CheckName, FieldName, Format};
+pub use mrz_date::{DateKind, MrzDate};
+pub use reading::{
+    Alternative, Ambiguity, CellRange, Change, Check, CheckStatus, Codes, Correction, Dates,
+    Derived, EvidenceStatus, FieldEvidence, Fields, Reading, ResidualRisk, Sex, Warning,
+    WarningCode, Why,
+};
+pub use shape::NotMrz;
+
+use candidates::{Cell, decoded_cell, text_cell};
+use layout::{FieldName as F, Layout};
+
+/// How to read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseOptions {
+    /// The date "today" is for century rules, expiry and age.
+    pub reference_date: Date,
+    /// Readings whose likelihoods are within this ratio of the best count as equally good, so a
+    /// correction is applied only when it is at least this much more likely than any other
+    /// reading that satisfies the check digits. Default 2.
+    pub ambiguity_ratio: f64,
+    /// Apply check-digit-guided corrections (class rules such as `O` → `0` in a date still
+    /// apply). Default true.
+    pub correct: bool,
+}
+
+impl ParseOptions {
+    /// Options with this reference date and default settings.
+    pub fn new(reference_date: Date) -> ParseOptions {
+        ParseOptions { reference_date, ambiguity_ratio: 2.0, correct: true }
+    }
+}
+
+impl Default for ParseOptions {
+    /// Today (UTC) as the reference date.
+    fn default() -> ParseOptions {
+        ParseOptions::new(Date::today_utc())
+    }
+}
+
+/// Reads MRZ text lines.
+///
+/// Lines are trimmed, uppercased and stripped of spaces; a single line holding a whole zone is
+/// split; a line up to two cells short or long at a trailing filler run is fitted. Letters in
+/// digit-only cells and digits in letter-only cells are mapped by the usual confusions; other
+/// confusions become candidates that only a check digit can confirm.
+pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, NotMrz> {
+    let (grid, warnings) = shape::fit_width(shape::text_lines(lines))?;
+    shape::plausibility(&grid)?;
+    let format = shape::detect_format(&grid)?;
+    let layout = Layout::new(format, &grid);
+    let classes = layout.cell_classes();
+    let cells: Vec<Vec<Cell>> = grid
+        .iter()
+        .zip(&classes)
+        .map(|(row, row_classes)| {
+            row.iter().zip(row_classes).map(|(c, class)| text_cell(*c, *class)).collect()
+        })
+        .collect();
+    Ok(read(layout, cells, warnings, TEXT_MAX_CHANGES, options))
+}
+
+/// Changed cells per check digit group when reading text. Every usual confusion weighs the
+/// same there, so two changes under one mod-10 digit fit by coincidence too often to prove
+/// anything.
+const TEXT_MAX_CHANGES: usize = 1;
+
+/// Changed cells per check digit group when reading recogniser candidates, whose probabilities
+/// make a second change a ranked hypothesis rather than a coincidence.
+const CELLS_MAX_CHANGES: usize = 2;
+
+/// Reads a recogniser's per-cell candidates: 2 or 3 lines of 30, 36 or 44 cells.
+///
+/// Where the top candidates already satisfy every check digit they are kept. Otherwise the most
+/// likely reading that satisfies them is chosen, and reported as ambiguous (and not applied)
+/// when another reading is within [`ParseOptions::ambiguity_ratio`] of it. A cell with a single
+/// candidate is treated like plain text.
+pub fn decode_cells(
+    lines: &[Vec<CellCandidates>],
+    options: &ParseOptions,
+) -> Result<Reading, NotMrz> {
+    let lengths: Vec<usize> = lines.iter().map(Vec::len).collect();
+    shape::check_cells_shape(&lengths)?;
+    let top = |candidates: &CellCandidates| -> char {
+        candidates
+            .options
+            .iter()
+            .filter(|(_, p)| p.is_finite())
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or('\u{fffd}', |(c, _)| c.to_ascii_uppercase())
+    };
+    let grid: Vec<Vec<char>> = lines.iter().map(|line| line.iter().map(top).collect()).collect();
+    shape::plausibility(&grid)?;
+    let format = shape::detect_format(&grid)?;
+    let layout = Layout::new(format, &grid);
+    let classes = layout.cell_classes();
+    let cells: Vec<Vec<Cell>> = lines
+        .iter()
+        .zip(&classes)
+        .map(|(row, row_classes)| {
+            row.iter().zip(row_classes).map(|(c, class)| decoded_cell(c, *class)).collect()
+        })
+        .collect();
+    Ok(read(layout, cells, Vec::new(), CELLS_MAX_CHANGES, options))
+}
+
+/// The shared pipeline: geometry rules, check-digit search, interpretation.
+fn read(
+    layout: Layout,
+    mut cells: Vec<Vec<Cell>>,
+    mut warnings: Vec<Warning>,
+    max_changes: usize,
+    options: &ParseOptions,
+) -> Reading {
+    // Fillers misread as letters in the name's trailing run.
+    if let Some(spec) = layout.field(F::Surname).filter(|_| layout.format != Format::FraId) {
+        let positions: Vec<(usize, usize)> = spec.spans.iter().flat_map(|s| s.cells()).collect();
+        let field: Vec<char> =
+            positions.iter().map(|(line, column)| cells[*line][*column].base()).collect();
+        for idx in names::misread_fillers(&field) {
+            let (line, column) = positions[idx];
+            let cell = &mut cells[line][column];
+            cell.options = vec![('<', 0.0)];
+            cell.forced = Some(Why::FillerRun);
+        }
+    }
+    // A long document number's overflow ends at its first filler: a candidate filler inside it
+    // would change the layout the check digits were solved for.
+    if let Some(spec) = layout.field(F::DocumentNumber) {
+        for span in spec.spans.iter().skip(1) {
+            for (line, column) in span.cells() {
+                cells[line][column].options.retain(|(c, cost)| *cost == 0.0 || *c != '<');
+            }
+        }
+    }
+    let outcome = if options.correct {
+        let ratio = if options.ambiguity_ratio.is_finite() && options.ambiguity_ratio >= 1.0 {
+            options.ambiguity_ratio
+        } else {
+            1.0
+        };
+        solve::solve(&cells, &layout.checks, max_changes, ratio.ln())
+    } else {
+        solve::Outcome::default()
+    };
+
+    let mut grid: Vec<Vec<char>> =
+        cells.iter().map(|row| row.iter().map(Cell::base).collect()).collect();
+    for decided in &outcome.changes {
+        grid[decided.pos.0][decided.pos.1] = decided.to;
+    }
+    let mut corrections = Vec::new();
+    for (line, row) in cells.iter().enumerate() {
+        for (column, cell) in row.iter().enumerate() {
+            let to = grid[line][column];
+            if to == cell.read {
+                continue;
+            }
+            let decided = outcome.changes.iter().find(|d| d.pos == (line, column));
+            let (why, proof) = match (decided, cell.forced) {
+                (Some(decided), _) => (Why::CheckDigit, decided.proof.clone()),
+                (None, Some(why)) => (why, Vec::new()),
+                (None, None) => continue,
+            };
+            corrections.push(Correction {
+                line: line + 1,
+                column: column + 1,
+                from: cell.read,
+                to,
+                why,
+                proof,
+            });
+        }
+    }
+    for ambiguity in &outcome.ambiguities {
+        let labels: Vec<&str> =
+            ambiguity.checks.iter().map(|c| interpret::check_label(*c)).collect();
+        warnings.push(Warning {
+            code: WarningCode::Ambiguous,
+            message: format!(
+                "{} readings satisfy the {} check digits equally; left as read",
+                ambiguity.alternatives.len(),
+                labels.join(" and ")
+            ),
+            line: ambiguity.alternatives.first().and_then(|a| a.changes.first()).map(|c| c.line),
+            column: None,
+        });
+    }
+
+    let interpretation = interpret::interpret_grid(&layout, &grid, options.reference_date);
+    warnings.extend(interpretation.warnings);
+    Reading {
+        format: layout.format,
+        lines: grid.iter().map(|row| row.iter().collect()).collect(),
+        valid: interpretation.valid,
+        fields: interpretation.fields,
+        dates: interpretation.dates,
+        codes: interpretation.codes,
+        checks: interpretation.checks,
+        evidence: interpretation.evidence,
+        residual_risk: interpretation.residual_risk,
+        corrections,
+        ambiguities: outcome.ambiguities,
+        warnings,
+        derived: interpretation.derived,
+    }
+}

@@ -1,0 +1,362 @@
+//! Turns a (corrected) grid of characters into fields, check verdicts, evidence and warnings.
+
+use crate::candidates::in_alphabet;
+use crate::check_digit::{agrees, compute};
+use crate::codes::{CodeKind, classify};
+use crate::date::Date;
+use crate::layout::{CellClass, CheckName, FieldName, Format, Layout, Span, field_chars};
+use crate::mrz_date::{DateKind, DateRole, MrzDate, interpret};
+use crate::names::{single_identifier, split_name_field};
+use crate::reading::{
+    CellRange, Check, CheckStatus, Codes, Dates, Derived, EvidenceStatus, FieldEvidence, Fields,
+    ResidualRisk, Sex, Warning, WarningCode,
+};
+
+/// Everything derived from the final grid alone.
+pub(crate) struct Interpretation {
+    pub(crate) valid: bool,
+    pub(crate) fields: Fields,
+    pub(crate) dates: Dates,
+    pub(crate) codes: Codes,
+    pub(crate) checks: Vec<Check>,
+    pub(crate) evidence: Vec<FieldEvidence>,
+    pub(crate) residual_risk: Vec<ResidualRisk>,
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) derived: Derived,
+}
+
+fn warning(code: WarningCode, message: String, cell: Option<(usize, usize)>) -> Warning {
+    Warning { code, message, line: cell.map(|c| c.0 + 1), column: cell.map(|c| c.1 + 1) }
+}
+
+fn strip(chars: &[char]) -> String {
+    chars.iter().collect::<String>().trim_matches('<').to_owned()
+}
+
+fn range(span: &Span) -> CellRange {
+    CellRange { line: span.line + 1, from: span.start + 1, to: span.start + span.len }
+}
+
+fn char_at(grid: &[Vec<char>], pos: (usize, usize)) -> Option<char> {
+    grid.get(pos.0).and_then(|row| row.get(pos.1)).copied()
+}
+
+fn evaluate_checks(layout: &Layout, grid: &[Vec<char>], warnings: &mut Vec<Warning>) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let classes = layout.cell_classes();
+    for spec in &layout.checks {
+        let covers: Vec<CellRange> = spec.spans.iter().map(range).collect();
+        let Some(digit) = spec.digit else {
+            checks.push(Check {
+                name: spec.name,
+                status: CheckStatus::Absent,
+                line: None,
+                column: None,
+                printed: None,
+                computed: None,
+                covers,
+            });
+            continue;
+        };
+        let covered: Vec<char> = field_chars(grid, &spec.spans);
+        // A letter in a digit-only cell has a value, but no check digit may count it.
+        let misplaced_letter = spec.covered_cells().any(|(line, column)| {
+            classes.get(line).and_then(|row| row.get(column)) == Some(&CellClass::Digit)
+                && char_at(grid, (line, column)).is_some_and(|c| c.is_ascii_uppercase())
+        });
+        let computed = if misplaced_letter { None } else { compute(covered.iter().copied()) };
+        let printed = char_at(grid, digit);
+        let verified = matches!((printed, computed), (Some(p), Some(c)) if agrees(p, c));
+        let empty_field = covered.iter().all(|c| *c == '<');
+        if printed == Some('<') && !(spec.name == CheckName::OptionalData && empty_field) {
+            warnings.push(warning(
+                WarningCode::FillerCheckDigit,
+                format!("the {} check digit is printed as a filler", check_label(spec.name)),
+                Some(digit),
+            ));
+        }
+        checks.push(Check {
+            name: spec.name,
+            status: if verified { CheckStatus::Verified } else { CheckStatus::Refuted },
+            line: Some(digit.0 + 1),
+            column: Some(digit.1 + 1),
+            printed,
+            computed,
+            covers,
+        });
+    }
+    checks
+}
+
+pub(crate) fn check_label(name: CheckName) -> &'static str {
+    match name {
+        CheckName::DocumentNumber => "document number",
+        CheckName::BirthDate => "birth date",
+        CheckName::ExpiryDate => "expiry date",
+        CheckName::OptionalData => "optional data",
+        CheckName::Composite => "composite",
+    }
+}
+
+fn evidence_and_risk(
+    layout: &Layout,
+    grid: &[Vec<char>],
+    checks: &[Check],
+) -> (Vec<FieldEvidence>, Vec<ResidualRisk>) {
+    let mut evidence = Vec::new();
+    let mut risk = Vec::new();
+    for spec in &layout.fields {
+        let cells: Vec<(usize, usize)> = spec.spans.iter().flat_map(|s| s.cells()).collect();
+        let covering: Vec<CheckName> = layout
+            .checks
+            .iter()
+            .filter(|check| check.digit.is_some())
+            .filter(|check| check.covered_cells().any(|pos| cells.contains(&pos)))
+            .map(|check| check.name)
+            .collect();
+        let refuted = checks
+            .iter()
+            .any(|check| covering.contains(&check.name) && check.status == CheckStatus::Refuted);
+        let status = if covering.is_empty() {
+            EvidenceStatus::Uncovered
+        } else if refuted {
+            EvidenceStatus::Refuted
+        } else {
+            EvidenceStatus::Verified
+        };
+        let names: &[FieldName] =
+            if spec.name == FieldName::Surname && layout.format != Format::FraId {
+                &[FieldName::Surname, FieldName::GivenNames]
+            } else {
+                std::slice::from_ref(&spec.name)
+            };
+        for name in names {
+            evidence.push(FieldEvidence { field: *name, status, checks: covering.clone() });
+            if status == EvidenceStatus::Uncovered {
+                risk.push(ResidualRisk::UncoveredField { field: *name });
+            }
+        }
+        if covering.is_empty() || spec.class != CellClass::Alnum {
+            continue;
+        }
+        let field_text: Vec<char> = field_chars(grid, &spec.spans);
+        let last_value = field_text.iter().rposition(|c| *c != '<').unwrap_or(0);
+        for (idx, pos) in cells.iter().enumerate() {
+            let partner = match field_text.get(idx) {
+                Some('1') => 'L',
+                Some('L') => '1',
+                Some('6') => 'G',
+                Some('G') => '6',
+                Some('K') => '<',
+                // A filler inside a value (not trailing) could be a `K` that was lost.
+                Some('<') if idx < last_value && idx > 0 => 'K',
+                _ => continue,
+            };
+            risk.push(ResidualRisk::BlindSubstitution {
+                field: spec.name,
+                line: pos.0 + 1,
+                column: pos.1 + 1,
+                read: field_text[idx],
+                could_be: partner,
+            });
+        }
+    }
+    evidence.sort_by_key(|item| item.field);
+    (evidence, risk)
+}
+
+fn document_code_conforms(format: Format, code: &[char]) -> bool {
+    let first = code.first().copied().unwrap_or('<');
+    let second = code.get(1).copied().unwrap_or('<');
+    match format {
+        Format::Td3 => first == 'P',
+        Format::MrvA | Format::MrvB => first == 'V',
+        Format::Td1 | Format::Td2 => matches!(first, 'I' | 'A' | 'C') && second != 'V',
+        Format::FraId => code == ['I', 'D'],
+    }
+}
+
+fn date_warning(date: &MrzDate, what: &str, expiry: bool) -> Option<String> {
+    match date.kind {
+        DateKind::Full => None,
+        DateKind::Partial | DateKind::Unknown if expiry => {
+            Some(format!("the {what} {} holds fillers, which Doc 9303 does not allow", date.raw))
+        }
+        DateKind::Partial => Some(format!("the {what} {} is partly unknown", date.raw)),
+        DateKind::Unknown => Some(format!("the {what} is unknown")),
+        DateKind::OutOfCalendar => Some(format!("the {what} {} is not a calendar date", date.raw)),
+        DateKind::Malformed => Some(format!("the {what} {} is malformed", date.raw)),
+    }
+}
+
+/// Interprets `grid` (already of `layout`'s shape) relative to `reference`.
+pub(crate) fn interpret_grid(
+    layout: &Layout,
+    grid: &[Vec<char>],
+    reference: Date,
+) -> Interpretation {
+    let format = layout.format;
+    let mut warnings = Vec::new();
+    let chars_of = |name: FieldName| -> Option<Vec<char>> {
+        layout.field(name).map(|spec| field_chars(grid, &spec.spans))
+    };
+    let first_cell = |name: FieldName| -> Option<(usize, usize)> {
+        layout.field(name).and_then(|spec| spec.spans.first()).map(|s| (s.line, s.start))
+    };
+
+    let checks = evaluate_checks(layout, grid, &mut warnings);
+    let valid = checks.iter().all(|check| check.status != CheckStatus::Refuted);
+
+    let code_chars = chars_of(FieldName::DocumentCode).unwrap_or_default();
+    if !document_code_conforms(format, &code_chars) {
+        warnings.push(warning(
+            WarningCode::NonconformantDocumentCode,
+            format!(
+                "document code {:?} does not conform to {}",
+                code_chars.iter().collect::<String>(),
+                format.as_str()
+            ),
+            first_cell(FieldName::DocumentCode),
+        ));
+    }
+    let issuer = strip(&chars_of(FieldName::Issuer).unwrap_or_default());
+    let nationality = chars_of(FieldName::Nationality).map(|chars| strip(&chars));
+    let issuer_info = classify(&issuer);
+    let nationality_info = nationality.as_deref().map(classify);
+    for (info, name) in [
+        (Some(&issuer_info), FieldName::Issuer),
+        (nationality_info.as_ref(), FieldName::Nationality),
+    ] {
+        if let Some(info) = info.filter(|info| info.kind == CodeKind::Unknown) {
+            warnings.push(warning(
+                WarningCode::UnknownCode,
+                format!("{:?} is not a known state or organisation code", info.code),
+                first_cell(name),
+            ));
+        }
+    }
+
+    let number_chars = chars_of(FieldName::DocumentNumber).unwrap_or_default();
+    let document_number = number_chars.iter().collect::<String>().trim_end_matches('<').to_owned();
+
+    let birth =
+        interpret(&chars_of(FieldName::BirthDate).unwrap_or_default(), DateRole::Past, reference);
+    let expiry =
+        chars_of(FieldName::ExpiryDate).map(|raw| interpret(&raw, DateRole::Expiry, reference));
+    let issue =
+        chars_of(FieldName::IssueDate).map(|raw| interpret(&raw, DateRole::Past, reference));
+    if let Some(message) = date_warning(&birth, "birth date", false) {
+        warnings.push(warning(WarningCode::UnusualDate, message, first_cell(FieldName::BirthDate)));
+    }
+    if let Some(message) = expiry.as_ref().and_then(|date| date_warning(date, "expiry date", true))
+    {
+        warnings.push(warning(
+            WarningCode::UnusualDate,
+            message,
+            first_cell(FieldName::ExpiryDate),
+        ));
+    }
+    if let Some(message) = issue.as_ref().and_then(|date| date_warning(date, "issue date", true)) {
+        warnings.push(warning(WarningCode::UnusualDate, message, first_cell(FieldName::IssueDate)));
+    }
+
+    let sex_char = chars_of(FieldName::Sex).and_then(|chars| chars.first().copied()).unwrap_or('<');
+    let sex = match sex_char {
+        'M' => Sex::Male,
+        'F' => Sex::Female,
+        '<' => Sex::Unspecified,
+        other => {
+            warnings.push(warning(
+                WarningCode::NonconformantSex,
+                format!("sex is printed as {other:?}, not M, F or <"),
+                first_cell(FieldName::Sex),
+            ));
+            Sex::Other(other)
+        }
+    };
+
+    let name_chars = chars_of(FieldName::Surname).unwrap_or_default();
+    let (surname, given_names, names_possibly_truncated) = if format == Format::FraId {
+        let (surname, surname_full) = single_identifier(&name_chars);
+        let given_chars = chars_of(FieldName::GivenNames).unwrap_or_default();
+        let (given, given_full) = single_identifier(&given_chars);
+        (surname, given, surname_full || given_full)
+    } else {
+        let names = split_name_field(&name_chars);
+        (names.surname, names.given_names, names.possibly_truncated)
+    };
+    let given_chars = chars_of(FieldName::GivenNames).unwrap_or_default();
+    if name_chars.iter().chain(&given_chars).any(|c| !(c.is_ascii_uppercase() || *c == '<')) {
+        warnings.push(warning(
+            WarningCode::UnusualName,
+            "the name field holds characters other than letters and fillers".to_owned(),
+            first_cell(FieldName::Surname),
+        ));
+    }
+
+    if let Some((line, column)) = layout.overflow_marker {
+        let rest = chars_of(FieldName::OptionalData).map(|chars| strip(&chars)).unwrap_or_default();
+        if !rest.is_empty() {
+            warnings.push(warning(
+                WarningCode::DataAfterOverflow,
+                format!("optional data {rest:?} follows the long document number"),
+                Some((line, column)),
+            ));
+        }
+    }
+
+    for (line_idx, row) in grid.iter().enumerate() {
+        for (column, c) in row.iter().enumerate() {
+            if !in_alphabet(*c) {
+                warnings.push(warning(
+                    WarningCode::InvalidCharacter,
+                    format!("{c:?} is not an MRZ character"),
+                    Some((line_idx, column)),
+                ));
+            }
+        }
+    }
+
+    let optional_data = match format {
+        Format::FraId => None,
+        _ => Some(chars_of(FieldName::OptionalData).map(|chars| strip(&chars)).unwrap_or_default()),
+    };
+    let fields = Fields {
+        document_code: code_chars.iter().filter(|c| **c != '<').collect(),
+        issuer: issuer.clone(),
+        document_number,
+        nationality,
+        birth_date: birth.date(),
+        expiry_date: expiry.as_ref().and_then(MrzDate::date),
+        sex,
+        surname,
+        given_names,
+        names_possibly_truncated,
+        optional_data,
+        optional_data_2: chars_of(FieldName::OptionalData2).map(|chars| strip(&chars)),
+        issue_date: issue.as_ref().and_then(|date| match (date.kind, date.year, date.month) {
+            (DateKind::Full, Some(year), Some(month)) => Some(format!("{year:04}-{month:02}")),
+            _ => None,
+        }),
+        issuing_office: chars_of(FieldName::IssuingOffice).map(|chars| strip(&chars)),
+        administrative_code: chars_of(FieldName::AdministrativeCode).map(|chars| strip(&chars)),
+    };
+    let (evidence, residual_risk) = evidence_and_risk(layout, grid, &checks);
+    let derived = Derived {
+        reference_date: reference,
+        expired: fields.expiry_date.map(|expiry| reference > expiry),
+        days_to_expiry: fields.expiry_date.map(|expiry| reference.days_until(expiry)),
+        age_years: fields.birth_date.and_then(|birth| birth.whole_years_until(reference)),
+    };
+    Interpretation {
+        valid,
+        fields,
+        dates: Dates { birth, expiry, issue },
+        codes: Codes { issuer: issuer_info, nationality: nationality_info },
+        checks,
+        evidence,
+        residual_risk,
+        warnings,
+        derived,
+    }
+}

@@ -1,0 +1,234 @@
+//! From input lines to a grid of the right shape, and which format it is.
+
+use crate::candidates::{in_alphabet, letter_for};
+use crate::check_digit::{agrees, compute};
+use crate::layout::{Format, Layout, field_chars};
+use crate::reading::{Warning, WarningCode};
+
+/// The input is not a machine readable zone at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotMrz {
+    /// Wrong number or length of lines.
+    #[error("expected 2 or 3 lines of 30, 36 or 44 characters, got {got}")]
+    Shape {
+        /// What the input had, e.g. "1 line of 11 characters".
+        got: String,
+    },
+    /// Line 1 does not start with a document code letter.
+    #[error("line 1 does not start with a document code letter (got {first:?})")]
+    NoDocumentCode {
+        /// The first character of line 1.
+        first: char,
+    },
+    /// Too much of the input is outside the MRZ alphabet (`A`-`Z`, `0`-`9`, `<`).
+    #[error("{n_invalid} of {n_cells} characters are outside the MRZ alphabet")]
+    NotMrzText {
+        /// Characters outside the alphabet.
+        n_invalid: usize,
+        /// All characters.
+        n_cells: usize,
+    },
+}
+
+/// Describes line lengths for an error message.
+fn describe(lines: &[Vec<char>]) -> String {
+    match lines {
+        [] => "no lines".to_owned(),
+        [line] => format!("1 line of {} characters", line.len()),
+        _ => {
+            let lengths: Vec<String> = lines.iter().map(|line| line.len().to_string()).collect();
+            format!("{} lines of {} characters", lines.len(), lengths.join(", "))
+        }
+    }
+}
+
+/// Normalises one text line: no whitespace, uppercase ASCII, `«` (a misread `<<`) expanded.
+fn normalise_line(line: &str) -> Vec<char> {
+    let mut chars = Vec::with_capacity(line.len());
+    for c in line.chars().filter(|c| !c.is_whitespace()) {
+        match c {
+            '«' => chars.extend(['<', '<']),
+            '‹' | '＜' => chars.push('<'),
+            _ => chars.push(c.to_ascii_uppercase()),
+        }
+    }
+    chars
+}
+
+/// Splits text into lines, drops empty ones and splits a single run-together zone.
+pub(crate) fn text_lines(input: &[&str]) -> Vec<Vec<char>> {
+    let mut lines: Vec<Vec<char>> = input
+        .iter()
+        .flat_map(|text| text.split(['\n', '\r']))
+        .map(normalise_line)
+        .filter(|line| !line.is_empty())
+        .collect();
+    if let [line] = lines.as_slice() {
+        let parts = match line.len() {
+            90 => 3,
+            72 | 88 => 2,
+            _ => 1,
+        };
+        if parts > 1 {
+            let width = line.len() / parts;
+            lines = line.chunks(width).map(<[char]>::to_vec).collect();
+        }
+    }
+    lines
+}
+
+/// Brings text lines to a common width, padding or trimming trailing fillers by up to two cells
+/// (recognisers drop or repeat cells in long `<` runs), or explains why the shape is wrong.
+pub(crate) fn fit_width(lines: Vec<Vec<char>>) -> Result<(Vec<Vec<char>>, Vec<Warning>), NotMrz> {
+    let shape_error = |lines: &[Vec<char>]| NotMrz::Shape { got: describe(lines) };
+    let width = match lines.len() {
+        3 => 30,
+        2 if lines.iter().any(|line| line.len() == 44) => 44,
+        2 if lines.iter().any(|line| line.len() == 36) => 36,
+        _ => return Err(shape_error(&lines)),
+    };
+    let mut warnings = Vec::new();
+    let mut fitted = Vec::with_capacity(lines.len());
+    for (line_idx, line) in lines.iter().enumerate() {
+        let mut line = line.clone();
+        if line.len() != width {
+            let fixable = line.len().abs_diff(width) <= 2
+                && if line.len() < width {
+                    line.last() == Some(&'<')
+                } else {
+                    line[width..].iter().all(|c| *c == '<')
+                };
+            if !fixable {
+                return Err(shape_error(&lines));
+            }
+            warnings.push(Warning {
+                code: WarningCode::LineLengthAdjusted,
+                message: format!(
+                    "line {} had {} characters; fillers were {} at its end",
+                    line_idx + 1,
+                    line.len(),
+                    if line.len() < width { "added" } else { "removed" }
+                ),
+                line: Some(line_idx + 1),
+                column: None,
+            });
+            line.resize(width, '<');
+        }
+        fitted.push(line);
+    }
+    Ok((fitted, warnings))
+}
+
+/// Checks that a grid (already of a valid shape) reads as MRZ text at all.
+pub(crate) fn plausibility(grid: &[Vec<char>]) -> Result<(), NotMrz> {
+    let n_cells: usize = grid.iter().map(Vec::len).sum();
+    let n_invalid = grid.iter().flatten().filter(|c| !in_alphabet(**c)).count();
+    if n_invalid * 4 > n_cells {
+        return Err(NotMrz::NotMrzText { n_invalid, n_cells });
+    }
+    let first = grid.first().and_then(|line| line.first()).copied().unwrap_or('<');
+    let letter = letter_for(first).unwrap_or(first);
+    if !letter.is_ascii_uppercase() {
+        return Err(NotMrz::NoDocumentCode { first });
+    }
+    Ok(())
+}
+
+/// How many check digits a layout verifies on the grid as it stands.
+fn n_verified(layout: &Layout, grid: &[Vec<char>]) -> usize {
+    layout
+        .checks
+        .iter()
+        .filter(|spec| {
+            let Some((line, column)) = spec.digit else { return false };
+            let computed = compute(field_chars(grid, &spec.spans));
+            let printed = grid.get(line).and_then(|row| row.get(column)).copied();
+            matches!((printed, computed), (Some(p), Some(c)) if agrees(p, c))
+        })
+        .count()
+}
+
+/// Decides the format of a grid of valid shape.
+pub(crate) fn detect_format(grid: &[Vec<char>]) -> Result<Format, NotMrz> {
+    let width = grid.first().map_or(0, Vec::len);
+    let lead: Vec<char> = grid
+        .first()
+        .map(|line| line.iter().take(5).map(|c| letter_for(*c).unwrap_or(*c)).collect())
+        .unwrap_or_default();
+    let format = match (grid.len(), width) {
+        (3, 30) => Format::Td1,
+        (2, 44) if lead.first() == Some(&'V') => Format::MrvA,
+        (2, 44) => Format::Td3,
+        (2, 36) if lead.first() == Some(&'V') => Format::MrvB,
+        (2, 36) if lead == ['I', 'D', 'F', 'R', 'A'] => {
+            // The old French card shares TD2's shape and prefix; its check digits decide.
+            let french = n_verified(&Layout::new(Format::FraId, grid), grid);
+            let td2 = n_verified(&Layout::new(Format::Td2, grid), grid);
+            if td2 > french { Format::Td2 } else { Format::FraId }
+        }
+        (2, 36) => Format::Td2,
+        _ => {
+            let lines: Vec<Vec<char>> = grid.to_vec();
+            return Err(NotMrz::Shape { got: describe(&lines) });
+        }
+    };
+    Ok(format)
+}
+
+/// Checks the shape of recogniser output (no padding: cells are positional).
+pub(crate) fn check_cells_shape(lengths: &[usize]) -> Result<(), NotMrz> {
+    let ok = match lengths {
+        [a, b, c] => [a, b, c].iter().all(|len| **len == 30),
+        [a, b] => a == b && (*a == 36 || *a == 44),
+        _ => false,
+    };
+    if ok {
+        return Ok(());
+    }
+    let got = match lengths {
+        [] => "no lines".to_owned(),
+        [len] => format!("1 line of {len} cells"),
+        _ => {
+            let list: Vec<String> = lengths.iter().map(ToString::to_string).collect();
+            format!("{} lines of {} cells", lengths.len(), list.join(", "))
+        }
+    };
+    Err(NotMrz::Shape { got })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_and_normalises() {
+        let lines = text_lines(&["  p<uto eriksson\n", "", "L898 902"]);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].iter().collect::<String>(), "P<UTOERIKSSON");
+        let joined = "I".repeat(90);
+        assert_eq!(text_lines(&[joined.as_str()]).len(), 3);
+    }
+
+    #[test]
+    fn pads_short_filler_lines_only() {
+        let short: Vec<char> = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<".chars().collect();
+        let full: Vec<char> = "L898902C36UTO7408122F1204159ZE184226B<<<<<10".chars().collect();
+        let (grid, warnings) = fit_width(vec![short, full.clone()]).unwrap();
+        assert_eq!(grid[0].len(), 44);
+        assert_eq!(warnings.len(), 1);
+        let truncated: Vec<char> = full[..43].to_vec();
+        assert!(fit_width(vec![full, truncated]).is_err());
+    }
+
+    #[test]
+    fn error_messages_name_the_shape() {
+        let error = fit_width(vec!["HELLO".chars().collect()]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "expected 2 or 3 lines of 30, 36 or 44 characters, got 1 line of 5 characters"
+        );
+        assert!(check_cells_shape(&[30, 30, 30]).is_ok());
+        assert!(check_cells_shape(&[44, 36]).is_err());
+    }
+}
