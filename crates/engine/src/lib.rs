@@ -1,1 +1,35 @@
-//! mrtd-engine.
+//! mrtd-engine: finds and reads the machine readable zone (MRZ, ICAO 9303) of
+//! passports, ID cards and visas in photos.
+//!
+//! The pipeline is image → [decode](Engine::read) (EXIF orientation, limits) →
+//! locate (rows of evenly spaced glyph blobs at any angle, grouped into two or
+//! three parallel lines) → recognise (fixed-pitch cells classified by a small
+//! embedded network) → decode (layout, character classes and check digits).
+//!
+//! ```no_run
+//! let engine = mrtd_engine::EngineBuilder::new().build();
+//! let bytes = std::fs::read("passport.jpg").unwrap();
+//! let reading = engine.read(&bytes, &mrtd_engine::ReadOptions::default()).unwrap();
+//! println!("{:?}: {:?}", reading.status, reading.reading.map(|r| r.lines));
+//! ```
+
+pub mod cells;
+pub mod check;
+mod components;
+pub mod decode;
+mod diagnose;
+mod engine;
+mod error;
+pub mod geometry;
+pub mod gray;
+mod image;
+mod locate;
+pub mod model;
+mod recognise;
+pub mod synth;
+mod types;
+
+pub use decode::{CellCandidates, Check, Correction, MrzFormat, Reading};
+pub use engine::{Engine, EngineBuilder, EngineConfig, ReadOptions};
+pub use error::ImageError;
+pub use types::{Diagnostic, DiagnosticCode, ImageReading, Status};

@@ -1,0 +1,275 @@
+//! Trains the MRZ cell classifier on synthetic OCR-B photos.
+//!
+//! Usage: `mrtd-train [--font PATH] [--out PATH] [--seed N] [--scenes N] [--epochs N]`.
+//! The run is deterministic for a given seed and thread count.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use mrtd_engine::cells::{CELL_LEN, CellGeometry, sample_cell};
+use mrtd_engine::model::{Mlp, N_CLASSES, N_HIDDEN, class_of, softmax};
+use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
+
+struct Args {
+    font: PathBuf,
+    out: PathBuf,
+    seed: u64,
+    scenes: usize,
+    epochs: usize,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        font: PathBuf::from(DEBIAN_OCRB_PATH),
+        out: PathBuf::from("crates/engine/model/mrz-cells.bin"),
+        seed: 9303,
+        scenes: 1600,
+        epochs: 6,
+    };
+    let mut iter = std::env::args().skip(1);
+    while let Some(flag) = iter.next() {
+        let value = iter.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--font" => args.font = PathBuf::from(value),
+            "--out" => args.out = PathBuf::from(value),
+            "--seed" => args.seed = value.parse().expect("--seed takes a number"),
+            "--scenes" => args.scenes = value.parse().expect("--scenes takes a number"),
+            "--epochs" => args.epochs = value.parse().expect("--epochs takes a number"),
+            other => panic!("unknown flag {other}"),
+        }
+    }
+    args
+}
+
+/// Perturbs a true cell the way an imperfect localiser would.
+fn jitter(rng: &mut Rng, cell: &CellGeometry) -> CellGeometry {
+    let along_len = cell.along.0.hypot(cell.along.1);
+    let across_len = cell.across.0.hypot(cell.across.1);
+    let (ux, uy) = (cell.along.0 / along_len, cell.along.1 / along_len);
+    let (vx, vy) = (cell.across.0 / across_len, cell.across.1 / across_len);
+    let shift_u = rng.range(-0.15, 0.15) * along_len;
+    let shift_v = rng.range(-0.12, 0.12) * across_len;
+    let scale_u = rng.range(0.88, 1.12);
+    let scale_v = rng.range(0.85, 1.15);
+    let turn = rng.range(-3.0, 3.0).to_radians();
+    let (sin, cos) = turn.sin_cos();
+    let rotate = |(x, y): (f32, f32)| (x * cos - y * sin, x * sin + y * cos);
+    CellGeometry {
+        centre: (
+            cell.centre.0 + ux * shift_u + vx * shift_v,
+            cell.centre.1 + uy * shift_u + vy * shift_v,
+        ),
+        along: rotate((cell.along.0 * scale_u, cell.along.1 * scale_u)),
+        across: rotate((cell.across.0 * scale_v, cell.across.1 * scale_v)),
+    }
+}
+
+fn training_options() -> SceneOptions {
+    SceneOptions {
+        min_char_px: 5.0,
+        max_char_px: 22.0,
+        max_tilt_degrees: 15.0,
+        quarter_turns: true,
+        perspective: 0.08,
+        degrade: true,
+        random_text: 0.5,
+        with_mrz: true,
+    }
+}
+
+fn make_samples(
+    font: &OcrFont,
+    seed: u64,
+    n_scenes: usize,
+    per_cell: usize,
+) -> (Vec<f32>, Vec<u8>) {
+    // The scenes are split into a fixed number of parts with their own seeds,
+    // so the result does not depend on how many threads render them.
+    const N_PARTS: usize = 8;
+    let parts: Vec<(Vec<f32>, Vec<u8>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..N_PARTS)
+            .map(|part| {
+                scope.spawn(move || {
+                    let n = n_scenes / N_PARTS + usize::from(part < n_scenes % N_PARTS);
+                    make_part(font, seed.wrapping_mul(31).wrapping_add(part as u64), n, per_cell)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("renderer")).collect()
+    });
+    let mut inputs = Vec::new();
+    let mut labels = Vec::new();
+    for (part_inputs, part_labels) in parts {
+        inputs.extend(part_inputs);
+        labels.extend(part_labels);
+    }
+    (inputs, labels)
+}
+
+fn make_part(font: &OcrFont, seed: u64, n_scenes: usize, per_cell: usize) -> (Vec<f32>, Vec<u8>) {
+    let mut rng = Rng::new(seed);
+    let options = training_options();
+    let mut inputs = Vec::new();
+    let mut labels = Vec::new();
+    let mut buffer = [0.0f32; CELL_LEN];
+    for scene_idx in 0..n_scenes {
+        let format = SynthFormat::ALL[scene_idx % SynthFormat::ALL.len()];
+        let document = generate(&mut rng, font, format, &options);
+        for (line, cells) in document.lines.iter().zip(&document.cells) {
+            for (symbol, cell) in line.bytes().zip(cells) {
+                for _ in 0..per_cell {
+                    let jittered = jitter(&mut rng, cell);
+                    sample_cell(&document.image, &jittered, &mut buffer);
+                    inputs.extend_from_slice(&buffer);
+                    labels.push(class_of(symbol).expect("MRZ symbol") as u8);
+                }
+            }
+        }
+    }
+    (inputs, labels)
+}
+
+/// Accumulates the gradient of the cross-entropy loss over some samples.
+fn gradient(mlp: &Mlp, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: &mut Mlp) -> f32 {
+    let mut hidden = vec![0.0; mlp.n_hidden];
+    let mut dhidden = vec![0.0; mlp.n_hidden];
+    let mut logits = [0.0; N_CLASSES];
+    let mut loss = 0.0;
+    for &idx in idxs {
+        let input: &[f32; CELL_LEN] =
+            inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell");
+        mlp.forward(input, &mut hidden, &mut logits);
+        softmax(&mut logits);
+        let label = usize::from(labels[idx]);
+        loss -= logits[label].max(1e-9).ln();
+        logits[label] -= 1.0;
+        dhidden.iter_mut().for_each(|d| *d = 0.0);
+        for (class, &dz) in logits.iter().enumerate() {
+            grad.b2[class] += dz;
+            let row = &mut grad.w2[class * mlp.n_hidden..(class + 1) * mlp.n_hidden];
+            let wrow = &mlp.w2[class * mlp.n_hidden..(class + 1) * mlp.n_hidden];
+            for unit in 0..mlp.n_hidden {
+                row[unit] += dz * hidden[unit];
+                dhidden[unit] += dz * wrow[unit];
+            }
+        }
+        for unit in 0..mlp.n_hidden {
+            if hidden[unit] <= 0.0 {
+                continue;
+            }
+            let dh = dhidden[unit];
+            grad.b1[unit] += dh;
+            let row = &mut grad.w1[unit * CELL_LEN..(unit + 1) * CELL_LEN];
+            for (g, x) in row.iter_mut().zip(input) {
+                *g += dh * x;
+            }
+        }
+    }
+    loss
+}
+
+fn accuracy(mlp: &Mlp, inputs: &[f32], labels: &[u8]) -> f32 {
+    let mut correct = 0usize;
+    for (idx, &label) in labels.iter().enumerate() {
+        let input: &[f32; CELL_LEN] =
+            inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell");
+        let probs = mlp.probabilities(input);
+        let best = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i);
+        if best == Some(usize::from(label)) {
+            correct += 1;
+        }
+    }
+    correct as f32 / labels.len().max(1) as f32
+}
+
+fn zeroed(mlp: &Mlp) -> Mlp {
+    Mlp {
+        n_hidden: mlp.n_hidden,
+        w1: vec![0.0; mlp.w1.len()],
+        b1: vec![0.0; mlp.b1.len()],
+        w2: vec![0.0; mlp.w2.len()],
+        b2: vec![0.0; mlp.b2.len()],
+    }
+}
+
+fn main() {
+    let args = parse_args();
+    let font_bytes = std::fs::read(&args.font).unwrap_or_else(|error| {
+        panic!("cannot read the OCR-B font at {}: {error}", args.font.display())
+    });
+    let font = OcrFont::from_bytes(font_bytes).expect("an OpenType font");
+    let started = Instant::now();
+    let (inputs, labels) = make_samples(&font, args.seed, args.scenes, 3);
+    let (val_inputs, val_labels) = make_samples(&font, args.seed ^ 0xABCD, args.scenes / 10 + 1, 1);
+    eprintln!(
+        "{} training cells, {} validation cells in {:.1?}",
+        labels.len(),
+        val_labels.len(),
+        started.elapsed()
+    );
+
+    let mut mlp = Mlp::initialised(N_HIDDEN, args.seed);
+    let mut velocity = zeroed(&mlp);
+    let mut rng = Rng::new(args.seed ^ 0x5EED);
+    let batch = 64;
+    let n_threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+    let n_samples = labels.len();
+    let total_steps = args.epochs * n_samples.div_ceil(batch);
+    let mut step = 0usize;
+    for epoch in 0..args.epochs {
+        let mut order: Vec<usize> = (0..n_samples).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let mut epoch_loss = 0.0;
+        for chunk in order.chunks(batch) {
+            let progress = step as f32 / total_steps as f32;
+            let rate = 0.02 * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos()) + 1e-4;
+            step += 1;
+            let per_thread = chunk.len().div_ceil(n_threads);
+            let results: Vec<(Mlp, f32)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk
+                    .chunks(per_thread)
+                    .map(|part| {
+                        let mlp = &mlp;
+                        let inputs = &inputs;
+                        let labels = &labels;
+                        scope.spawn(move || {
+                            let mut grad = zeroed(mlp);
+                            let loss = gradient(mlp, inputs, labels, part, &mut grad);
+                            (grad, loss)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().expect("worker")).collect()
+            });
+            let scale = 1.0 / chunk.len() as f32;
+            let update =
+                |weights: &mut [f32], velocity: &mut [f32], pick: &dyn Fn(&Mlp) -> &[f32]| {
+                    for (idx, (w, v)) in weights.iter_mut().zip(velocity.iter_mut()).enumerate() {
+                        let g: f32 =
+                            results.iter().map(|(grad, _)| pick(grad)[idx]).sum::<f32>() * scale;
+                        *v = 0.9 * *v - rate * (g + 1e-5 * *w);
+                        *w += *v;
+                    }
+                };
+            update(&mut mlp.w1, &mut velocity.w1, &|m| &m.w1);
+            update(&mut mlp.b1, &mut velocity.b1, &|m| &m.b1);
+            update(&mut mlp.w2, &mut velocity.w2, &|m| &m.w2);
+            update(&mut mlp.b2, &mut velocity.b2, &|m| &m.b2);
+            epoch_loss += results.iter().map(|r| r.1).sum::<f32>();
+        }
+        eprintln!(
+            "epoch {}: loss {:.4}, validation accuracy {:.4} ({:.1?})",
+            epoch + 1,
+            epoch_loss / n_samples as f32,
+            accuracy(&mlp, &val_inputs, &val_labels),
+            started.elapsed()
+        );
+    }
+    if let Some(parent) = args.out.parent() {
+        std::fs::create_dir_all(parent).expect("create the model directory");
+    }
+    std::fs::write(&args.out, mlp.to_bytes()).expect("write the weights");
+    eprintln!("wrote {}", args.out.display());
+}

@@ -1,0 +1,392 @@
+//! The bridge between cell probabilities and MRZ text: format detection,
+//! character classes per position and check-digit-guided correction.
+//!
+//! This is the engine's own small decoder, kept behind the same shape as the
+//! text engine's `decode_cells` so the two can be swapped without touching the
+//! localiser or the classifier.
+
+use serde::Serialize;
+
+use crate::check::check_digit;
+
+/// The classifier's ranked guesses for one cell, most probable first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellCandidates {
+    /// Symbols with their probabilities, descending.
+    pub options: Vec<(char, f32)>,
+}
+
+/// The MRZ layouts the decoder knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum MrzFormat {
+    /// ID card, 3 x 30.
+    Td1,
+    /// Travel document, 2 x 36.
+    Td2,
+    /// Passport, 2 x 44.
+    Td3,
+    /// Full-size visa, 2 x 44.
+    MrvA,
+    /// Small visa, 2 x 36.
+    MrvB,
+    /// French national ID card issued before 2021, 2 x 36.
+    FraId,
+}
+
+/// One check digit and whether it matched.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Check {
+    /// The field the digit protects.
+    pub field: &'static str,
+    /// Whether the digit matches.
+    pub valid: bool,
+}
+
+/// A character the decoder changed from the classifier's first choice.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Correction {
+    /// Line index, from 0.
+    pub line: usize,
+    /// Position in the line, from 0.
+    pub position: usize,
+    /// The classifier's first choice.
+    pub from: char,
+    /// The symbol kept.
+    pub to: char,
+    /// Why: `character_class` or `check_digit`.
+    pub reason: &'static str,
+}
+
+/// A decoded MRZ.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reading {
+    /// The layout.
+    pub format: MrzFormat,
+    /// The lines of text.
+    pub lines: Vec<String>,
+    /// Whether every check digit matches.
+    pub valid: bool,
+    /// Each check digit.
+    pub checks: Vec<Check>,
+    /// Changes made to the classifier's first choices.
+    pub corrections: Vec<Correction>,
+    /// The lowest probability of a kept symbol in positions no check digit covers.
+    pub min_unchecked_confidence: f32,
+    /// The lowest probability of any kept symbol.
+    pub min_confidence: f32,
+}
+
+/// The cells do not form an MRZ of any known layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the cells do not form a known MRZ layout")]
+pub struct NotMrz;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Digit,
+    Alpha,
+    AlphaFiller,
+    Any,
+    Sex,
+    DigitFiller,
+}
+
+fn allowed(class: Class, symbol: char) -> bool {
+    match class {
+        Class::Digit => symbol.is_ascii_digit(),
+        Class::DigitFiller => symbol.is_ascii_digit() || symbol == '<',
+        Class::Alpha => symbol.is_ascii_uppercase(),
+        Class::AlphaFiller => symbol.is_ascii_uppercase() || symbol == '<',
+        Class::Sex => matches!(symbol, 'M' | 'F' | 'X' | '<'),
+        Class::Any => true,
+    }
+}
+
+/// A check digit: the positions it covers (line, start, end) and where it is.
+struct CheckSpec {
+    field: &'static str,
+    covers: Vec<(usize, usize, usize)>,
+    at: (usize, usize),
+}
+
+fn spec(field: &'static str, covers: &[(usize, usize, usize)], at: (usize, usize)) -> CheckSpec {
+    CheckSpec { field, covers: covers.to_vec(), at }
+}
+
+/// Character classes per line and position, and the check digits, of a layout.
+fn layout(format: MrzFormat) -> (Vec<Vec<Class>>, Vec<CheckSpec>) {
+    use Class::*;
+    let fill = |line: &mut Vec<Class>, range: std::ops::Range<usize>, class: Class| {
+        for idx in range {
+            line[idx] = class;
+        }
+    };
+    match format {
+        MrzFormat::Td3 | MrzFormat::MrvA | MrzFormat::Td2 | MrzFormat::MrvB => {
+            let len = if matches!(format, MrzFormat::Td3 | MrzFormat::MrvA) { 44 } else { 36 };
+            let mut l1 = vec![AlphaFiller; len];
+            l1[0] = Alpha;
+            let mut l2 = vec![Any; len];
+            fill(&mut l2, 9..10, Digit);
+            fill(&mut l2, 10..13, AlphaFiller);
+            fill(&mut l2, 13..20, DigitFiller);
+            l2[19] = Digit;
+            l2[20] = Sex;
+            fill(&mut l2, 21..28, Digit);
+            let mut checks = vec![
+                spec("document_number", &[(1, 0, 9)], (1, 9)),
+                spec("birth_date", &[(1, 13, 19)], (1, 19)),
+                spec("expiry_date", &[(1, 21, 27)], (1, 27)),
+            ];
+            match format {
+                MrzFormat::Td3 => {
+                    l2[42] = DigitFiller;
+                    l2[43] = Digit;
+                    checks.push(spec("personal_number", &[(1, 28, 42)], (1, 42)));
+                    checks.push(spec(
+                        "composite",
+                        &[(1, 0, 10), (1, 13, 20), (1, 21, 43)],
+                        (1, 43),
+                    ));
+                }
+                MrzFormat::Td2 => {
+                    l2[35] = Digit;
+                    checks.push(spec(
+                        "composite",
+                        &[(1, 0, 10), (1, 13, 20), (1, 21, 35)],
+                        (1, 35),
+                    ));
+                }
+                _ => {}
+            }
+            (vec![l1, l2], checks)
+        }
+        MrzFormat::Td1 => {
+            let mut l1 = vec![Any; 30];
+            l1[0] = Alpha;
+            fill(&mut l1, 2..5, AlphaFiller);
+            let mut l2 = vec![Any; 30];
+            fill(&mut l2, 0..7, DigitFiller);
+            l2[6] = Digit;
+            l2[7] = Sex;
+            fill(&mut l2, 8..15, Digit);
+            fill(&mut l2, 15..18, AlphaFiller);
+            l2[29] = Digit;
+            let l3 = vec![AlphaFiller; 30];
+            let checks = vec![
+                spec("document_number", &[(0, 5, 14)], (0, 14)),
+                spec("birth_date", &[(1, 0, 6)], (1, 6)),
+                spec("expiry_date", &[(1, 8, 14)], (1, 14)),
+                spec("composite", &[(0, 5, 30), (1, 0, 7), (1, 8, 15), (1, 18, 29)], (1, 29)),
+            ];
+            (vec![l1, l2, l3], checks)
+        }
+        MrzFormat::FraId => {
+            let mut l1 = vec![AlphaFiller; 36];
+            fill(&mut l1, 30..36, Any);
+            let mut l2 = vec![Any; 36];
+            fill(&mut l2, 0..4, Digit);
+            l2[12] = Digit;
+            fill(&mut l2, 13..27, AlphaFiller);
+            fill(&mut l2, 27..34, Digit);
+            l2[34] = Sex;
+            l2[35] = Digit;
+            let checks = vec![
+                spec("document_number", &[(1, 0, 12)], (1, 12)),
+                spec("birth_date", &[(1, 27, 33)], (1, 33)),
+                spec("composite", &[(0, 0, 36), (1, 0, 35)], (1, 35)),
+            ];
+            (vec![l1, l2], checks)
+        }
+    }
+}
+
+fn detect_format(lines: &[Vec<CellCandidates>]) -> Option<MrzFormat> {
+    let top = |line: usize, idx: usize| lines[line][idx].options.first().map_or('<', |o| o.0);
+    let has = |line: usize, idx: usize, symbol: char| {
+        lines[line][idx].options.iter().take(2).any(|o| o.0 == symbol && o.1 > 0.1)
+    };
+    match (lines.len(), lines[0].len()) {
+        (3, 30) if lines.iter().all(|l| l.len() == 30) => Some(MrzFormat::Td1),
+        (2, 44) if lines[1].len() == 44 => {
+            Some(if has(0, 0, 'V') && top(0, 0) != 'P' { MrzFormat::MrvA } else { MrzFormat::Td3 })
+        }
+        (2, 36) if lines[1].len() == 36 => {
+            let french = ["IDFRA"].iter().any(|p| p.chars().enumerate().all(|(i, c)| has(0, i, c)));
+            if french {
+                Some(MrzFormat::FraId)
+            } else if has(0, 0, 'V') && top(0, 0) != 'I' {
+                Some(MrzFormat::MrvB)
+            } else {
+                Some(MrzFormat::Td2)
+            }
+        }
+        _ => None,
+    }
+}
+
+fn field_text(text: &[Vec<char>], covers: &[(usize, usize, usize)]) -> Vec<u8> {
+    covers
+        .iter()
+        .flat_map(|&(line, start, end)| text[line][start..end].iter().map(|&c| c as u8))
+        .collect()
+}
+
+fn check_passes(text: &[Vec<char>], check: &CheckSpec) -> bool {
+    let digit = text[check.at.0][check.at.1];
+    let field = field_text(text, &check.covers);
+    let expected = check_digit(&field) as char;
+    // An empty optional field may carry a filler instead of zero.
+    digit == expected || (digit == '<' && expected == '0' && field.iter().all(|&c| c == b'<'))
+}
+
+/// Decodes cell candidates into an MRZ reading, repairing single characters
+/// where a check digit fails and a likely alternative makes it pass.
+pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
+    let format = detect_format(lines).ok_or(NotMrz)?;
+    let (classes, checks) = layout(format);
+    let mut corrections = Vec::new();
+    // Choose per position the most probable symbol its class allows.
+    let mut text: Vec<Vec<char>> = Vec::new();
+    let mut prob: Vec<Vec<f32>> = Vec::new();
+    for (line_idx, (cells, line_classes)) in lines.iter().zip(&classes).enumerate() {
+        let mut line_text = Vec::new();
+        let mut line_prob = Vec::new();
+        for (pos, (cell, &class)) in cells.iter().zip(line_classes).enumerate() {
+            let first = cell.options.first().copied().unwrap_or(('<', 0.0));
+            let chosen =
+                cell.options.iter().copied().find(|o| allowed(class, o.0)).unwrap_or(first);
+            if chosen.0 != first.0 {
+                corrections.push(Correction {
+                    line: line_idx,
+                    position: pos,
+                    from: first.0,
+                    to: chosen.0,
+                    reason: "character_class",
+                });
+            }
+            line_text.push(chosen.0);
+            line_prob.push(chosen.1);
+        }
+        text.push(line_text);
+        prob.push(line_prob);
+    }
+    // Repair failing check digits with the single most probable substitution.
+    for check in &checks {
+        if check_passes(&text, check) {
+            continue;
+        }
+        let mut positions: Vec<(usize, usize)> = check
+            .covers
+            .iter()
+            .flat_map(|&(line, start, end)| (start..end).map(move |pos| (line, pos)))
+            .collect();
+        positions.push(check.at);
+        let mut best: Option<(f32, usize, usize, char, f32)> = None;
+        for &(line, pos) in &positions {
+            let class = classes[line][pos];
+            for &(symbol, p) in lines[line][pos].options.iter() {
+                if symbol == text[line][pos] || !allowed(class, symbol) || p < 0.005 {
+                    continue;
+                }
+                let old = text[line][pos];
+                text[line][pos] = symbol;
+                let passes = check_passes(&text, check);
+                text[line][pos] = old;
+                let ratio = p / prob[line][pos].max(1e-6);
+                if passes && best.is_none_or(|b| ratio > b.0) {
+                    best = Some((ratio, line, pos, symbol, p));
+                }
+            }
+        }
+        if let Some((_, line, pos, symbol, p)) = best {
+            corrections.push(Correction {
+                line,
+                position: pos,
+                from: text[line][pos],
+                to: symbol,
+                reason: "check_digit",
+            });
+            text[line][pos] = symbol;
+            prob[line][pos] = p;
+        }
+    }
+    let results: Vec<Check> =
+        checks.iter().map(|c| Check { field: c.field, valid: check_passes(&text, c) }).collect();
+    let valid = results.iter().all(|c| c.valid);
+    let mut covered = vec![vec![false; lines[0].len()]; lines.len()];
+    for check in &checks {
+        for &(line, start, end) in &check.covers {
+            covered[line][start..end].iter_mut().for_each(|c| *c = true);
+        }
+        covered[check.at.0][check.at.1] = true;
+    }
+    let mut min_unchecked: f32 = 1.0;
+    let mut min_all: f32 = 1.0;
+    for (line, probs) in prob.iter().enumerate() {
+        for (pos, &p) in probs.iter().enumerate() {
+            min_all = min_all.min(p);
+            if !covered[line][pos] {
+                min_unchecked = min_unchecked.min(p);
+            }
+        }
+    }
+    Ok(Reading {
+        format,
+        lines: text.iter().map(|l| l.iter().collect()).collect(),
+        valid,
+        checks: results,
+        corrections,
+        min_unchecked_confidence: min_unchecked,
+        min_confidence: min_all,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn certain(lines: &[&str]) -> Vec<Vec<CellCandidates>> {
+        lines
+            .iter()
+            .map(|l| l.chars().map(|c| CellCandidates { options: vec![(c, 0.99)] }).collect())
+            .collect()
+    }
+
+    #[test]
+    fn reads_the_td3_specimen_as_valid() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let reading = decode_cells(&certain(&lines)).unwrap();
+        assert_eq!(reading.format, MrzFormat::Td3);
+        assert!(reading.valid);
+        assert_eq!(reading.lines, lines);
+    }
+
+    #[test]
+    fn repairs_an_o_for_zero_with_the_check_digit() {
+        let lines =
+            ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"];
+        let mut cells = certain(&lines);
+        // The classifier prefers O over 0 in the document number.
+        cells[1][3] = CellCandidates { options: vec![('O', 0.6), ('0', 0.35)] };
+        let reading = decode_cells(&cells).unwrap();
+        assert!(reading.valid);
+        assert_eq!(reading.lines[1], lines[1]);
+        assert_eq!(reading.corrections.len(), 1);
+    }
+
+    #[test]
+    fn digits_are_not_allowed_in_names() {
+        let lines =
+            ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"];
+        let mut cells = certain(&lines);
+        cells[0][6] = CellCandidates { options: vec![('0', 0.5), ('O', 0.4)] };
+        let reading = decode_cells(&cells).unwrap();
+        assert_eq!(&reading.lines[0][6..7], "O");
+        assert_eq!(reading.corrections[0].reason, "character_class");
+    }
+}

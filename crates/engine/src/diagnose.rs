@@ -1,0 +1,220 @@
+//! Turning the best attempt (or its absence) into a status and diagnostics
+//! that say what went wrong in words a person can act on.
+
+use crate::cells::CellGeometry;
+use crate::engine::is_confident;
+use crate::gray::Gray;
+use crate::locate::LocateReport;
+use crate::recognise::Attempt;
+use crate::types::{Diagnostic, DiagnosticCode, ImageReading, Status};
+
+/// Glyphs below this height (original pixels) are too small to read reliably.
+const SMALL_GLYPH_PX: f32 = 7.0;
+
+fn diagnostic(code: DiagnosticCode, message: String) -> Diagnostic {
+    Diagnostic { code, message }
+}
+
+fn length(v: (f32, f32)) -> f32 {
+    v.0.hypot(v.1)
+}
+
+/// The MRZ quadrilateral from the outer cells, upright order.
+fn region(cells: &[Vec<CellGeometry>]) -> [(f32, f32); 4] {
+    let corner = |cell: &CellGeometry, side: f32, vertical: f32| {
+        (
+            cell.centre.0 + side * 0.5 * cell.along.0 + vertical * 0.75 * cell.across.0,
+            cell.centre.1 + side * 0.5 * cell.along.1 + vertical * 0.75 * cell.across.1,
+        )
+    };
+    let first = &cells[0];
+    let last = &cells[cells.len() - 1];
+    [
+        corner(&first[0], -1.0, -1.0),
+        corner(&first[first.len() - 1], 1.0, -1.0),
+        corner(&last[last.len() - 1], 1.0, 1.0),
+        corner(&last[0], -1.0, 1.0),
+    ]
+}
+
+fn cut_at_edge(quad: &[(f32, f32); 4], gray: &Gray, pitch: f32) -> bool {
+    quad.iter().any(|&(x, y)| {
+        x < -pitch * 0.2
+            || y < -pitch * 0.2
+            || x > gray.width as f32 + pitch * 0.2
+            || y > gray.height as f32 + pitch * 0.2
+    })
+}
+
+/// Finds runs of washed-out cells (low contrast and bright) inside a line.
+fn glare_runs(attempt: &Attempt) -> Vec<(usize, usize, usize)> {
+    let mut all: Vec<f32> = attempt.contrast.iter().flatten().copied().collect();
+    all.sort_by(f32::total_cmp);
+    let median = all[all.len() / 2];
+    let mut runs = Vec::new();
+    for (line, contrasts) in attempt.contrast.iter().enumerate() {
+        let mut start = None;
+        for (pos, &c) in contrasts.iter().chain(std::iter::once(&f32::INFINITY)).enumerate() {
+            let weak = c < median * 0.4;
+            match (weak, start) {
+                (true, None) => start = Some(pos),
+                (false, Some(s)) => {
+                    if pos - s >= 3 {
+                        runs.push((line, s, pos - 1));
+                    }
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    }
+    runs
+}
+
+/// Decides the status and writes the diagnostics.
+pub(crate) fn conclude(
+    best: Option<Attempt>,
+    report: &LocateReport,
+    gray: &Gray,
+    scale: f32,
+) -> ImageReading {
+    let mut diagnostics = Vec::new();
+    let empty = |status, diagnostics| ImageReading {
+        status,
+        reading: None,
+        diagnostics,
+        rotation_degrees: 0.0,
+        region: None,
+        image_width: gray.width,
+        image_height: gray.height,
+        image_format: "raw",
+        timing_ms: 0.0,
+    };
+    let Some(attempt) = best else {
+        let message = match &report.longest_row {
+            Some(row) => {
+                let height_px = row.height / scale;
+                if height_px < SMALL_GLYPH_PX {
+                    diagnostics.push(diagnostic(
+                        DiagnosticCode::TooSmall,
+                        format!("Text rows were found but their characters are only {height_px:.0} px high; take the photo closer or at a higher resolution (characters need about 10 px)."),
+                    ));
+                }
+                format!(
+                    "No MRZ found: {} long row(s) of text were seen but no two or three parallel rows of equal length at MRZ spacing. Make sure the whole MRZ (the two or three lines of text with <<< at the bottom of the page) is in the photo.",
+                    report.n_long_rows
+                )
+            }
+            None => "No MRZ found: no rows of evenly spaced characters were seen. Photograph the page so that the two or three lines with <<< at the bottom are in view, sharp and not washed out by light.".to_owned(),
+        };
+        diagnostics.insert(0, diagnostic(DiagnosticCode::NoMrzFound, message));
+        return empty(Status::NoMrz, diagnostics);
+    };
+
+    let reading = attempt.reading.clone();
+    let quad = region(&attempt.cells);
+    let pitch = length(attempt.cells[0][0].along);
+    let glyph_px = length(attempt.cells[0][0].across);
+    let mean_confidence = attempt.score.exp();
+    let confident = is_confident(&reading);
+    let n_checks_valid = reading.checks.iter().filter(|c| c.valid).count();
+    // Without a passing check digit or a confident classifier this is not
+    // evidence of an MRZ: an ordinary text block can look like two rows.
+    let plausible =
+        confident || n_checks_valid * 2 >= reading.checks.len() || mean_confidence > 0.85;
+    if !plausible {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::NoMrzFound,
+            "No MRZ found: rows of text were found but they do not read as an MRZ (no check digit matches). Make sure the whole MRZ is in the photo, sharp and evenly lit.".to_owned(),
+        ));
+        return empty(Status::NoMrz, diagnostics);
+    }
+
+    if cut_at_edge(&quad, gray, pitch) {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::MrzCutAtEdge,
+            "The MRZ runs off the edge of the photo; move the camera so that the whole zone is in the frame.".to_owned(),
+        ));
+    }
+    if glyph_px < SMALL_GLYPH_PX {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::TooSmall,
+            format!("The MRZ characters are only {glyph_px:.0} px high; take the photo closer or at a higher resolution (about 10 px per character or more)."),
+        ));
+    }
+    for (line, start, end) in glare_runs(&attempt) {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::Glare,
+            format!(
+                "Glare or a reflection washes out line {} (characters {} to {}); tilt the document or move away from the light.",
+                line + 1,
+                start + 1,
+                end + 1
+            ),
+        ));
+    }
+    if !reading.valid {
+        let failed: Vec<&str> =
+            reading.checks.iter().filter(|c| !c.valid).map(|c| c.field).collect();
+        diagnostics.push(diagnostic(
+            DiagnosticCode::CheckDigitFailed,
+            format!("Check digits do not match for: {}. Some characters were misread; a sharper, evenly lit photo usually fixes this.", failed.join(", ")),
+        ));
+        if mean_confidence < 0.7 && glyph_px >= SMALL_GLYPH_PX {
+            diagnostics.push(diagnostic(
+                DiagnosticCode::TooBlurred,
+                "The MRZ characters are hard to tell apart (blurred or out of focus); hold the camera still and let it focus.".to_owned(),
+            ));
+        }
+    }
+    for (line_idx, line) in reading.lines.iter().enumerate() {
+        let _ = line;
+        let contrasts = &attempt.contrast[line_idx];
+        let weak = contrasts.iter().filter(|&&c| c < 8.0).count();
+        if weak * 2 > contrasts.len() {
+            diagnostics.push(diagnostic(
+                DiagnosticCode::LineUnreadable,
+                format!(
+                    "Line {} of the MRZ could not be read: it has almost no contrast.",
+                    line_idx + 1
+                ),
+            ));
+        }
+    }
+    if reading.valid && !confident {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::LowConfidence,
+            "The check digits match, but characters no check digit covers (names, issuing state) were read with low confidence; verify them.".to_owned(),
+        ));
+    }
+    if !reading.corrections.is_empty() {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::Corrected,
+            format!(
+                "{} character(s) were corrected using the MRZ layout and check digits.",
+                reading.corrections.len()
+            ),
+        ));
+    }
+    let rotation = (attempt.rotation_degrees * 10.0).round() / 10.0;
+    let off_upright = rotation.min(360.0 - rotation);
+    if off_upright > 5.0 {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::Rotated,
+            format!(
+                "The document is turned {rotation:.0} degrees from upright; it was read anyway."
+            ),
+        ));
+    }
+    ImageReading {
+        status: if confident { Status::Read } else { Status::Partial },
+        reading: Some(reading),
+        diagnostics,
+        rotation_degrees: rotation,
+        region: Some(quad),
+        image_width: gray.width,
+        image_height: gray.height,
+        image_format: "raw",
+        timing_ms: 0.0,
+    }
+}

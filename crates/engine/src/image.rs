@@ -1,0 +1,75 @@
+//! Decoding: bytes in, an upright grayscale raster out, within the configured limits.
+
+use std::io::Cursor;
+
+use image::{DynamicImage, ImageDecoder, ImageReader};
+
+use crate::error::ImageError;
+use crate::gray::Gray;
+
+/// Limits applied while decoding untrusted input.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DecodeLimits {
+    pub(crate) max_pixels: u64,
+    pub(crate) max_bytes: usize,
+}
+
+/// A decoded image with the name of its container format.
+pub(crate) struct Decoded {
+    pub(crate) gray: Gray,
+    pub(crate) format: &'static str,
+}
+
+/// Decodes an image, applies its EXIF orientation and converts it to gray.
+///
+/// The pixel count is checked from the header before any pixel is decoded, and
+/// the decoder gets a memory cap, so a small file that claims a huge raster is
+/// refused instead of exhausting memory.
+pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, ImageError> {
+    if bytes.len() > limits.max_bytes {
+        return Err(ImageError::TooLarge { bytes: bytes.len(), limit: limits.max_bytes });
+    }
+    let reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|error| ImageError::Decode(error.to_string()))?;
+    let format = match reader.format() {
+        Some(image::ImageFormat::Jpeg) => "jpeg",
+        Some(image::ImageFormat::Png) => "png",
+        Some(image::ImageFormat::WebP) => "webp",
+        Some(image::ImageFormat::Tiff) => "tiff",
+        Some(image::ImageFormat::Bmp) => "bmp",
+        _ => return Err(ImageError::UnsupportedFormat),
+    };
+    // Four bytes per pixel for the decoded raster plus the same again for
+    // conversions is the most a legitimate image of the allowed size needs.
+    let memory_limit = limits.max_pixels.saturating_mul(8).saturating_add(64 << 20);
+    let mut decoder_limits = image::Limits::default();
+    decoder_limits.max_alloc = Some(memory_limit);
+    let mut decoder = reader.into_decoder().map_err(|error| map_error(error, memory_limit))?;
+    let (width, height) = decoder.dimensions();
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > limits.max_pixels {
+        return Err(ImageError::TooManyPixels { width, height, pixels, limit: limits.max_pixels });
+    }
+    if width == 0 || height == 0 {
+        return Err(ImageError::Decode("the image has no pixels".to_owned()));
+    }
+    decoder.set_limits(decoder_limits).map_err(|error| map_error(error, memory_limit))?;
+    // A missing or unreadable EXIF block means the pixels are already upright.
+    let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut dynamic =
+        DynamicImage::from_decoder(decoder).map_err(|error| map_error(error, memory_limit))?;
+    dynamic.apply_orientation(orientation);
+    let luma = dynamic.into_luma8();
+    let (width, height) = luma.dimensions();
+    let gray = Gray { width: width as usize, height: height as usize, data: luma.into_raw() };
+    Ok(Decoded { gray, format })
+}
+
+fn map_error(error: image::ImageError, memory_limit: u64) -> ImageError {
+    match error {
+        image::ImageError::Limits(_) => ImageError::MemoryLimit { limit: memory_limit },
+        image::ImageError::Unsupported(_) => ImageError::UnsupportedFormat,
+        other => ImageError::Decode(other.to_string()),
+    }
+}

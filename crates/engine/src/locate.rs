@@ -1,0 +1,325 @@
+//! Localisation: finding rows of equally sized, equally spaced glyphs at any
+//! angle, and the pairs or triples of such rows that look like an MRZ.
+
+use crate::components::{Component, binarise, components};
+use crate::gray::Gray;
+
+/// A straight row of glyph blobs found at some angle, in working-image pixels.
+#[derive(Clone, Debug)]
+pub(crate) struct TextRow {
+    /// Unit vector along the row (reading direction if upright).
+    pub(crate) dir: (f32, f32),
+    /// Centres of the member blobs, ordered along `dir`, with their lengths along `dir`.
+    pub(crate) members: Vec<((f32, f32), f32)>,
+    /// Typical glyph height across the row.
+    pub(crate) height: f32,
+    /// Start and end of the row along `dir` (outer edges of the end blobs).
+    pub(crate) start: f32,
+    pub(crate) end: f32,
+    /// Offset across the row at `s = 0` and its slope, from a line fit of the centres.
+    pub(crate) offset: f32,
+    pub(crate) slope: f32,
+}
+
+impl TextRow {
+    pub(crate) fn normal(&self) -> (f32, f32) {
+        (-self.dir.1, self.dir.0)
+    }
+
+    /// Across-row offset at position `s` along the row.
+    pub(crate) fn across_at(&self, s: f32) -> f32 {
+        self.offset + self.slope * s
+    }
+
+    /// Image point at position `s` along the row, on the fitted centre line.
+    pub(crate) fn point_at(&self, s: f32) -> (f32, f32) {
+        let n = self.normal();
+        let t = self.across_at(s);
+        (self.dir.0 * s + n.0 * t, self.dir.1 * s + n.1 * t)
+    }
+
+    pub(crate) fn length(&self) -> f32 {
+        self.end - self.start
+    }
+}
+
+/// A candidate MRZ: two or three parallel rows, top to bottom when upright.
+#[derive(Clone, Debug)]
+pub(crate) struct MrzCandidate {
+    pub(crate) rows: Vec<TextRow>,
+}
+
+/// What the localiser saw, for diagnostics when nothing is read.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocateReport {
+    /// Number of long glyph rows found anywhere.
+    pub(crate) n_long_rows: usize,
+    /// The longest row seen, in working pixels, with its glyph height.
+    pub(crate) longest_row: Option<TextRow>,
+}
+
+/// Working-image setup: how much the original was scaled.
+pub(crate) struct WorkImage {
+    pub(crate) image: Gray,
+    /// Working pixels per original pixel.
+    pub(crate) scale: f32,
+}
+
+/// Scales the photo to a size where MRZ glyphs are a handful of pixels to a few
+/// dozen: large photos are shrunk for speed, thumbnails enlarged so that
+/// touching glyphs separate.
+pub(crate) fn work_image(original: &Gray) -> WorkImage {
+    let longest = original.width.max(original.height);
+    if longest > 1400 {
+        let factor = longest.div_ceil(1200);
+        WorkImage { image: original.shrink(factor), scale: 1.0 / factor as f32 }
+    } else if longest < 700 {
+        let factor = if longest < 400 { 3 } else { 2 };
+        WorkImage { image: original.enlarge(factor), scale: factor as f32 }
+    } else {
+        WorkImage { image: original.clone(), scale: 1.0 }
+    }
+}
+
+/// Glyph-like blobs of the working image.
+pub(crate) fn glyph_blobs(work: &Gray) -> Vec<Component> {
+    let longest = work.width.max(work.height) as f32;
+    let radius = ((longest / 50.0) as usize).max(8);
+    let mask = binarise(work, radius);
+    let max_size = longest / 12.0;
+    components(&mask, work.width, work.height)
+        .into_iter()
+        .filter(|c| {
+            let major = c.extent(1.0, 0.0).max(c.extent(0.0, 1.0));
+            c.area >= 6 && major >= 3.0 && major <= max_size
+        })
+        .collect()
+}
+
+struct Projected {
+    s: f32,
+    t: f32,
+    len: f32,
+    height: f32,
+    idx: usize,
+}
+
+/// Finds rows of blobs running along direction `angle` (radians, modulo pi).
+fn rows_at_angle(blobs: &[Component], angle: f32) -> Vec<TextRow> {
+    let dir = (angle.cos(), angle.sin());
+    let normal = (-dir.1, dir.0);
+    let mut projected: Vec<Projected> = blobs
+        .iter()
+        .enumerate()
+        .map(|(idx, c)| Projected {
+            s: c.cx * dir.0 + c.cy * dir.1,
+            t: c.cx * normal.0 + c.cy * normal.1,
+            len: c.extent(dir.0, dir.1),
+            height: c.extent(normal.0, normal.1),
+            idx,
+        })
+        // A glyph, or a few touching glyphs, is not much taller than it is long
+        // in a row; very tall blobs are frames, photos and lines.
+        .filter(|p| p.len <= p.height * 7.0 && p.height <= p.len * 4.0 + 4.0)
+        .collect();
+    projected.sort_by(|a, b| a.s.total_cmp(&b.s));
+    let n = projected.len();
+    // For each blob, the best next blob along the row.
+    let mut next: Vec<Option<(usize, f32)>> = vec![None; n];
+    for i in 0..n {
+        let pi = &projected[i];
+        let reach = pi.len / 2.0 + pi.height * 2.0 + pi.height * 4.0;
+        let mut best: Option<(usize, f32)> = None;
+        for (j, pj) in projected.iter().enumerate().skip(i + 1) {
+            if pj.s - pi.s > reach {
+                break;
+            }
+            let ratio = pj.height / pi.height;
+            if !(0.45..=2.2).contains(&ratio) {
+                continue;
+            }
+            let h = pi.height.max(pj.height);
+            let dt = (pj.t - pi.t).abs();
+            if dt > 0.4 * h {
+                continue;
+            }
+            let gap = (pj.s - pj.len / 2.0) - (pi.s + pi.len / 2.0);
+            if gap < -0.4 * h || gap > 1.5 * h {
+                continue;
+            }
+            let cost = gap.max(0.0) + 2.0 * dt;
+            if best.is_none_or(|(_, c)| cost < c) {
+                best = Some((j, cost));
+            }
+        }
+        next[i] = best;
+    }
+    // Each blob keeps at most one predecessor: the cheapest link wins.
+    let mut prev: Vec<Option<(usize, f32)>> = vec![None; n];
+    for i in 0..n {
+        if let Some((j, cost)) = next[i] {
+            if prev[j].is_none_or(|(_, c)| cost < c) {
+                prev[j] = Some((i, cost));
+            }
+        }
+    }
+    for i in 0..n {
+        if let Some((j, _)) = next[i] {
+            if prev[j].map(|(p, _)| p) != Some(i) {
+                next[i] = None;
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for head in 0..n {
+        if prev[head].is_some_and(|(p, _)| next[p].is_some()) {
+            continue;
+        }
+        let mut chain = vec![head];
+        let mut cursor = head;
+        while let Some((j, _)) = next[cursor] {
+            chain.push(j);
+            cursor = j;
+        }
+        if chain.len() < 8 {
+            continue;
+        }
+        if let Some(row) = fit_row(&projected, &chain, blobs, dir) {
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+fn fit_row(
+    projected: &[Projected],
+    chain: &[usize],
+    blobs: &[Component],
+    dir: (f32, f32),
+) -> Option<TextRow> {
+    let mut heights: Vec<f32> = chain.iter().map(|&i| projected[i].height).collect();
+    heights.sort_by(f32::total_cmp);
+    // Letters and digits are full height; fillers are shorter, so take a high percentile.
+    let height = heights[(heights.len() * 3) / 4];
+    let first = &projected[chain[0]];
+    let last = &projected[chain[chain.len() - 1]];
+    let start = first.s - first.len / 2.0;
+    let end = last.s + last.len / 2.0;
+    if end - start < height * 12.0 {
+        return None;
+    }
+    // Least squares t = offset + slope * s over the blob centres.
+    let m = chain.len() as f32;
+    let (mut ss, mut st, mut sss, mut sst) = (0.0, 0.0, 0.0, 0.0);
+    for &i in chain {
+        let p = &projected[i];
+        ss += p.s;
+        st += p.t;
+        sss += p.s * p.s;
+        sst += p.s * p.t;
+    }
+    let denom = m * sss - ss * ss;
+    let slope = if denom.abs() > 1e-3 { (m * sst - ss * st) / denom } else { 0.0 };
+    let offset = (st - slope * ss) / m;
+    let members = chain
+        .iter()
+        .map(|&i| {
+            let blob = &blobs[projected[i].idx];
+            ((blob.cx, blob.cy), projected[i].len)
+        })
+        .collect();
+    Some(TextRow { dir, members, height, start, end, offset, slope })
+}
+
+/// Finds long glyph rows at every orientation.
+pub(crate) fn find_rows(blobs: &[Component]) -> Vec<TextRow> {
+    let mut rows = Vec::new();
+    // Twelve directions 15 degrees apart: each row tolerates about 20 degrees
+    // of mismatch, so every tilt is covered at least once.
+    for step in 0..12 {
+        let angle = (step as f32 * 15.0).to_radians();
+        rows.extend(rows_at_angle(blobs, angle));
+    }
+    rows
+}
+
+/// Groups parallel rows of similar length and height, stacked at MRZ line
+/// spacing, into candidate MRZs; the best looking come first.
+pub(crate) fn mrz_candidates(rows: &[TextRow]) -> Vec<MrzCandidate> {
+    let mut scored: Vec<(f32, MrzCandidate)> = Vec::new();
+    for (i, a) in rows.iter().enumerate() {
+        for (j, b) in rows.iter().enumerate() {
+            if i == j || a.dir != b.dir {
+                continue;
+            }
+            if !stacked(a, b) {
+                continue;
+            }
+            // b lies one line below a. Look for a third row below b.
+            let third = rows
+                .iter()
+                .enumerate()
+                .find(|&(k, c)| k != i && k != j && c.dir == a.dir && stacked(b, c));
+            let mut group = vec![a.clone(), b.clone()];
+            if let Some((_, c)) = third {
+                group.push(c.clone());
+            }
+            let n_members: usize = group.iter().map(|r| r.members.len()).sum();
+            let score = n_members as f32 + if group.len() == 3 { 10.0 } else { 0.0 };
+            scored.push((score, MrzCandidate { rows: group }));
+        }
+    }
+    scored.sort_by(|x, y| y.0.total_cmp(&x.0));
+    // Drop candidates whose first row duplicates a better one (same place, other angle).
+    let mut kept: Vec<MrzCandidate> = Vec::new();
+    for (_, candidate) in scored {
+        let centre = row_centre(&candidate.rows[0]);
+        let duplicate = kept.iter().any(|k| {
+            let other = row_centre(&k.rows[0]);
+            let near = (centre.0 - other.0).hypot(centre.1 - other.1) < k.rows[0].height;
+            near && k.rows.len() >= candidate.rows.len()
+        });
+        if !duplicate {
+            kept.push(candidate);
+        }
+    }
+    kept
+}
+
+fn row_centre(row: &TextRow) -> (f32, f32) {
+    row.point_at((row.start + row.end) / 2.0)
+}
+
+/// True when `lower` sits one MRZ line below `upper`, parallel and aligned.
+fn stacked(upper: &TextRow, lower: &TextRow) -> bool {
+    let h = upper.height.max(lower.height);
+    let ratio = upper.height / lower.height;
+    if !(0.7..=1.45).contains(&ratio) {
+        return false;
+    }
+    let mid = (upper.start + upper.end) / 2.0;
+    let dt = lower.across_at(mid) - upper.across_at(mid);
+    if !(1.1 * h..=2.8 * h).contains(&dt) {
+        return false;
+    }
+    let (la, lb) = (upper.length(), lower.length());
+    if la.min(lb) < 0.8 * la.max(lb) {
+        return false;
+    }
+    (upper.start - lower.start).abs() < 2.0 * h && (upper.end - lower.end).abs() < 2.0 * h
+}
+
+/// Runs blob finding and row grouping on a working image.
+pub(crate) fn locate(work: &Gray) -> (Vec<MrzCandidate>, LocateReport) {
+    let blobs = glyph_blobs(work);
+    let rows = find_rows(&blobs);
+    let long_rows: Vec<&TextRow> = rows.iter().filter(|r| r.length() > r.height * 20.0).collect();
+    let report = LocateReport {
+        n_long_rows: long_rows.len(),
+        longest_row: long_rows
+            .iter()
+            .max_by(|a, b| a.length().total_cmp(&b.length()))
+            .map(|r| (*r).clone()),
+    };
+    (mrz_candidates(&rows), report)
+}

@@ -1,0 +1,198 @@
+//! A floating-point gray canvas, the OCR-B text renderer and photo degradations.
+
+use ab_glyph::{Font, FontVec, PxScale, ScaleFont, point};
+
+use crate::gray::Gray;
+use crate::synth::rng::Rng;
+
+/// A gray canvas with values from 0 (black) to 255 (white).
+#[derive(Clone, Debug)]
+pub struct Canvas {
+    /// Width in pixels.
+    pub width: usize,
+    /// Height in pixels.
+    pub height: usize,
+    /// Pixel values, row-major.
+    pub data: Vec<f32>,
+}
+
+impl Canvas {
+    /// Makes a canvas filled with one value.
+    pub fn new(width: usize, height: usize, value: f32) -> Canvas {
+        Canvas { width, height, data: vec![value; width * height] }
+    }
+
+    /// Blends `value` into the pixel at `(x, y)` with opacity `alpha`, ignoring points outside.
+    #[inline]
+    pub fn blend(&mut self, x: i64, y: i64, value: f32, alpha: f32) {
+        if x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height {
+            let pixel = &mut self.data[y as usize * self.width + x as usize];
+            *pixel += (value - *pixel) * alpha;
+        }
+    }
+
+    /// Fills an axis-aligned rectangle.
+    pub fn fill_rect(&mut self, x0: f32, y0: f32, x1: f32, y1: f32, value: f32, alpha: f32) {
+        for y in y0.max(0.0) as i64..y1.min(self.height as f32) as i64 {
+            for x in x0.max(0.0) as i64..x1.min(self.width as f32) as i64 {
+                self.blend(x, y, value, alpha);
+            }
+        }
+    }
+
+    /// Converts to an 8-bit image, rounding and clamping.
+    pub fn to_gray(&self) -> Gray {
+        Gray {
+            width: self.width,
+            height: self.height,
+            data: self.data.iter().map(|v| v.round().clamp(0.0, 255.0) as u8).collect(),
+        }
+    }
+
+    /// Makes a canvas from an 8-bit image.
+    pub fn from_gray(gray: &Gray) -> Canvas {
+        Canvas {
+            width: gray.width,
+            height: gray.height,
+            data: gray.data.iter().map(|&v| f32::from(v)).collect(),
+        }
+    }
+
+    /// Blurs with a Gaussian of the given standard deviation (separable).
+    pub fn blur(&mut self, sigma: f32) {
+        if sigma < 0.2 {
+            return;
+        }
+        let radius = (sigma * 2.5).ceil() as i64;
+        let kernel: Vec<f32> =
+            (-radius..=radius).map(|i| (-(i * i) as f32 / (2.0 * sigma * sigma)).exp()).collect();
+        let total: f32 = kernel.iter().sum();
+        let kernel: Vec<f32> = kernel.iter().map(|k| k / total).collect();
+        let (w, h) = (self.width as i64, self.height as i64);
+        let mut tmp = vec![0.0; self.data.len()];
+        for y in 0..h {
+            for x in 0..w {
+                let mut acc = 0.0;
+                for (k, weight) in kernel.iter().enumerate() {
+                    let sx = (x + k as i64 - radius).clamp(0, w - 1);
+                    acc += weight * self.data[(y * w + sx) as usize];
+                }
+                tmp[(y * w + x) as usize] = acc;
+            }
+        }
+        for y in 0..h {
+            for x in 0..w {
+                let mut acc = 0.0;
+                for (k, weight) in kernel.iter().enumerate() {
+                    let sy = (y + k as i64 - radius).clamp(0, h - 1);
+                    acc += weight * tmp[(sy * w + x) as usize];
+                }
+                self.data[(y * w + x) as usize] = acc;
+            }
+        }
+    }
+
+    /// Adds Gaussian pixel noise.
+    pub fn noise(&mut self, rng: &mut Rng, sigma: f32) {
+        for value in &mut self.data {
+            *value += rng.normal() * sigma;
+        }
+    }
+
+    /// Adds a bright elliptical highlight, as a lamp reflected on a laminate.
+    pub fn glare(&mut self, centre: (f32, f32), radius: (f32, f32), strength: f32) {
+        for y in 0..self.height {
+            let dy = (y as f32 - centre.1) / radius.1;
+            for x in 0..self.width {
+                let dx = (x as f32 - centre.0) / radius.0;
+                let weight = strength * (-(dx * dx + dy * dy)).exp();
+                if weight > 0.01 {
+                    let pixel = &mut self.data[y * self.width + x];
+                    *pixel += (255.0 - *pixel) * weight;
+                }
+            }
+        }
+    }
+
+    /// Scales brightness and contrast, as an underexposed or washed-out photo.
+    pub fn exposure(&mut self, gain: f32, offset: f32) {
+        for value in &mut self.data {
+            *value = *value * gain + offset;
+        }
+    }
+
+    /// Round-trips the canvas through JPEG at the given quality.
+    pub fn jpeg(&mut self, quality: u8) {
+        let gray = self.to_gray();
+        let mut encoded = Vec::new();
+        let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut encoded, quality);
+        let buffer = image::GrayImage::from_raw(gray.width as u32, gray.height as u32, gray.data)
+            .expect("buffer size matches dimensions");
+        if buffer.write_with_encoder(encoder).is_ok() {
+            if let Ok(decoded) = image::load_from_memory(&encoded) {
+                let luma = decoded.into_luma8();
+                self.data = luma.as_raw().iter().map(|&v| f32::from(v)).collect();
+            }
+        }
+    }
+}
+
+/// The OCR-B font with the metrics needed to lay out fixed-pitch MRZ text.
+pub struct OcrFont {
+    font: FontVec,
+    /// Advance width per pixel of scale.
+    advance_ratio: f32,
+    /// Cap height per pixel of scale.
+    cap_ratio: f32,
+}
+
+/// Why the font could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[error("not a usable OpenType font")]
+pub struct FontError;
+
+impl OcrFont {
+    /// Loads a font from OpenType bytes (the OCR-B face of `fonts-ocr-b`).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<OcrFont, FontError> {
+        let font = FontVec::try_from_vec(bytes).map_err(|_| FontError)?;
+        let scaled = font.as_scaled(PxScale::from(100.0));
+        let advance_ratio = scaled.h_advance(font.glyph_id('H')) / 100.0;
+        let glyph = font.glyph_id('H').with_scale(100.0);
+        let bounds = font.outline_glyph(glyph).ok_or(FontError)?.px_bounds();
+        let cap_ratio = bounds.height() / 100.0;
+        if advance_ratio <= 0.0 || cap_ratio <= 0.0 {
+            return Err(FontError);
+        }
+        Ok(OcrFont { font, advance_ratio, cap_ratio })
+    }
+
+    /// Draws text with a fixed pitch and cap height, its first cell starting at
+    /// `left` and its baseline at `baseline`.
+    pub fn draw(
+        &self,
+        canvas: &mut Canvas,
+        text: &str,
+        left: f32,
+        baseline: f32,
+        pitch: f32,
+        cap_height: f32,
+        ink: f32,
+    ) {
+        let scale = PxScale { x: pitch / self.advance_ratio, y: cap_height / self.cap_ratio };
+        for (idx, symbol) in text.chars().enumerate() {
+            let position = point(left + idx as f32 * pitch, baseline);
+            let glyph = self.font.glyph_id(symbol).with_scale_and_position(scale, position);
+            if let Some(outlined) = self.font.outline_glyph(glyph) {
+                let bounds = outlined.px_bounds();
+                outlined.draw(|x, y, coverage| {
+                    canvas.blend(
+                        bounds.min.x as i64 + i64::from(x),
+                        bounds.min.y as i64 + i64::from(y),
+                        ink,
+                        coverage.min(1.0),
+                    );
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! What a read returns: status, the reading, and diagnostics a person can act on.
+
+use serde::Serialize;
+
+use crate::decode::Reading;
+
+/// The outcome of reading one image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// An MRZ was read and every check digit matches.
+    Read,
+    /// An MRZ was found but not read with confidence (see the diagnostics).
+    Partial,
+    /// No MRZ was found.
+    NoMrz,
+}
+
+/// Machine-readable kinds of diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DiagnosticCode {
+    /// Nothing that looks like an MRZ was seen.
+    NoMrzFound,
+    /// The MRZ runs into the edge of the photo.
+    MrzCutAtEdge,
+    /// The characters are too few pixels high.
+    TooSmall,
+    /// The characters are too blurred to tell apart.
+    TooBlurred,
+    /// Part of the MRZ is washed out by a reflection.
+    Glare,
+    /// One line could not be read with confidence.
+    LineUnreadable,
+    /// Some check digits do not match.
+    CheckDigitFailed,
+    /// Characters no check digit covers were read with low confidence.
+    LowConfidence,
+    /// The document was not upright in the photo.
+    Rotated,
+    /// Characters were changed from the first guess to satisfy the layout or a check digit.
+    Corrected,
+}
+
+/// A finding about the read, in words a person can act on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diagnostic {
+    /// What kind of finding this is.
+    pub code: DiagnosticCode,
+    /// A sentence that says what happened and what to do.
+    pub message: String,
+}
+
+/// Everything the engine found in one image.
+#[derive(Clone, Debug, Serialize)]
+pub struct ImageReading {
+    /// Read, partial or no MRZ.
+    pub status: Status,
+    /// The decoded MRZ when one was found.
+    pub reading: Option<Reading>,
+    /// Findings, most important first.
+    pub diagnostics: Vec<Diagnostic>,
+    /// How far the document is turned from upright, in degrees clockwise.
+    pub rotation_degrees: f32,
+    /// The MRZ quadrilateral in original image pixels (after EXIF orientation):
+    /// top-left, top-right, bottom-right, bottom-left of the upright MRZ.
+    pub region: Option<[(f32, f32); 4]>,
+    /// Image width in pixels after EXIF orientation.
+    pub image_width: usize,
+    /// Image height in pixels after EXIF orientation.
+    pub image_height: usize,
+    /// The container format: jpeg, png, webp, tiff or bmp.
+    pub image_format: &'static str,
+    /// Time spent, in milliseconds.
+    pub timing_ms: f64,
+}
