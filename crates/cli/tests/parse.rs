@@ -1,0 +1,164 @@
+//! `mrtd parse` through the real binary: output schema, exit codes, standard input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const TD3_LINE1: &str = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<";
+const TD3_LINE2: &str = "L898902C36UTO7408122F1204159ZE184226B<<<<<10";
+
+fn mrtd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mrtd")).args(args).output().expect("mrtd runs")
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn parses_a_passport_into_the_documented_fields() {
+    let output = mrtd(&["parse", TD3_LINE1, TD3_LINE2, "--today", "2026-11-29"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let reading = json(&output);
+    assert_eq!(reading["format"], "TD3");
+    assert_eq!(reading["valid"], true);
+    assert_eq!(reading["lines"][1], TD3_LINE2);
+    let fields = &reading["fields"];
+    assert_eq!(fields["document_code"], "P");
+    assert_eq!(fields["issuer"], "UTO");
+    assert_eq!(fields["document_number"], "L898902C3");
+    assert_eq!(fields["nationality"], "UTO");
+    assert_eq!(fields["birth_date"], "1974-08-12");
+    assert_eq!(fields["expiry_date"], "2012-04-15");
+    assert_eq!(fields["sex"], "F");
+    assert_eq!(fields["surname"], "ERIKSSON");
+    assert_eq!(fields["given_names"], "ANNA MARIA");
+    assert_eq!(fields["optional_data"], "ZE184226B");
+    let checks = reading["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 5);
+    assert!(checks.iter().all(|check| check["status"] == "verified"));
+    assert_eq!(reading["corrections"].as_array().unwrap().len(), 0);
+    assert_eq!(reading["warnings"].as_array().unwrap().len(), 0);
+    assert_eq!(reading["derived"]["expired"], true);
+    assert_eq!(reading["derived"]["age_years"], 52);
+}
+
+#[test]
+fn the_reference_date_changes_centuries_and_expiry() {
+    let output = mrtd(&["parse", TD3_LINE1, TD3_LINE2, "--today", "2010-01-01"]);
+    let reading = json(&output);
+    assert_eq!(reading["derived"]["expired"], false);
+    assert_eq!(reading["derived"]["age_years"], 35);
+}
+
+#[test]
+fn a_refuted_check_digit_still_exits_zero_and_says_so() {
+    let damaged = TD3_LINE2.replace("7408122", "7508122");
+    let output = mrtd(&["parse", TD3_LINE1, &damaged, "--today", "2026-11-29"]);
+    assert_eq!(output.status.code(), Some(0));
+    let reading = json(&output);
+    assert_eq!(reading["valid"], false);
+    let birth = reading["checks"].as_array().unwrap().iter().find(|c| c["name"] == "birth_date");
+    assert_eq!(birth.unwrap()["status"], "refuted");
+}
+
+#[test]
+fn corrections_are_reported_with_the_lines_as_corrected() {
+    let output = mrtd(&[
+        "parse",
+        "P<UT0ERIK55ON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO740BIZZF12041S9ZE184226B<<<<<1O",
+        "--today",
+        "2026-11-29",
+    ]);
+    let reading = json(&output);
+    assert_eq!(reading["valid"], true);
+    assert_eq!(reading["lines"][0], TD3_LINE1);
+    assert_eq!(reading["lines"][1], TD3_LINE2);
+    let corrections = reading["corrections"].as_array().unwrap();
+    assert_eq!(corrections.len(), 9);
+    assert_eq!(corrections[0]["line"], 1);
+    assert_eq!(corrections[0]["column"], 5);
+    assert_eq!(corrections[0]["from"], "0");
+    assert_eq!(corrections[0]["to"], "O");
+    assert_eq!(corrections[0]["why"], "letter_only_field");
+}
+
+#[test]
+fn no_correct_leaves_the_input_alone() {
+    let damaged = TD3_LINE2.replacen('0', "O", 1);
+    let output = mrtd(&["parse", "--no-correct", "--compact", TD3_LINE1, &damaged]);
+    assert_eq!(output.stdout.iter().filter(|b| **b == b'\n').count(), 1);
+    let reading = json(&output);
+    assert_eq!(reading["lines"][1], damaged.as_str());
+    assert_eq!(reading["valid"], false);
+}
+
+#[test]
+fn three_line_id_cards_and_visas() {
+    let output = mrtd(&[
+        "parse",
+        "I<UTOD23145890<7349<<<<<<<<<<<",
+        "3407127M9507122UTO<<<<<<<<<<<2",
+        "STEVENSON<<PETER<JOHN<<<<<<<<<",
+        "--today",
+        "2026-11-29",
+    ]);
+    let reading = json(&output);
+    assert_eq!(reading["format"], "TD1");
+    assert_eq!(reading["fields"]["document_number"], "D23145890734");
+    assert_eq!(reading["fields"]["expiry_date"], "1995-07-12");
+    let output = mrtd(&[
+        "parse",
+        "V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<",
+        "L8988901C4XXX4009078F9612109<<<<<<<<",
+    ]);
+    let reading = json(&output);
+    assert_eq!(reading["format"], "MRVB");
+    let composite = reading["checks"].as_array().unwrap().iter().find(|c| c["name"] == "composite");
+    assert_eq!(composite.unwrap()["status"], "absent");
+}
+
+#[test]
+fn lines_can_come_from_standard_input() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["parse", "--today", "2026-11-29"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mrtd runs");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "IDFRATEST<NAME<<<<<<<<<<<<<<<<0CHE02\n1710GVA123451ROBERTA<<<<<<<9112311F2")
+        .unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let reading = json(&output);
+    assert_eq!(reading["format"], "FRA_ID");
+    assert_eq!(reading["fields"]["given_names"], "ROBERTA");
+}
+
+#[test]
+fn input_that_is_not_an_mrz_exits_two_with_one_line() {
+    let output = mrtd(&["parse", "hello", "world"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("expected 2 or 3 lines of 30, 36 or 44 characters, got 2 lines of 5, 5")
+    );
+}
+
+#[test]
+fn a_bad_reference_date_exits_two() {
+    let output = mrtd(&["parse", TD3_LINE1, TD3_LINE2, "--today", "2026-02-30"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("YYYY-MM-DD"));
+}
+
+#[test]
+fn too_many_lines_is_a_usage_error() {
+    let output = mrtd(&["parse", "A", "B", "C", "D"]);
+    assert_eq!(output.status.code(), Some(2));
+}
