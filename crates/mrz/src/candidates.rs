@@ -208,6 +208,28 @@ pub(crate) fn decoded_cell(candidates: &CellCandidates, class: CellClass) -> Cel
     Cell { read: top, options: tidy(cell_options, true), forced, valid_base: true }
 }
 
+/// Makes a letter the base of a cell that must hold one (the first cell of the document code),
+/// when the recogniser ranked a filler or digit above it.
+pub(crate) fn require_letter(cell: &mut Cell) {
+    if cell.base().is_ascii_uppercase() {
+        return;
+    }
+    let Some(&(letter, letter_cost)) = cell.options.iter().find(|(c, _)| c.is_ascii_uppercase())
+    else {
+        return;
+    };
+    let mut options = vec![(letter, 0.0)];
+    options.extend(
+        cell.options
+            .iter()
+            .filter(|(c, _)| *c != letter)
+            .map(|(c, cost)| (*c, (cost - letter_cost).max(0.0))),
+    );
+    cell.options = options;
+    cell.forced = Some(Why::LetterOnlyField);
+    cell.valid_base = true;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,10 @@
 //! assert_eq!(reading.is_at_least(18, options.reference_date), Some(true));
 //! ```
 
+#![warn(missing_docs, unreachable_pub)]
+// Silent numeric truncation is where check digit arithmetic would go quietly wrong.
+#![deny(clippy::cast_possible_truncation, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+
 mod candidates;
 mod check_digit;
 mod codes;
@@ -140,18 +144,39 @@ pub fn decode_cells(
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map_or('\u{fffd}', |(c, _)| c.to_ascii_uppercase())
     };
-    let grid: Vec<Vec<char>> = lines.iter().map(|line| line.iter().map(top).collect()).collect();
+    let mut grid: Vec<Vec<char>> =
+        lines.iter().map(|line| line.iter().map(top).collect()).collect();
+    // The document code starts with a letter: a filler or digit ranked above one is a misread.
+    let first_letter = lines.first().and_then(|line| line.first()).and_then(|candidates| {
+        let mut letters: Vec<(char, f32)> = candidates
+            .options
+            .iter()
+            .map(|(c, p)| (c.to_ascii_uppercase(), *p))
+            .filter(|(c, p)| c.is_ascii_uppercase() && p.is_finite())
+            .collect();
+        letters.sort_by(|a, b| b.1.total_cmp(&a.1));
+        letters.first().map(|(c, _)| *c)
+    });
+    if let (Some(letter), Some(cell)) =
+        (first_letter, grid.get_mut(0).and_then(|line| line.get_mut(0)))
+        && !cell.is_ascii_uppercase()
+    {
+        *cell = letter;
+    }
     shape::plausibility(&grid)?;
     let format = shape::detect_format(&grid)?;
     let layout = Layout::new(format, &grid);
     let classes = layout.cell_classes();
-    let cells: Vec<Vec<Cell>> = lines
+    let mut cells: Vec<Vec<Cell>> = lines
         .iter()
         .zip(&classes)
         .map(|(row, row_classes)| {
             row.iter().zip(row_classes).map(|(c, class)| decoded_cell(c, *class)).collect()
         })
         .collect();
+    if let Some(cell) = cells.get_mut(0).and_then(|row| row.get_mut(0)) {
+        candidates::require_letter(cell);
+    }
     Ok(read(layout, cells, Vec::new(), CELLS_MAX_CHANGES, options))
 }
 
