@@ -117,12 +117,35 @@ fn enumerate(
     readings
 }
 
+/// The composite's weight for every covered cell, by line and column.
+struct CompositeWeights {
+    weights: Vec<Vec<Option<u32>>>,
+    digit: Option<Pos>,
+}
+
+impl CompositeWeights {
+    fn new(cells: &[Vec<Cell>], composite: &CheckSpec) -> CompositeWeights {
+        let mut weights: Vec<Vec<Option<u32>>> =
+            cells.iter().map(|row| vec![None; row.len()]).collect();
+        for (index, (line, column)) in composite.covered_cells().enumerate() {
+            if let Some(slot) = weights.get_mut(line).and_then(|row| row.get_mut(column)) {
+                *slot = Some(weight(index));
+            }
+        }
+        CompositeWeights { weights, digit: composite.digit }
+    }
+
+    fn weight(&self, pos: Pos) -> Option<u32> {
+        self.weights.get(pos.0).and_then(|row| row.get(pos.1)).copied().flatten()
+    }
+}
+
 /// The composite residue a group contributes under one reading, `None` if a char is invalid.
 fn residue(
     cells: &[Vec<Cell>],
     positions: &[Pos],
     changes: &[(usize, char)],
-    composite: &CheckSpec,
+    composite: &CompositeWeights,
 ) -> Option<u32> {
     let char_of = |idx: usize| -> Option<char> {
         changes
@@ -140,16 +163,18 @@ fn residue(
                 _ => return None,
             };
             sum = (sum + 10 - value) % 10;
-        } else if let Some(index) = composite.covered_cells().position(|covered| covered == *pos) {
-            sum = (sum + char_value(char_of(idx)?)? * weight(index)) % 10;
+        } else if let Some(weight) = composite.weight(*pos) {
+            sum = (sum + char_value(char_of(idx)?)? * weight) % 10;
         }
     }
     Some(sum)
 }
 
 fn build_groups(cells: &[Vec<Cell>], checks: &[CheckSpec], max_changes: usize) -> Vec<Group> {
-    let composite =
+    let composite_spec =
         checks.iter().find(|spec| spec.name == CheckName::Composite && spec.digit.is_some());
+    let weights = composite_spec.map(|spec| CompositeWeights::new(cells, spec));
+    let composite = weights.as_ref();
     let mut groups = Vec::new();
     let mut grouped: Vec<Pos> = Vec::new();
     for spec in checks.iter().filter(|spec| spec.name != CheckName::Composite) {
@@ -185,10 +210,10 @@ fn build_groups(cells: &[Vec<Cell>], checks: &[CheckSpec], max_changes: usize) -
         }
         groups.push(Group { own: Some(spec.name), cells: positions, options, stuck });
     }
-    if let Some(composite) = composite {
+    if let (Some(composite_spec), Some(composite)) = (composite_spec, composite) {
         let mut rest: Vec<Pos> =
-            composite.covered_cells().filter(|pos| !grouped.contains(pos)).collect();
-        if let Some(digit) = composite.digit.filter(|pos| !grouped.contains(pos)) {
+            composite_spec.covered_cells().filter(|pos| !grouped.contains(pos)).collect();
+        if let Some(digit) = composite_spec.digit.filter(|pos| !grouped.contains(pos)) {
             rest.push(digit);
         }
         let options = enumerate(cells, &rest, max_changes)
