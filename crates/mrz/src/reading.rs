@@ -315,6 +315,8 @@ pub struct Ambiguity {
     pub checks: Vec<CheckName>,
     /// The readings that fit, most likely first.
     pub alternatives: Vec<Alternative>,
+    /// More readings fit equally than are listed.
+    pub truncated: bool,
 }
 
 /// A machine-readable warning code.

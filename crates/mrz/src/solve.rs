@@ -19,8 +19,9 @@ use crate::reading::{Alternative, Ambiguity, Change};
 /// Enumeration stops after this many readings of one group, bounding the work on any input.
 const MAX_GROUP_READINGS: usize = 20_000;
 
-/// Partial solutions kept per residue in the dynamic programme.
-const KEEP_PER_RESIDUE: usize = 4;
+/// Partial solutions kept per residue in the dynamic programme; when this many readings tie,
+/// an ambiguity is marked as truncated.
+const KEEP_PER_RESIDUE: usize = 8;
 
 type Pos = (usize, usize);
 
@@ -306,6 +307,7 @@ fn settle(
     group: &Group,
     chosen: &[(f64, usize)],
     proof: &[CheckName],
+    truncated: bool,
     outcome: &mut Outcome,
 ) {
     let mut distinct: Vec<(f64, usize)> = Vec::new();
@@ -339,7 +341,7 @@ fn settle(
                     }
                 })
                 .collect();
-            outcome.ambiguities.push(Ambiguity { checks: proof.to_vec(), alternatives });
+            outcome.ambiguities.push(Ambiguity { checks: proof.to_vec(), alternatives, truncated });
         }
     }
 }
@@ -376,7 +378,8 @@ pub(crate) fn solve(
                 .collect();
             let proof: Vec<CheckName> =
                 group.own.into_iter().chain([CheckName::Composite]).collect();
-            settle(cells, group, &chosen, &proof, &mut outcome);
+            let truncated = near.len() >= KEEP_PER_RESIDUE;
+            settle(cells, group, &chosen, &proof, truncated, &mut outcome);
         }
         return outcome;
     }
@@ -392,7 +395,7 @@ pub(crate) fn solve(
             .collect();
         chosen.sort_by(|a, b| a.0.total_cmp(&b.0));
         let proof: Vec<CheckName> = group.own.into_iter().collect();
-        settle(cells, group, &chosen, &proof, &mut outcome);
+        settle(cells, group, &chosen, &proof, false, &mut outcome);
     }
     outcome
 }

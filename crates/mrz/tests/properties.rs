@@ -286,7 +286,7 @@ proptest! {
             prop_assert_eq!(&reading.lines, &damaged);
             prop_assert!(!reading.valid);
             let restores = reading.ambiguities.iter().any(|ambiguity| {
-                ambiguity.alternatives.iter().any(|alternative| {
+                ambiguity.truncated || ambiguity.alternatives.iter().any(|alternative| {
                     alternative.changes.iter().any(|change| change.line == line && change.column == column)
                 })
             });
