@@ -1,1 +1,39 @@
-//! mrtd-server.
+//! mrtd's transports: the HTTP front and the stdio entry point.
+//!
+//! The MCP protocol machinery (version negotiation, `server/discover`, `_meta` checks,
+//! `resultType`, multi round-trip results) comes from `rmcp`.
+//! This crate adds what rmcp leaves unsafe or slow by default:
+//!
+//! * every accepted socket gets `TCP_NODELAY`, so small responses are not held back
+//!   by Nagle's algorithm waiting for a delayed ACK (about 44 ms per response);
+//! * `Host` and `Origin` are checked before anything else, and a foreign `Origin`
+//!   gets `403` with a JSON-RPC error body;
+//! * the body limit is configurable (36 MiB by default, so a base64 photo fits) and
+//!   answered with `413` and a JSON-RPC error;
+//! * malformed JSON gets `400` with `-32700`, batches are handled per revision,
+//!   plain-text errors from the protocol layer are turned into JSON-RPC errors;
+//! * `GET` and `DELETE` on the endpoint get `405` unless legacy sessions are enabled.
+//!
+//! ```no_run
+//! # async fn example() -> std::io::Result<()> {
+//! use mrtd_server::{HttpConfig, McpEndpoint};
+//! # #[derive(Clone)] struct Handler;
+//! # impl rmcp::ServerHandler for Handler {}
+//! let config = HttpConfig::default();
+//! let endpoint = McpEndpoint::new(|| Ok(Handler), &config);
+//! let app = mrtd_server::http::router(endpoint, &config, axum::Router::new());
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! mrtd_server::http::serve(listener, app, std::future::pending()).await
+//! # }
+//! ```
+
+mod config;
+mod endpoint;
+mod guard;
+pub mod http;
+pub mod jsonrpc;
+pub mod stdio;
+
+pub use config::HttpConfig;
+pub use endpoint::McpEndpoint;
+pub use guard::{HostOriginPolicy, RequestRejection};

@@ -1,0 +1,387 @@
+//! The MCP endpoint: our checks in front of rmcp's Streamable HTTP service.
+
+use std::{convert::Infallible, sync::Arc, time::Duration};
+
+use axum::{
+    body::Body,
+    response::{IntoResponse, Response},
+};
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use http_body_util::{BodyExt, Full, Limited};
+use rmcp::{
+    ServerHandler,
+    transport::{
+        StreamableHttpServerConfig, StreamableHttpService,
+        streamable_http_server::session::local::LocalSessionManager,
+    },
+};
+use serde_json::Value;
+use tower::{ServiceExt, util::BoxCloneSyncService};
+
+use crate::{
+    HttpConfig,
+    guard::HostOriginPolicy,
+    jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR},
+};
+
+/// The rmcp service with its body and response types erased.
+type ProtocolService = BoxCloneSyncService<Request<Full<Bytes>>, Response, Infallible>;
+
+const SESSION_ID: &str = "mcp-session-id";
+const LAST_EVENT_ID: &str = "last-event-id";
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const MODERN_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
+/// Headers a browser page may send to the endpoint once its Origin has passed.
+const CORS_ALLOW_HEADERS: &str = "content-type, accept, authorization, mcp-protocol-version, \
+     mcp-method, mcp-name, mcp-session-id, last-event-id";
+
+/// One MCP endpoint: `POST` (and, with legacy sessions, `GET`/`DELETE`) on one path.
+///
+/// Cheap to clone; every clone shares the same protocol service.
+#[derive(Clone)]
+pub struct McpEndpoint {
+    protocol: ProtocolService,
+    policy: Arc<HostOriginPolicy>,
+    max_body_bytes: usize,
+    legacy_sessions: bool,
+}
+
+impl McpEndpoint {
+    /// Wraps handlers made by `factory` (one per session, or per request when stateless).
+    pub fn new<H, F>(factory: F, config: &HttpConfig) -> Self
+    where
+        H: ServerHandler + Send + 'static,
+        F: Fn() -> std::io::Result<H> + Send + Sync + 'static,
+    {
+        // Host and Origin are checked here, before rmcp, so rmcp's own copy of the
+        // check is switched off rather than configured twice. The body limit is
+        // enforced here too; rmcp's limit only has to be no smaller.
+        let protocol_config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(config.legacy_sessions)
+            .with_json_response(true)
+            .with_sse_keep_alive(Some(Duration::from_secs(15)))
+            .with_max_request_body_bytes(config.max_body_bytes.saturating_add(1))
+            .disable_allowed_hosts()
+            .disable_allowed_origins();
+        let service = StreamableHttpService::new(
+            factory,
+            Arc::new(LocalSessionManager::default()),
+            protocol_config,
+        );
+        let protocol =
+            BoxCloneSyncService::new(tower::service_fn(move |request: Request<Full<Bytes>>| {
+                let service = service.clone();
+                async move {
+                    let response = match service.oneshot(request).await {
+                        Ok(response) => response,
+                        Err(never) => match never {},
+                    };
+                    Ok::<_, Infallible>(response.map(Body::new))
+                }
+            }));
+        McpEndpoint {
+            protocol,
+            policy: Arc::new(HostOriginPolicy::new(config)),
+            max_body_bytes: config.max_body_bytes,
+            legacy_sessions: config.legacy_sessions,
+        }
+    }
+
+    /// Answers one HTTP request to the endpoint.
+    pub async fn handle(&self, request: Request<Body>) -> Response {
+        if let Err(rejection) = self.policy.check(request.uri(), request.headers()) {
+            tracing::warn!(%rejection, "refused request to the MCP endpoint");
+            return jsonrpc::error_response(
+                rejection.status(),
+                Value::Null,
+                INVALID_REQUEST,
+                &rejection.to_string(),
+            );
+        }
+        let cors_origin = request.headers().get(header::ORIGIN).cloned();
+        let mut response = match *request.method() {
+            Method::POST => self.handle_post(request).await,
+            Method::OPTIONS => self.preflight(),
+            Method::GET | Method::DELETE
+                if self.legacy_sessions && request.headers().contains_key(SESSION_ID) =>
+            {
+                self.forward(request.map(|_| Full::new(Bytes::new()))).await
+            }
+            _ => self.method_not_allowed(),
+        };
+        if let Some(origin) = cors_origin {
+            // The Origin already passed the policy, so it may read the response.
+            let headers = response.headers_mut();
+            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+            headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+            headers.insert(
+                header::ACCESS_CONTROL_EXPOSE_HEADERS,
+                HeaderValue::from_static("mcp-session-id"),
+            );
+        }
+        response
+    }
+
+    fn allowed_methods(&self) -> &'static str {
+        if self.legacy_sessions { "POST, GET, DELETE, OPTIONS" } else { "POST, OPTIONS" }
+    }
+
+    fn method_not_allowed(&self) -> Response {
+        let mut response = jsonrpc::error_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            Value::Null,
+            INVALID_REQUEST,
+            "Method Not Allowed: this endpoint takes JSON-RPC messages by POST",
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(self.allowed_methods()));
+        response
+    }
+
+    fn preflight(&self) -> Response {
+        let mut response = StatusCode::NO_CONTENT.into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::ALLOW, HeaderValue::from_static(self.allowed_methods()));
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static(self.allowed_methods()),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            HeaderValue::from_static(CORS_ALLOW_HEADERS),
+        );
+        headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+        response
+    }
+
+    async fn handle_post(&self, request: Request<Body>) -> Response {
+        let (mut parts, body) = request.into_parts();
+        if !self.legacy_sessions {
+            // Sessionless service: a session id or a resumption cursor means nothing here.
+            parts.headers.remove(SESSION_ID);
+        }
+        parts.headers.remove(LAST_EVENT_ID);
+        normalise_accept(&mut parts.headers);
+
+        let declared_length = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared_length.is_some_and(|n| n > self.max_body_bytes as u64) {
+            return self.too_large();
+        }
+        let bytes = match Limited::new(body, self.max_body_bytes).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+                return self.too_large();
+            }
+            Err(_) => {
+                return jsonrpc::error_response(
+                    StatusCode::BAD_REQUEST,
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "Bad request: the request body could not be read",
+                );
+            }
+        };
+        if !is_json_content_type(&parts.headers) {
+            return jsonrpc::error_response(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                Value::Null,
+                INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            );
+        }
+        match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'{') => {
+                // Validate without building a tree: rmcp parses the message itself.
+                if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_err() {
+                    return parse_error();
+                }
+                let request = Request::from_parts(parts, Full::new(bytes.clone()));
+                let response = self.forward(request).await;
+                self.normalise_error(response, || {
+                    serde_json::from_slice::<Value>(&bytes).map(|v| jsonrpc::message_id(&v))
+                })
+                .await
+            }
+            Some(b'[') => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(Value::Array(batch)) => self.handle_batch(parts, batch).await,
+                _ => parse_error(),
+            },
+            _ => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(_) => jsonrpc::error_response(
+                    StatusCode::BAD_REQUEST,
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "Invalid Request: the body must be a JSON-RPC message object",
+                ),
+                Err(_) => parse_error(),
+            },
+        }
+    }
+
+    /// Batches exist only in revision 2025-03-26; later revisions refuse them (JSON-06).
+    async fn handle_batch(&self, parts: http::request::Parts, batch: Vec<Value>) -> Response {
+        let header_version = parts
+            .headers
+            .get(PROTOCOL_VERSION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .unwrap_or("2025-03-26");
+        let modern = batch.iter().any(|message| {
+            message.pointer("/params/_meta").and_then(|m| m.get(MODERN_VERSION_META)).is_some()
+        });
+        let has_initialize =
+            batch.iter().any(|message| message.get("method") == Some(&Value::from("initialize")));
+        if header_version != "2025-03-26" || modern || batch.is_empty() || has_initialize {
+            let reason = if batch.is_empty() {
+                "Invalid Request: empty batch"
+            } else if has_initialize {
+                "Invalid Request: initialize may not be part of a batch"
+            } else {
+                "Invalid Request: JSON-RPC batches are only supported for protocol revision 2025-03-26"
+            };
+            return jsonrpc::error_response(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                INVALID_REQUEST,
+                reason,
+            );
+        }
+        let mut replies = Vec::new();
+        for message in batch {
+            let id = jsonrpc::message_id(&message);
+            let is_request = message.get("id").is_some() && message.get("method").is_some();
+            let body = Bytes::from(serde_json::to_vec(&message).unwrap_or_default());
+            let mut request = Request::new(Full::new(body));
+            *request.method_mut() = Method::POST;
+            *request.uri_mut() = parts.uri.clone();
+            *request.headers_mut() = parts.headers.clone();
+            let response = self.forward(request).await;
+            if !is_request {
+                continue;
+            }
+            let status = response.status();
+            let bytes = match response.into_body().collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => Bytes::new(),
+            };
+            let reply = reply_in_body(&bytes, &id).unwrap_or_else(|| {
+                serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "error": {
+                        "code": INVALID_REQUEST,
+                        "message": format!("request failed with HTTP status {}", status.as_u16()),
+                    },
+                })
+            });
+            replies.push(reply);
+        }
+        if replies.is_empty() {
+            return StatusCode::ACCEPTED.into_response();
+        }
+        jsonrpc::json_response(StatusCode::OK, &Value::Array(replies))
+    }
+
+    async fn forward(&self, request: Request<Full<Bytes>>) -> Response {
+        match self.protocol.clone().oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+
+    /// Turns the protocol layer's plain-text error responses into JSON-RPC errors.
+    async fn normalise_error(
+        &self,
+        response: Response,
+        id: impl FnOnce() -> serde_json::Result<Value>,
+    ) -> Response {
+        let status = response.status();
+        let is_json =
+            response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(
+                |v| v.starts_with("application/json") || v.starts_with("text/event-stream"),
+            );
+        if !(status.is_client_error() || status.is_server_error()) || is_json {
+            return response;
+        }
+        let (parts, body) = response.into_parts();
+        let text = match body.collect().await {
+            Ok(collected) => String::from_utf8_lossy(&collected.to_bytes()).trim().to_owned(),
+            Err(_) => String::new(),
+        };
+        let message = if text.is_empty() {
+            status.canonical_reason().unwrap_or("error").to_owned()
+        } else {
+            text
+        };
+        let code = if status.is_server_error() { jsonrpc::INTERNAL_ERROR } else { INVALID_REQUEST };
+        let mut normalised =
+            jsonrpc::error_response(status, id().unwrap_or(Value::Null), code, &message);
+        for (name, value) in parts.headers.iter() {
+            if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+                normalised.headers_mut().insert(name.clone(), value.clone());
+            }
+        }
+        normalised
+    }
+
+    fn too_large(&self) -> Response {
+        let limit_mib = self.max_body_bytes as f64 / (1024.0 * 1024.0);
+        jsonrpc::error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            Value::Null,
+            INVALID_REQUEST,
+            &format!("Payload Too Large: the request body exceeds the {limit_mib:.0} MiB limit"),
+        )
+    }
+}
+
+fn parse_error() -> Response {
+    jsonrpc::error_response(
+        StatusCode::BAD_REQUEST,
+        Value::Null,
+        PARSE_ERROR,
+        "Parse error: the body is not valid JSON",
+    )
+}
+
+fn is_json_content_type(headers: &HeaderMap) -> bool {
+    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|value| {
+        let essence = value.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("application/json")
+    })
+}
+
+/// Clients must accept both JSON and SSE; a missing or wildcard `Accept` is read as both.
+fn normalise_accept(headers: &mut HeaderMap) {
+    let lenient = match headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) {
+        None => true,
+        Some(value) => value.split(',').all(|item| {
+            let essence = item.split(';').next().unwrap_or("").trim();
+            essence == "*/*" || essence.is_empty()
+        }),
+    };
+    if lenient {
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+    }
+}
+
+/// Finds the JSON-RPC reply with `id` in a JSON or SSE response body.
+fn reply_in_body(bytes: &[u8], id: &Value) -> Option<Value> {
+    if let Ok(value) = serde_json::from_slice::<Value>(bytes) {
+        return Some(value);
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .find(|message| message.get("id") == Some(id))
+}

@@ -1,0 +1,156 @@
+//! The stdio transport: one JSON-RPC message per line on stdin and stdout.
+//!
+//! rmcp does the protocol; this module sits on both pipes so that a line that is not
+//! JSON gets a `-32700` reply instead of ending the connection, and so that nothing
+//! but protocol messages ever reaches stdout.
+
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
+    sync::mpsc,
+};
+
+use crate::jsonrpc::{INVALID_REQUEST, PARSE_ERROR};
+
+/// Errors that end a stdio session.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StdioError {
+    /// Reading stdin or writing stdout failed.
+    #[error("stdio failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// The protocol layer could not start.
+    #[error("the MCP service could not start: {0}")]
+    Start(String),
+}
+
+/// Largest accepted line: a 36 MiB body, as over HTTP.
+const MAX_LINE_BYTES: usize = 36 * 1024 * 1024;
+
+/// Serves `handler` over `input`/`output` until `input` reaches end of file.
+pub async fn serve<H, R, W>(handler: H, input: R, output: W) -> Result<(), StdioError>
+where
+    H: ServerHandler + Send + 'static,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (to_protocol, protocol_input) = tokio::io::duplex(1 << 20);
+    let (protocol_output, from_protocol) = tokio::io::duplex(1 << 20);
+    let service = handler
+        .serve((protocol_input, protocol_output))
+        .await
+        .map_err(|e| StdioError::Start(e.to_string()))?;
+
+    let (line_tx, mut line_rx) = mpsc::channel::<String>(256);
+
+    // Writer: the only task that touches `output`.
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(line) = line_rx.recv().await {
+            output.write_all(line.as_bytes()).await?;
+            output.write_all(b"\n").await?;
+            output.flush().await?;
+        }
+        Ok::<_, std::io::Error>(())
+    });
+
+    // Protocol replies go to the writer line by line.
+    let replies_tx = line_tx.clone();
+    let relay = tokio::spawn(async move {
+        let mut lines = BufReader::new(from_protocol).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if replies_tx.send(line).await.is_err() {
+                break;
+            }
+        }
+    });
+
+    // Reader: checks each line and passes the good ones to the protocol layer.
+    let mut to_protocol = to_protocol;
+    let mut reader = BufReader::new(input);
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        let n = read_line_limited(&mut reader, &mut buffer).await?;
+        if n == 0 {
+            break;
+        }
+        let line = trim_line(&buffer);
+        if line.is_empty() {
+            continue;
+        }
+        if buffer.len() > MAX_LINE_BYTES {
+            let _ = line_tx.send(error_line(INVALID_REQUEST, "Request too large")).await;
+            continue;
+        }
+        match serde_json::from_slice::<Value>(line) {
+            Ok(Value::Object(_)) => {
+                to_protocol.write_all(line).await?;
+                to_protocol.write_all(b"\n").await?;
+            }
+            Ok(Value::Array(_)) => {
+                let _ = line_tx
+                    .send(error_line(
+                        INVALID_REQUEST,
+                        "Invalid Request: JSON-RPC batches are not supported over stdio",
+                    ))
+                    .await;
+            }
+            Ok(_) => {
+                let _ = line_tx
+                    .send(error_line(INVALID_REQUEST, "Invalid Request: expected a JSON object"))
+                    .await;
+            }
+            Err(_) => {
+                let _ = line_tx
+                    .send(error_line(PARSE_ERROR, "Parse error: the line is not valid JSON"))
+                    .await;
+            }
+        }
+    }
+    // End of input: close the protocol side and let pending replies drain.
+    drop(to_protocol);
+    let _ = service.cancel().await;
+    let _ = relay.await;
+    drop(line_tx);
+    writer.await.map_err(|e| StdioError::Start(e.to_string()))??;
+    Ok(())
+}
+
+/// Reads one line, keeping at most `MAX_LINE_BYTES + 1` bytes of it.
+async fn read_line_limited<R: AsyncBufReadExt + Unpin>(
+    reader: &mut R,
+    buffer: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(total);
+        }
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        let room = (MAX_LINE_BYTES + 1).saturating_sub(buffer.len());
+        buffer.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len();
+        total += used;
+        reader.consume(used);
+        if done {
+            return Ok(total);
+        }
+    }
+}
+
+fn trim_line(buffer: &[u8]) -> &[u8] {
+    let start = buffer.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(buffer.len());
+    let end = buffer.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |i| i + 1);
+    &buffer[start..end]
+}
+
+fn error_line(code: i64, message: &str) -> String {
+    json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } })
+        .to_string()
+}
