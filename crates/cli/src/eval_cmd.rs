@@ -1,12 +1,161 @@
-//! `mrtd eval`.
+//! `mrtd eval`: scores the reader against a manifest of images with known MRZs.
+//!
+//! The manifest is tab-separated with a header naming at least the columns
+//! `file` and `ground_truth_mrz` (lines joined by `|`, empty for an image
+//! without an MRZ), as in the specimen set the project is measured on.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use mrtd_engine::{EngineBuilder, Status};
+use serde_json::json;
+
+use crate::scan_cmd::{FileOutcome, read_file};
 
 /// Arguments of `mrtd eval`.
 #[derive(Debug, clap::Args)]
-pub(crate) struct EvalArgs {}
+pub(crate) struct EvalArgs {
+    /// The manifest (TSV with `file` and `ground_truth_mrz` columns).
+    #[arg(value_name = "MANIFEST")]
+    manifest: PathBuf,
+    /// The folder the manifest's file names are relative to.
+    #[arg(value_name = "IMAGE_DIR")]
+    image_dir: PathBuf,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// List every image that was not read exactly.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+struct Case {
+    file: String,
+    truth: Vec<String>,
+}
+
+fn parse_manifest(text: &str) -> anyhow::Result<Vec<Case>> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().context("the manifest is empty")?.split('\t').collect();
+    let column = |name: &str| {
+        header.iter().position(|h| h.trim() == name).with_context(|| format!("the manifest has no {name:?} column"))
+    };
+    let file_idx = column("file")?;
+    let truth_idx = column("ground_truth_mrz")?;
+    let mut cases = Vec::new();
+    for line in lines.filter(|l| !l.trim().is_empty()) {
+        let cells: Vec<&str> = line.split('\t').collect();
+        let file = cells.get(file_idx).context("a manifest row has no file")?.trim().to_owned();
+        let truth_text = cells.get(truth_idx).map_or("", |t| t.trim());
+        let truth = if truth_text.is_empty() { Vec::new() } else { truth_text.split('|').map(str::to_owned).collect() };
+        cases.push(Case { file, truth });
+    }
+    Ok(cases)
+}
+
+fn percentile(sorted: &[f64], fraction: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((sorted.len() as f64 - 1.0) * fraction).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
 
 /// Runs `mrtd eval`.
-pub(crate) fn run(_args: EvalArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not available yet")
+pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.manifest)
+        .with_context(|| format!("cannot read {}", args.manifest.display()))?;
+    let cases = parse_manifest(&text)?;
+    let engine = EngineBuilder::new().build();
+    let (mut n_mrz, mut n_exact, mut n_read_exact, mut n_valid, mut n_valid_wrong) = (0, 0, 0, 0, 0);
+    let (mut n_negative, mut n_false_positive, mut n_errors) = (0, 0, 0);
+    let (mut chars_right, mut chars_total) = (0usize, 0usize);
+    let mut timings = Vec::new();
+    let mut failures = Vec::new();
+    for case in &cases {
+        let path = args.image_dir.join(&case.file);
+        let outcome = read_file(&engine, &path);
+        let (status, lines, valid) = match &outcome {
+            FileOutcome::Reading(image) => {
+                timings.push(image.timing_ms);
+                let lines = image.reading.as_ref().map(|r| r.lines.clone()).unwrap_or_default();
+                (Some(image.status), lines, image.reading.as_ref().is_some_and(|r| r.valid))
+            }
+            FileOutcome::Error(message) => {
+                n_errors += 1;
+                failures.push(format!("{}: error: {message}", case.file));
+                (None, Vec::new(), false)
+            }
+        };
+        if case.truth.is_empty() {
+            n_negative += 1;
+            if status.is_some_and(|s| s != Status::NoMrz) {
+                n_false_positive += 1;
+                failures.push(format!("{}: false positive {}", case.file, lines.join("|")));
+            }
+            continue;
+        }
+        n_mrz += 1;
+        let exact = lines == case.truth;
+        n_exact += usize::from(exact);
+        n_read_exact += usize::from(exact && status == Some(Status::Read));
+        n_valid += usize::from(valid);
+        n_valid_wrong += usize::from(valid && !exact);
+        for (idx, truth_line) in case.truth.iter().enumerate() {
+            chars_total += truth_line.len();
+            if let Some(line) = lines.get(idx) {
+                chars_right += truth_line.bytes().zip(line.bytes()).filter(|(a, b)| a == b).count();
+            }
+        }
+        if !exact && status.is_some() {
+            failures.push(format!(
+                "{}: {:?}\n    got  {}\n    want {}",
+                case.file,
+                status.unwrap_or(Status::NoMrz),
+                lines.join("|"),
+                case.truth.join("|")
+            ));
+        }
+    }
+    timings.sort_by(f64::total_cmp);
+    let ratio = |n: usize, d: usize| if d == 0 { 0.0 } else { 100.0 * n as f64 / d as f64 };
+    let median = percentile(&timings, 0.5);
+    let p95 = percentile(&timings, 0.95);
+    if args.json {
+        let summary = json!({
+            "images": cases.len(),
+            "with_mrz": n_mrz,
+            "exact": n_exact,
+            "read_and_exact": n_read_exact,
+            "all_check_digits_valid": n_valid,
+            "valid_but_wrong": n_valid_wrong,
+            "character_accuracy": ratio(chars_right, chars_total) / 100.0,
+            "without_mrz": n_negative,
+            "false_positives": n_false_positive,
+            "errors": n_errors,
+            "median_ms": median,
+            "p95_ms": p95,
+        });
+        println!("{summary}");
+    } else {
+        if args.verbose {
+            for failure in &failures {
+                println!("{failure}");
+            }
+        }
+        println!("images                     {}", cases.len());
+        println!("with an MRZ                {n_mrz}");
+        println!("every line exact           {n_exact} ({:.1} %)", ratio(n_exact, n_mrz));
+        println!("  of which status read     {n_read_exact}");
+        println!("all check digits valid     {n_valid} ({:.1} %)", ratio(n_valid, n_mrz));
+        println!("valid but wrong            {n_valid_wrong}");
+        println!("character accuracy         {:.2} %", ratio(chars_right, chars_total));
+        println!("without an MRZ             {n_negative}");
+        println!("false positives            {n_false_positive}");
+        println!("unreadable files           {n_errors}");
+        println!("median ms per image        {median:.1}");
+        println!("p95 ms per image           {p95:.1}");
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -71,6 +71,8 @@ pub struct Reading {
     pub checks: Vec<Check>,
     /// Changes made to the classifier's first choices.
     pub corrections: Vec<Correction>,
+    /// The fields as printed (fillers trimmed; names with `<` turned into spaces).
+    pub fields: std::collections::BTreeMap<&'static str, String>,
     /// The lowest probability of a kept symbol in positions no check digit covers.
     pub min_unchecked_confidence: f32,
     /// The lowest probability of any kept symbol.
@@ -85,21 +87,22 @@ pub struct NotMrz;
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
     Digit,
-    Alpha,
     AlphaFiller,
     Any,
     Sex,
     DigitFiller,
+    /// The first letter of a document code: P (passport), V (visa), or I, A, C (ID documents).
+    DocumentCode(&'static str),
 }
 
 fn allowed(class: Class, symbol: char) -> bool {
     match class {
         Class::Digit => symbol.is_ascii_digit(),
         Class::DigitFiller => symbol.is_ascii_digit() || symbol == '<',
-        Class::Alpha => symbol.is_ascii_uppercase(),
         Class::AlphaFiller => symbol.is_ascii_uppercase() || symbol == '<',
         Class::Sex => matches!(symbol, 'M' | 'F' | 'X' | '<'),
         Class::Any => true,
+        Class::DocumentCode(letters) => letters.contains(symbol),
     }
 }
 
@@ -126,7 +129,11 @@ fn layout(format: MrzFormat) -> (Vec<Vec<Class>>, Vec<CheckSpec>) {
         MrzFormat::Td3 | MrzFormat::MrvA | MrzFormat::Td2 | MrzFormat::MrvB => {
             let len = if matches!(format, MrzFormat::Td3 | MrzFormat::MrvA) { 44 } else { 36 };
             let mut l1 = vec![AlphaFiller; len];
-            l1[0] = Alpha;
+            l1[0] = DocumentCode(match format {
+                MrzFormat::Td3 => "P",
+                MrzFormat::MrvA | MrzFormat::MrvB => "V",
+                _ => "IAC",
+            });
             let mut l2 = vec![Any; len];
             fill(&mut l2, 9..10, Digit);
             fill(&mut l2, 10..13, AlphaFiller);
@@ -164,7 +171,8 @@ fn layout(format: MrzFormat) -> (Vec<Vec<Class>>, Vec<CheckSpec>) {
         }
         MrzFormat::Td1 => {
             let mut l1 = vec![Any; 30];
-            l1[0] = Alpha;
+            l1[0] = DocumentCode("IAC");
+            l1[1] = AlphaFiller;
             fill(&mut l1, 2..5, AlphaFiller);
             let mut l2 = vec![Any; 30];
             fill(&mut l2, 0..7, DigitFiller);
@@ -184,6 +192,7 @@ fn layout(format: MrzFormat) -> (Vec<Vec<Class>>, Vec<CheckSpec>) {
         }
         MrzFormat::FraId => {
             let mut l1 = vec![AlphaFiller; 36];
+            l1[0] = DocumentCode("I");
             fill(&mut l1, 30..36, Any);
             let mut l2 = vec![Any; 36];
             fill(&mut l2, 0..4, Digit);
@@ -255,8 +264,10 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
         let mut line_prob = Vec::new();
         for (pos, (cell, &class)) in cells.iter().zip(line_classes).enumerate() {
             let first = cell.options.first().copied().unwrap_or(('<', 0.0));
+            // A symbol the layout forbids keeps its place but counts as unread
+            // (probability zero), so the reading cannot be reported as certain.
             let chosen =
-                cell.options.iter().copied().find(|o| allowed(class, o.0)).unwrap_or(first);
+                cell.options.iter().copied().find(|o| allowed(class, o.0)).unwrap_or((first.0, 0.0));
             if chosen.0 != first.0 {
                 corrections.push(Correction {
                     line: line_idx,
@@ -332,15 +343,79 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
             }
         }
     }
+    let lines_text: Vec<String> = text.iter().map(|l| l.iter().collect()).collect();
     Ok(Reading {
         format,
-        lines: text.iter().map(|l| l.iter().collect()).collect(),
+        fields: fields(format, &lines_text),
+        lines: lines_text,
         valid,
         checks: results,
         corrections,
         min_unchecked_confidence: min_unchecked,
         min_confidence: min_all,
     })
+}
+
+fn trim(text: &str) -> String {
+    text.trim_end_matches('<').replace('<', " ").trim().to_owned()
+}
+
+/// Splits the lines into named fields, as printed.
+fn fields(format: MrzFormat, lines: &[String]) -> std::collections::BTreeMap<&'static str, String> {
+    let mut map = std::collections::BTreeMap::new();
+    let mut put = |name: &'static str, line: usize, start: usize, end: usize| {
+        if let Some(value) = lines.get(line).and_then(|l| l.get(start..end)) {
+            map.insert(name, trim(value));
+        }
+    };
+    let name_at = match format {
+        MrzFormat::Td1 => Some((2, 0, 30)),
+        MrzFormat::Td2 | MrzFormat::MrvB => Some((0, 5, 36)),
+        MrzFormat::Td3 | MrzFormat::MrvA => Some((0, 5, 44)),
+        MrzFormat::FraId => None,
+    };
+    match format {
+        MrzFormat::Td1 => {
+            put("document_code", 0, 0, 2);
+            put("issuing_state", 0, 2, 5);
+            put("document_number", 0, 5, 14);
+            put("optional_data_1", 0, 15, 30);
+            put("birth_date", 1, 0, 6);
+            put("sex", 1, 7, 8);
+            put("expiry_date", 1, 8, 14);
+            put("nationality", 1, 15, 18);
+            put("optional_data_2", 1, 18, 29);
+        }
+        MrzFormat::FraId => {
+            put("document_code", 0, 0, 2);
+            put("issuing_state", 0, 2, 5);
+            put("surname", 0, 5, 30);
+            put("document_number", 1, 0, 12);
+            put("given_names", 1, 13, 27);
+            put("birth_date", 1, 27, 33);
+            put("sex", 1, 34, 35);
+        }
+        _ => {
+            let end = lines.first().map_or(0, String::len);
+            put("document_code", 0, 0, 2);
+            put("issuing_state", 0, 2, 5);
+            put("document_number", 1, 0, 9);
+            put("nationality", 1, 10, 13);
+            put("birth_date", 1, 13, 19);
+            put("sex", 1, 20, 21);
+            put("expiry_date", 1, 21, 27);
+            let optional_end = if format == MrzFormat::Td3 { 42 } else if format == MrzFormat::Td2 { 35 } else { end };
+            put("optional_data", 1, 28, optional_end);
+        }
+    }
+    if let Some((line, start, end)) = name_at {
+        if let Some(name) = lines.get(line).and_then(|l| l.get(start..end)) {
+            let (surname, given) = name.split_once("<<").unwrap_or((name, ""));
+            map.insert("surname", trim(surname));
+            map.insert("given_names", trim(given));
+        }
+    }
+    map
 }
 
 #[cfg(test)]

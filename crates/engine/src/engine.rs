@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use crate::cells::CellGeometry;
 use crate::decode::Reading;
 use crate::error::ImageError;
 use crate::image::{DecodeLimits, decode};
@@ -108,6 +109,12 @@ impl Engine {
 
     /// Reads the MRZ of an already decoded, upright grayscale image.
     pub fn read_gray(&self, gray: &crate::gray::Gray) -> ImageReading {
+        self.read_gray_with_cells(gray).0
+    }
+
+    /// Like [`Engine::read_gray`], also returning the cell geometry of the
+    /// chosen reading (for drawing and for measuring the localiser).
+    pub fn read_gray_with_cells(&self, gray: &crate::gray::Gray) -> (ImageReading, Option<Vec<Vec<CellGeometry>>>) {
         let started = Instant::now();
         let work = work_image(gray);
         let (candidates, report) = locate(&work.image);
@@ -123,11 +130,12 @@ impl Engine {
                 }
             }
         }
+        let cells = best.as_ref().map(|b| b.cells.clone());
         let mut result = crate::diagnose::conclude(best, &report, gray, work.scale);
         result.image_width = gray.width;
         result.image_height = gray.height;
         result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
-        result
+        (result, cells)
     }
 }
 

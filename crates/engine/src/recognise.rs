@@ -37,13 +37,69 @@ fn reversed(row: &TextRow) -> TextRow {
     }
 }
 
-/// Places `n` cell centres along a row: an initial even spread between the
-/// row ends, refined by a least-squares fit of the single-glyph blobs to their
-/// nearest cell (with a quadratic term for perspective when the fit supports it).
+/// The cells a row's blobs occupy: every MRZ cell holds a glyph, so walking
+/// from blob to blob in steps of the typical spacing numbers the cells.
+struct RowIndex {
+    /// Number of cells from the first blob to the last.
+    span: usize,
+    /// Single-glyph blobs as (cell index, position along the row).
+    pairs: Vec<(f32, f32)>,
+    pitch: f32,
+}
+
+fn index_row(row: &TextRow) -> Option<RowIndex> {
+    let members: Vec<(f32, f32)> =
+        row.members.iter().map(|((x, y), len)| (x * row.dir.0 + y * row.dir.1, *len)).collect();
+    let single = |len: f32| len < row.height * 1.3;
+    let mut gaps: Vec<f32> = members
+        .windows(2)
+        .filter(|w| single(w[0].1) && single(w[1].1))
+        .map(|w| w[1].0 - w[0].0)
+        .filter(|&d| d > row.height * 0.6 && d < row.height * 1.8)
+        .collect();
+    if gaps.len() < 6 {
+        return None;
+    }
+    gaps.sort_by(f32::total_cmp);
+    let pitch = gaps[gaps.len() / 2];
+    // Cells covered by a blob of length `len` (touching fillers merge into one).
+    let covered = |len: f32| if single(len) { 1.0 } else { (((len - 0.6 * pitch) / pitch).round() + 1.0).max(1.0) };
+    let mut index = vec![0.0f32; members.len()];
+    for i in 1..members.len() {
+        let step = (members[i].0 - members[i - 1].0) / pitch;
+        let k = index[i - 1] + step;
+        index[i] = if single(members[i].1) && single(members[i - 1].1) { index[i - 1] + step.round().max(1.0) } else { k };
+    }
+    let first = index[0] - (covered(members[0].1) - 1.0) / 2.0;
+    let last_idx = members.len() - 1;
+    let last = index[last_idx] + (covered(members[last_idx].1) - 1.0) / 2.0;
+    let span = (last - first).round() as usize + 1;
+    let pairs = members
+        .iter()
+        .zip(&index)
+        .filter(|(m, _)| single(m.1))
+        .map(|(m, &k)| ((k - first).round(), m.0))
+        .collect();
+    Some(RowIndex { span, pairs, pitch })
+}
+
+/// Places `n` cell centres along a row: from the blob numbering when it
+/// finds exactly `n` cells, otherwise by spreading `n` cells between the row
+/// ends; either way refined by a least-squares fit of single-glyph blobs to
+/// their cells, with a quadratic term for perspective when the data supports it.
 fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
-    let length = row.length();
-    let mut pitch = length / (n as f32 - 0.3);
-    let mut first = row.start + pitch * 0.35;
+    let (mut first, mut pitch, mut pairs) = match index_row(row) {
+        Some(index) if index.span == n => {
+            let pairs = index.pairs.clone();
+            let (a, b) = fit_linear(&pairs)?;
+            let _ = index.pitch;
+            (a, b, pairs)
+        }
+        _ => {
+            let pitch = row.length() / (n as f32 - 0.3);
+            (row.start + pitch * 0.35, pitch, Vec::new())
+        }
+    };
     let mut curve = 0.0f32;
     let singles: Vec<f32> = row
         .members
@@ -51,30 +107,37 @@ fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
         .filter(|(_, len)| *len < row.height * 1.3)
         .map(|((x, y), _)| x * row.dir.0 + y * row.dir.1)
         .collect();
+    let trusted = !pairs.is_empty();
     for round in 0..3 {
-        let mut pairs: Vec<(f32, f32)> = Vec::new();
-        for &s in &singles {
-            // Invert s = first + pitch*k + curve*k^2 approximately.
-            let k = ((s - first) / pitch).round();
-            if k < 0.0 || k > (n - 1) as f32 {
-                continue;
+        if !trusted {
+            pairs.clear();
+            for &s in &singles {
+                // Invert s = first + pitch k + curve k^2 by fixed-point steps.
+                let mut k = (s - first) / pitch;
+                for _ in 0..3 {
+                    k = (s - first - curve * k * k) / pitch;
+                }
+                let k = k.round();
+                if k < 0.0 || k > (n - 1) as f32 {
+                    continue;
+                }
+                let predicted = first + pitch * k + curve * k * k;
+                if (s - predicted).abs() < pitch * 0.4 {
+                    pairs.push((k, s));
+                }
             }
-            let predicted = first + pitch * k + curve * k * k;
-            if (s - predicted).abs() < pitch * 0.45 {
-                pairs.push((k, s));
-            }
+        } else if round > 0 {
+            // Drop blobs that sit far from their cell (a stray mark, a split glyph).
+            pairs.retain(|&(k, s)| (s - (first + pitch * k + curve * k * k)).abs() < pitch * 0.3);
         }
         if pairs.len() < n / 3 {
             break;
         }
-        let quadratic = round > 0 && pairs.len() > n / 2;
-        let fit = if quadratic {
-            fit_quadratic(&pairs)
-        } else {
-            fit_linear(&pairs).map(|(a, b)| (a, b, 0.0))
-        };
+        let quadratic = pairs.len() > n / 2;
+        let fit = if quadratic { fit_quadratic(&pairs) } else { fit_linear(&pairs).map(|(a, b)| (a, b, 0.0)) };
         if let Some((a, b, c)) = fit {
-            if b <= 0.0 || (b - pitch).abs() > pitch * 0.25 {
+            let end_shift = c * ((n - 1) * (n - 1)) as f32;
+            if b <= 0.0 || (b - pitch).abs() > pitch * 0.25 || end_shift.abs() > pitch * n as f32 * 0.2 {
                 break;
             }
             first = a;
@@ -82,9 +145,14 @@ fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
             curve = c;
         }
     }
-    let positions: Vec<f32> =
-        (0..n).map(|k| first + pitch * k as f32 + curve * (k * k) as f32).collect();
+    let positions: Vec<f32> = (0..n).map(|k| first + pitch * k as f32 + curve * (k * k) as f32).collect();
     Some(positions)
+}
+
+/// The number of cells the blob numbering finds in each row, when they agree.
+fn counted_length(candidate: &MrzCandidate) -> Option<usize> {
+    let spans: Vec<usize> = candidate.rows.iter().filter_map(index_row).map(|i| i.span).collect();
+    spans.iter().copied().find(|s| [30, 36, 44].contains(s))
 }
 
 fn fit_linear(pairs: &[(f32, f32)]) -> Option<(f32, f32)> {
@@ -147,14 +215,15 @@ fn row_cells(row: &TextRow, n: usize, scale: f32) -> Option<Vec<CellGeometry>> {
         .map(|(k, &s)| {
             let pitch = if k + 1 < n { positions[k + 1] - s } else { s - positions[k - 1] };
             let (x, y) = row.point_at(s);
-            let along = (
-                (row.dir.0 + normal.0 * row.slope) * pitch * inv,
-                (row.dir.1 + normal.1 * row.slope) * pitch * inv,
-            );
+            // The fitted row direction, which may differ from the search angle by
+            // a few degrees; the cell's vertical is kept perpendicular to it.
+            let norm = (1.0 + row.slope * row.slope).sqrt();
+            let unit = ((row.dir.0 + normal.0 * row.slope) / norm, (row.dir.1 + normal.1 * row.slope) / norm);
+            let height = row.height * inv;
             CellGeometry {
                 centre: (x * inv, y * inv),
-                along,
-                across: (normal.0 * row.height * inv, normal.1 * row.height * inv),
+                along: (unit.0 * pitch * inv, unit.1 * pitch * inv),
+                across: (-unit.1 * height, unit.0 * height),
             }
         })
         .collect();
@@ -185,6 +254,9 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> (Vec<CellCandi
 fn line_lengths(candidate: &MrzCandidate) -> Vec<usize> {
     if candidate.rows.len() == 3 {
         return vec![30];
+    }
+    if let Some(n @ (36 | 44)) = counted_length(candidate) {
+        return vec![n];
     }
     let row = &candidate.rows[0];
     let ratio = row.length() / row.height;
@@ -234,6 +306,9 @@ pub(crate) fn read_candidate(
                 continue;
             };
             let dir = rows[0].dir;
+            if std::env::var_os("MRTD_DEBUG").is_some() {
+                eprintln!("n {n} back {backwards} score {mean_log:.3} valid {:?} lines {:?} rows {}", reading.checks.iter().map(|c| c.valid).collect::<Vec<_>>(), reading.lines, rows.iter().map(|r| format!("[{:.0}..{:.0} h{:.1} m{}]", r.start, r.end, r.height, r.members.len())).collect::<Vec<_>>().join(" "));
+            }
             let rotation = (dir.1.atan2(dir.0).to_degrees() + 360.0) % 360.0;
             attempts.push(Attempt {
                 reading,
