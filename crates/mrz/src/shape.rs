@@ -1,6 +1,6 @@
 //! From input lines to a grid of the right shape, and which format it is.
 
-use crate::candidates::{in_alphabet, letter_for};
+use crate::candidates::{digit_for, in_alphabet, letter_for};
 use crate::check_digit::{agrees, compute};
 use crate::layout::{Format, Layout, field_chars};
 use crate::reading::{Warning, WarningCode};
@@ -136,7 +136,7 @@ pub(crate) fn plausibility(grid: &[Vec<char>]) -> Result<(), NotMrz> {
 }
 
 /// How many check digits a layout verifies on the grid as it stands.
-fn n_verified(layout: &Layout, grid: &[Vec<char>]) -> usize {
+fn n_verified(layout: &Layout, grid: &[Vec<char>]) -> u32 {
     layout
         .checks
         .iter()
@@ -146,7 +146,36 @@ fn n_verified(layout: &Layout, grid: &[Vec<char>]) -> usize {
             let printed = grid.get(line).and_then(|row| row.get(column)).copied();
             matches!((printed, computed), (Some(p), Some(c)) if agrees(p, c))
         })
-        .count()
+        .fold(0, |n, _| n + 1)
+}
+
+/// What a line 2 cell holds in a layout: `D` digits, `L` letters or fillers, `S` the sex cell.
+type Structure = [(usize, usize, char); 4];
+
+/// Old French ID line 2: issue YYMM, first given-name letter, birth date, sex (1-based).
+const FRENCH_LINE2: Structure = [(1, 4, 'D'), (14, 14, 'L'), (28, 33, 'D'), (35, 35, 'S')];
+
+/// TD2 line 2: nationality, birth date, sex, expiry date (1-based).
+const TD2_LINE2: Structure = [(11, 13, 'L'), (14, 19, 'D'), (21, 21, 'S'), (22, 27, 'D')];
+
+/// The fraction of structured line 2 cells that hold what the layout expects there.
+fn structure(grid: &[Vec<char>], expected: &Structure) -> f64 {
+    let Some(line) = grid.get(1) else { return 0.0 };
+    let mut n_cells = 0u32;
+    let mut n_matching = 0u32;
+    for &(first, last, kind) in expected {
+        for column in first..=last {
+            let c = line.get(column - 1).copied().unwrap_or(' ');
+            let matches = match kind {
+                'D' => c.is_ascii_digit() || digit_for(c).is_some(),
+                'L' => c.is_ascii_uppercase() || c == '<',
+                _ => matches!(c, 'M' | 'F' | '<'),
+            };
+            n_cells += 1;
+            n_matching += u32::from(matches);
+        }
+    }
+    f64::from(n_matching) / f64::from(n_cells.max(1))
 }
 
 /// Decides the format of a grid of valid shape.
@@ -162,9 +191,12 @@ pub(crate) fn detect_format(grid: &[Vec<char>]) -> Result<Format, NotMrz> {
         (2, 44) => Format::Td3,
         (2, 36) if lead.first() == Some(&'V') => Format::MrvB,
         (2, 36) if lead == ['I', 'D', 'F', 'R', 'A'] => {
-            // The old French card shares TD2's shape and prefix; its check digits decide.
-            let french = n_verified(&Layout::new(Format::FraId, grid), grid);
-            let td2 = n_verified(&Layout::new(Format::Td2, grid), grid);
+            // The old French card shares TD2's shape and prefix: check digits and the line 2
+            // structure of each layout decide.
+            let french = f64::from(n_verified(&Layout::new(Format::FraId, grid), grid))
+                + 3.0 * structure(grid, &FRENCH_LINE2);
+            let td2 = f64::from(n_verified(&Layout::new(Format::Td2, grid), grid))
+                + 3.0 * structure(grid, &TD2_LINE2);
             if td2 > french { Format::Td2 } else { Format::FraId }
         }
         (2, 36) => Format::Td2,
