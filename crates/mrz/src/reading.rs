@@ -4,9 +4,9 @@
 //! which is exactly what `mrtd parse` prints.
 
 use crate::codes::CodeInfo;
-use crate::date::Date;
+use crate::date::{Date, days_in_month};
 use crate::layout::{CheckName, FieldName, Format};
-use crate::mrz_date::MrzDate;
+use crate::mrz_date::{DateKind, MrzDate};
 
 #[cfg(feature = "serde")]
 fn serialize_char<S: serde::Serializer>(c: &char, serializer: S) -> Result<S::Ok, S::Error> {
@@ -381,8 +381,43 @@ impl Reading {
     }
 
     /// Whether the holder is at least `years` old on `on`.
+    ///
+    /// A partly unknown birth date still answers when every day it could stand for gives the
+    /// same answer (born in 1974, month and day unknown, is over 18 in 2026); otherwise `None`.
     pub fn is_at_least(&self, years: u32, on: Date) -> Option<bool> {
-        self.age_on(on).map(|age| age >= years)
+        let (earliest, latest) = self.birth_date_bounds()?;
+        let youngest = latest.whole_years_until(on).unwrap_or(0);
+        let oldest = earliest.whole_years_until(on)?;
+        if youngest >= years {
+            Some(true)
+        } else if oldest < years {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The earliest and latest calendar days the birth date can stand for.
+    fn birth_date_bounds(&self) -> Option<(Date, Date)> {
+        let birth = &self.dates.birth;
+        match birth.kind {
+            DateKind::Full => birth.date().map(|date| (date, date)),
+            DateKind::Partial => {
+                let year = birth.year?;
+                let (first_month, last_month) = match birth.month {
+                    Some(month) if (1..=12).contains(&month) => (month, month),
+                    Some(_) => return None,
+                    None => (1, 12),
+                };
+                let last_day = birth.day.unwrap_or(days_in_month(year, last_month));
+                let first_day = birth.day.unwrap_or(1);
+                Some((
+                    Date::new(year, first_month, first_day)?,
+                    Date::new(year, last_month, last_day)?,
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// Whether the document has not expired on `on` (it is valid through its expiry day).

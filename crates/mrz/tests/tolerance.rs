@@ -73,6 +73,12 @@ fn unknown_birth_date_parts_are_typed_not_errors() {
     assert_eq!(reading.fields.birth_date, None);
     assert_eq!(reading.derived.age_years, None);
     assert!(has_warning(&reading, WarningCode::UnusualDate));
+    // Born some day in 1974: over 18 now, not yet 52 for sure, and under 18 in 1990.
+    let on = Date::new(2026, 11, 29).unwrap();
+    assert_eq!(reading.is_at_least(18, on), Some(true));
+    assert_eq!(reading.is_at_least(52, on), None);
+    assert_eq!(reading.is_at_least(18, Date::new(1990, 1, 1).unwrap()), Some(false));
+    assert_eq!(reading.age_on(on), None);
     let doc = Doc { birth: "<<<<<<".into(), ..specimen() };
     let reading = read(&emit(Format::Td3, &doc));
     assert!(reading.valid);
