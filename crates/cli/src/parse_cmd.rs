@@ -13,7 +13,8 @@ use mrtd_mrz::{Date, ParseOptions, parse_text};
 /// Arguments of `mrtd parse`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ParseArgs {
-    /// The MRZ lines (2 or 3); read from standard input, one per line, when none are given.
+    /// The MRZ lines (2 or 3). Without them, lines are read from standard input, where text
+    /// around the zone (a header above it) is ignored.
     #[arg(value_name = "LINE", num_args = 0..=3)]
     lines: Vec<String>,
     /// Reference date for centuries, expiry and age, as YYYY-MM-DD (default: today, UTC).

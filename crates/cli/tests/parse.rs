@@ -139,6 +139,22 @@ fn lines_can_come_from_standard_input() {
 }
 
 #[test]
+fn ocr_text_on_standard_input_may_have_lines_around_the_zone() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["parse", "--today", "2026-11-29"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("mrtd runs");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "PASSPORT  UTOPIA\n{TD3_LINE1}\n{TD3_LINE2}\n").unwrap();
+    drop(stdin);
+    let reading = json(&child.wait_with_output().unwrap());
+    assert_eq!(reading["valid"], true);
+    assert_eq!(reading["warnings"][0]["code"], "lines_ignored");
+}
+
+#[test]
 fn input_that_is_not_an_mrz_exits_two_with_one_line() {
     let output = mrtd(&["parse", "hello", "world"]);
     assert_eq!(output.status.code(), Some(2));

@@ -96,11 +96,12 @@ impl Default for ParseOptions {
 /// Reads MRZ text lines.
 ///
 /// Lines are trimmed, uppercased and stripped of spaces; a single line holding a whole zone is
-/// split; a line up to two cells short or long at a trailing filler run is fitted. Letters in
+/// split; a line up to two cells short or long at a trailing filler run is fitted; other lines
+/// around an exactly shaped zone (a header, a caption) are ignored with a warning. Letters in
 /// digit-only cells and digits in letter-only cells are mapped by the usual confusions; other
 /// confusions become candidates that only a check digit can confirm.
 pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, NotMrz> {
-    let (grid, warnings) = shape::fit_width(shape::text_lines(lines))?;
+    let (grid, warnings) = shape::select_zone(shape::text_lines(lines))?;
     shape::plausibility(&grid)?;
     let format = shape::detect_format(&grid)?;
     let layout = Layout::new(format, &grid);

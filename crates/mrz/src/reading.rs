@@ -340,6 +340,8 @@ pub enum WarningCode {
     DataAfterOverflow,
     /// A line was padded or trimmed at its end to the format's width.
     LineLengthAdjusted,
+    /// Lines around the zone were ignored.
+    LinesIgnored,
     /// A name field holds something other than letters and fillers.
     UnusualName,
     /// Several readings satisfy the check digits; see `ambiguities`.

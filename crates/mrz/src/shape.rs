@@ -120,6 +120,36 @@ pub(crate) fn fit_width(lines: Vec<Vec<char>>) -> Result<(Vec<Vec<char>>, Vec<Wa
     Ok((fitted, warnings))
 }
 
+/// Finds the zone in text with other lines around it (a header, a caption): the last run of
+/// consecutive lines with an exact zone shape, since the zone is printed at the bottom.
+pub(crate) fn select_zone(lines: Vec<Vec<char>>) -> Result<(Vec<Vec<char>>, Vec<Warning>), NotMrz> {
+    let n_lines = lines.len();
+    let fitted = fit_width(lines.clone());
+    if fitted.is_ok() || n_lines < 3 {
+        return fitted;
+    }
+    let exact = |start: usize, n: usize, width: usize| {
+        lines.get(start..start + n).is_some_and(|run| run.iter().all(|line| line.len() == width))
+    };
+    let zone = (0..n_lines).rev().find_map(|start| {
+        [(3, 30), (2, 44), (2, 36)]
+            .into_iter()
+            .find(|(n, width)| exact(start, *n, *width))
+            .map(|(n, _)| (start, n))
+    });
+    let Some((start, n)) = zone else { return fitted };
+    let warning = Warning {
+        code: WarningCode::LinesIgnored,
+        message: format!(
+            "{} of {n_lines} lines are not part of the zone and were ignored",
+            n_lines - n
+        ),
+        line: None,
+        column: None,
+    };
+    Ok((lines[start..start + n].to_vec(), vec![warning]))
+}
+
 /// Checks that a grid (already of a valid shape) reads as MRZ text at all.
 pub(crate) fn plausibility(grid: &[Vec<char>]) -> Result<(), NotMrz> {
     let n_cells: usize = grid.iter().map(Vec::len).sum();
@@ -251,6 +281,21 @@ mod tests {
         assert_eq!(warnings.len(), 1);
         let truncated: Vec<char> = full[..43].to_vec();
         assert!(fit_width(vec![full, truncated]).is_err());
+    }
+
+    #[test]
+    fn finds_the_zone_below_other_text() {
+        let lines = text_lines(&[
+            "REPUBLIC OF UTOPIA",
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+            "",
+        ]);
+        let (grid, warnings) = select_zone(lines).unwrap();
+        assert_eq!(grid.len(), 2);
+        assert_eq!(grid[0][0], 'P');
+        assert_eq!(warnings[0].code, WarningCode::LinesIgnored);
+        assert!(select_zone(text_lines(&["A", "B", "C", "D"])).is_err());
     }
 
     #[test]
