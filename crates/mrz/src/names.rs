@@ -43,6 +43,16 @@ pub(crate) fn misread_fillers(field: &[char]) -> Vec<usize> {
     let Some(separator) = field.windows(2).position(|pair| pair == ['<', '<']) else {
         return Vec::new();
     };
+    let is_filler_like = |c: &char| matches!(c, '<' | 'K' | 'S' | 'C' | 'E' | 'X');
+    // The separator is exactly two fillers; three or more mean there is no secondary identifier
+    // and the rest of the field is filler.
+    if field.get(separator + 2) == Some(&'<') {
+        let tail = &field[separator..];
+        if tail.iter().all(is_filler_like) {
+            return (separator..field.len()).filter(|idx| field[*idx] != '<').collect();
+        }
+        return Vec::new();
+    }
     let secondary_start =
         (separator + 2..field.len()).find(|idx| field.get(*idx).is_some_and(|c| *c != '<'));
     let Some(secondary_start) = secondary_start else {
@@ -54,7 +64,7 @@ pub(crate) fn misread_fillers(field: &[char]) -> Vec<usize> {
     };
     let run_start = secondary_start + run_offset;
     let tail = &field[run_start..];
-    if !tail.iter().all(|c| matches!(c, '<' | 'K' | 'S' | 'C' | 'E' | 'X')) {
+    if !tail.iter().all(is_filler_like) {
         return Vec::new();
     }
     (run_start..field.len()).filter(|idx| field[*idx] != '<').collect()
@@ -104,5 +114,8 @@ mod tests {
         // A real letter in the tail means the structure is not a filler run.
         assert!(misread_fillers(&chars("SMITH<<ANNA<<MARIA<<<")).is_empty());
         assert!(misread_fillers(&chars("SMITH")).is_empty());
+        // Without a secondary identifier the fillers start with a run of three or more.
+        assert_eq!(misread_fillers(&chars("ARKFREITH<<<<KK<<<")), vec![13, 14]);
+        assert!(misread_fillers(&chars("ARKFREITH<<<<ANNA<<<")).is_empty());
     }
 }
