@@ -160,6 +160,10 @@ pub(crate) fn text_cell(read: char, class: CellClass) -> Cell {
     if class_allows(class, base) {
         if class == CellClass::Alnum {
             options.extend(alnum_confusions(base).iter().map(|c| (*c, CONFUSION_COST)));
+        } else if class == CellClass::Digit && base == '<' {
+            // A filler is legitimate in an unknown birth date or an empty field's check digit,
+            // but recognisers also drop digits into fillers: only a check digit can say which.
+            options.extend(('0'..='9').map(|c| (c, UNKNOWN_COST)));
         }
     } else if class != CellClass::Sex {
         options.extend(class_alphabet(class).into_iter().map(|c| (c, UNKNOWN_COST)));

@@ -205,3 +205,17 @@ fn recogniser_shape_errors_are_not_mrz() {
     let error = decode_cells(&grid, &options()).unwrap_err();
     assert!(error.to_string().starts_with("expected 2 or 3 lines of 30, 36 or 44"));
 }
+
+#[test]
+fn a_digit_lost_to_a_filler_is_restored_by_its_check_digit() {
+    let truth = emit(Format::Td3, &specimen());
+    // The expiry check digit `9` read as a filler.
+    let reading = read(&replace(&truth, 2, 28, '<'));
+    assert_eq!(reading.lines, truth);
+    assert_eq!(reading.corrections[0].why, Why::CheckDigit);
+    // An unknown birth date printed as fillers verifies as it is and is left alone.
+    let unknown = emit(Format::Td3, &Doc { birth: "<<<<<<".into(), ..specimen() });
+    let reading = read(&unknown);
+    assert!(reading.valid);
+    assert!(reading.corrections.is_empty());
+}
