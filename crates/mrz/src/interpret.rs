@@ -25,14 +25,17 @@ pub(crate) struct Interpretation {
     pub(crate) derived: Derived,
 }
 
+/// A warning, with its place converted to the 1-based positions the output uses.
 fn warning(code: WarningCode, message: String, cell: Option<(usize, usize)>) -> Warning {
     Warning { code, message, line: cell.map(|c| c.0 + 1), column: cell.map(|c| c.1 + 1) }
 }
 
+/// A field's value: fillers at either end are padding, not data.
 fn strip(chars: &[char]) -> String {
     chars.iter().collect::<String>().trim_matches('<').to_owned()
 }
 
+/// A span as the 1-based inclusive range the output uses.
 fn range(span: &Span) -> CellRange {
     CellRange { line: span.line + 1, from: span.start + 1, to: span.start + span.len }
 }
@@ -41,6 +44,8 @@ fn char_at(grid: &[Vec<char>], pos: (usize, usize)) -> Option<char> {
     grid.get(pos.0).and_then(|row| row.get(pos.1)).copied()
 }
 
+/// Verdicts of every check digit the layout defines, in zone order; absent ones are listed too,
+/// so a reader can tell "not printed" from "not checked".
 fn evaluate_checks(layout: &Layout, grid: &[Vec<char>], warnings: &mut Vec<Warning>) -> Vec<Check> {
     let mut checks = Vec::new();
     let classes = layout.cell_classes();
@@ -67,6 +72,8 @@ fn evaluate_checks(layout: &Layout, grid: &[Vec<char>], warnings: &mut Vec<Warni
         let computed = if misplaced_letter { None } else { compute(covered.iter().copied()) };
         let printed = char_at(grid, digit);
         let verified = matches!((printed, computed), (Some(p), Some(c)) if agrees(p, c));
+        // Doc 9303 allows `<` as the check digit of an empty personal number (TD3 position 43);
+        // anywhere else a filler check digit is an issuer's deviation worth a warning.
         let empty_field = covered.iter().all(|c| *c == '<');
         if printed == Some('<') && !(spec.name == CheckName::OptionalData && empty_field) {
             warnings.push(warning(
@@ -88,6 +95,7 @@ fn evaluate_checks(layout: &Layout, grid: &[Vec<char>], warnings: &mut Vec<Warni
     checks
 }
 
+/// The check digit's name in warning sentences.
 pub(crate) fn check_label(name: CheckName) -> &'static str {
     match name {
         CheckName::DocumentNumber => "document number",
@@ -98,6 +106,8 @@ pub(crate) fn check_label(name: CheckName) -> &'static str {
     }
 }
 
+/// Per-field evidence from the check verdicts, and the residual risk a verified reading keeps:
+/// fields nothing covers, and covered cells whose usual misread no check digit would notice.
 fn evidence_and_risk(
     layout: &Layout,
     grid: &[Vec<char>],
@@ -124,6 +134,7 @@ fn evidence_and_risk(
         } else {
             EvidenceStatus::Verified
         };
+        // On every ICAO format one name field holds both identifiers, so both share its evidence.
         let names: &[FieldName] =
             if spec.name == FieldName::Surname && layout.format != Format::FraId {
                 &[FieldName::Surname, FieldName::GivenNames]
@@ -136,6 +147,8 @@ fn evidence_and_risk(
                 risk.push(ResidualRisk::UncoveredField { field: *name });
             }
         }
+        // Only alphanumeric cells can hold both members of a blind pair; uncovered fields are
+        // already reported whole.
         if covering.is_empty() || spec.class != CellClass::Alnum {
             continue;
         }
@@ -165,6 +178,8 @@ fn evidence_and_risk(
     (evidence, risk)
 }
 
+/// Whether the document code is one Doc 9303 allows for the format (TD1/TD2: `I`, `A` or `C`
+/// first, never `V` second). Real documents deviate (Estonian `RP`), so this only warns.
 fn document_code_conforms(format: Format, code: &[char]) -> bool {
     let first = code.first().copied().unwrap_or('<');
     let second = code.get(1).copied().unwrap_or('<');
@@ -176,6 +191,8 @@ fn document_code_conforms(format: Format, code: &[char]) -> bool {
     }
 }
 
+/// A sentence for a date that is not a complete calendar day; fillers are allowed only in a
+/// birth date (Part 3 §4.8), so they are a deviation in an expiry or issue date.
 fn date_warning(date: &MrzDate, what: &str, expiry: bool) -> Option<String> {
     match date.kind {
         DateKind::Full => None,
@@ -204,6 +221,7 @@ pub(crate) fn interpret_grid(
         layout.field(name).and_then(|spec| spec.spans.first()).map(|s| (s.line, s.start))
     };
 
+    // `valid` is about the arithmetic only: absent digits neither help nor hurt.
     let checks = evaluate_checks(layout, grid, &mut warnings);
     let valid = checks.iter().all(|check| check.status != CheckStatus::Refuted);
 
@@ -221,6 +239,7 @@ pub(crate) fn interpret_grid(
     }
     let issuer = strip(&chars_of(FieldName::Issuer).unwrap_or_default());
     let nationality = chars_of(FieldName::Nationality).map(|chars| strip(&chars));
+    // No check digit covers these codes, so an unknown one is the only hint of a misread.
     let issuer_info = classify(&issuer);
     let nationality_info = nationality.as_deref().map(classify);
     for (info, name) in [
@@ -236,6 +255,7 @@ pub(crate) fn interpret_grid(
         }
     }
 
+    // Trailing fillers of a short number (`HA672242<`) are padding, never data.
     let number_chars = chars_of(FieldName::DocumentNumber).unwrap_or_default();
     let document_number = number_chars.iter().collect::<String>().trim_end_matches('<').to_owned();
 
@@ -275,6 +295,7 @@ pub(crate) fn interpret_grid(
         }
     };
 
+    // The old French card keeps surname and given names in separate fields on separate lines.
     let name_chars = chars_of(FieldName::Surname).unwrap_or_default();
     let (surname, given_names, names_possibly_truncated) = if format == Format::FraId {
         let (surname, surname_full) = single_identifier(&name_chars);
@@ -294,6 +315,7 @@ pub(crate) fn interpret_grid(
         ));
     }
 
+    // Part 11 puts only fillers after a long number's check digit (cheminfo/mrz#36).
     if let Some((line, column)) = layout.overflow_marker {
         let rest = chars_of(FieldName::OptionalData).map(|chars| strip(&chars)).unwrap_or_default();
         if !rest.is_empty() {

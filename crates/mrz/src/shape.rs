@@ -151,6 +151,9 @@ pub(crate) fn select_zone(lines: Vec<Vec<char>>) -> Result<(Vec<Vec<char>>, Vec<
 }
 
 /// Checks that a grid (already of a valid shape) reads as MRZ text at all.
+///
+/// A zone always starts with a document code letter, and even a poor read is mostly MRZ
+/// characters: a quarter or more outside the alphabet means this is some other text.
 pub(crate) fn plausibility(grid: &[Vec<char>]) -> Result<(), NotMrz> {
     let n_cells: usize = grid.iter().map(Vec::len).sum();
     let n_invalid = grid.iter().flatten().filter(|c| !in_alphabet(**c)).count();
@@ -238,7 +241,8 @@ pub(crate) fn detect_format(grid: &[Vec<char>]) -> Result<Format, NotMrz> {
     Ok(format)
 }
 
-/// Checks the shape of recogniser output (no padding: cells are positional).
+/// Checks the shape of recogniser output. Cells are positional, so unlike text no padding or
+/// trimming is attempted: a missing cell would shift every field after it.
 pub(crate) fn check_cells_shape(lengths: &[usize]) -> Result<(), NotMrz> {
     let ok = match lengths {
         [a, b, c] => [a, b, c].iter().all(|len| **len == 30),

@@ -47,6 +47,7 @@ struct Option_ {
     residue: u32,
 }
 
+/// Cells that stand or fall together under one check digit.
 #[derive(Debug)]
 struct Group {
     own: Option<CheckName>,
@@ -81,7 +82,8 @@ fn satisfied(spec: &CheckSpec, char_at: &dyn Fn(Pos) -> Option<char>) -> bool {
     char_at(digit_pos).is_some_and(|c| agrees(c, computed))
 }
 
-/// Every reading of `positions` with at most `MAX_CHANGES` alternatives.
+/// Every reading of `positions` with at most `max_changes` alternatives; the unchanged reading
+/// comes first.
 fn enumerate(
     cells: &[Vec<Cell>],
     positions: &[Pos],
@@ -171,6 +173,8 @@ fn residue(
     Some(sum)
 }
 
+/// The groups of a zone: one per field check digit (field cells plus the digit), and one for
+/// the cells only the composite covers (plus the composite digit when no field owns it).
 fn build_groups(cells: &[Vec<Cell>], checks: &[CheckSpec], max_changes: usize) -> Vec<Group> {
     let composite_spec =
         checks.iter().find(|spec| spec.name == CheckName::Composite && spec.digit.is_some());
@@ -205,6 +209,8 @@ fn build_groups(cells: &[Vec<Cell>], checks: &[CheckSpec], max_changes: usize) -
                 options.push(Option_ { changes, cost, residue });
             }
         }
+        // A field no allowed change can repair stays as read and blocks the composite search:
+        // the composite would otherwise be "repaired" to agree with a field known to be wrong.
         let stuck = options.is_empty();
         if stuck {
             options.push(Option_ { changes: Vec::new(), cost: 0.0, residue: 0 });
@@ -268,6 +274,7 @@ fn combine(groups: &[Group]) -> Vec<(f64, Vec<usize>)> {
     std::mem::take(&mut states[0])
 }
 
+/// The group's text under one reading, for the ambiguity report.
 fn text_of(cells: &[Vec<Cell>], group: &Group, option: &Option_) -> String {
     group
         .cells
@@ -285,6 +292,7 @@ fn text_of(cells: &[Vec<Cell>], group: &Group, option: &Option_) -> String {
         .collect()
 }
 
+/// One reading's changes, in output positions.
 fn changes_of(cells: &[Vec<Cell>], group: &Group, option: &Option_) -> Vec<Change> {
     option
         .changes
@@ -356,11 +364,13 @@ pub(crate) fn solve(
 ) -> Outcome {
     let mut outcome = Outcome::default();
     let as_read = |spec: &CheckSpec| satisfied(spec, &|pos| valid_base(cells, pos));
+    // The top reading already satisfies everything: keep it, however likely the alternatives.
     if checks.iter().all(as_read) {
         return outcome;
     }
     let composite =
         checks.iter().find(|spec| spec.name == CheckName::Composite && spec.digit.is_some());
+    // See the module comment: a verifying composite vetoes every single-misread explanation.
     if composite.is_some_and(as_read) {
         return outcome;
     }
@@ -369,6 +379,8 @@ pub(crate) fn solve(
     let any_stuck = groups.iter().any(|group| group.stuck);
     let solutions = if has_composite && !any_stuck { combine(&groups) } else { Vec::new() };
     if let Some((best, _)) = solutions.first() {
+        // Every solution within the margin is as good as the best: only what they all agree on
+        // may be applied.
         let near: Vec<&(f64, Vec<usize>)> =
             solutions.iter().filter(|(cost, _)| *cost <= best + margin).collect();
         for (group_idx, group) in groups.iter().enumerate() {
