@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use mrtd_engine::{EngineBuilder, Status};
+use mrtd_engine::{EngineBuilder, ParseOptions, Status};
 use serde_json::json;
 
 use crate::scan_cmd::{FileOutcome, read_file};
@@ -68,14 +68,16 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot read {}", args.manifest.display()))?;
     let cases = parse_manifest(&text)?;
     let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
     let (mut n_mrz, mut n_exact, mut n_read_exact, mut n_valid, mut n_valid_wrong) = (0, 0, 0, 0, 0);
+    let mut n_read_wrong = 0;
     let (mut n_negative, mut n_false_positive, mut n_errors) = (0, 0, 0);
     let (mut chars_right, mut chars_total) = (0usize, 0usize);
     let mut timings = Vec::new();
     let mut failures = Vec::new();
     for case in &cases {
         let path = args.image_dir.join(&case.file);
-        let outcome = read_file(&engine, &path);
+        let outcome = read_file(&engine, &path, &options);
         let (status, lines, valid) = match &outcome {
             FileOutcome::Reading(image) => {
                 timings.push(image.timing_ms);
@@ -102,6 +104,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         n_read_exact += usize::from(exact && status == Some(Status::Read));
         n_valid += usize::from(valid);
         n_valid_wrong += usize::from(valid && !exact);
+        n_read_wrong += usize::from(status == Some(Status::Read) && !exact);
         for (idx, truth_line) in case.truth.iter().enumerate() {
             chars_total += truth_line.len();
             if let Some(line) = lines.get(idx) {
@@ -130,6 +133,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             "read_and_exact": n_read_exact,
             "all_check_digits_valid": n_valid,
             "valid_but_wrong": n_valid_wrong,
+            "read_but_wrong": n_read_wrong,
             "character_accuracy": ratio(chars_right, chars_total) / 100.0,
             "without_mrz": n_negative,
             "false_positives": n_false_positive,
@@ -150,6 +154,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         println!("  of which status read     {n_read_exact}");
         println!("all check digits valid     {n_valid} ({:.1} %)", ratio(n_valid, n_mrz));
         println!("valid but wrong            {n_valid_wrong}");
+        println!("  of which status read     {n_read_wrong}");
         println!("character accuracy         {:.2} %", ratio(chars_right, chars_total));
         println!("without an MRZ             {n_negative}");
         println!("false positives            {n_false_positive}");

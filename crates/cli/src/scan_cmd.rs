@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use mrtd_engine::{Engine, EngineBuilder, ImageReading, ReadOptions, Status};
+use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions, Status};
 use serde_json::{Value, json};
 
 /// Arguments of `mrtd scan`.
@@ -88,9 +88,9 @@ pub(crate) enum FileOutcome {
 }
 
 /// Reads one file with the engine.
-pub(crate) fn read_file(engine: &Engine, path: &Path) -> FileOutcome {
+pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) -> FileOutcome {
     match std::fs::read(path) {
-        Ok(bytes) => match engine.read(&bytes, &ReadOptions::default()) {
+        Ok(bytes) => match engine.read(&bytes, options) {
             Ok(reading) => FileOutcome::Reading(reading),
             Err(error) => FileOutcome::Error(error.to_string()),
         },
@@ -126,12 +126,14 @@ pub(crate) fn to_json(file: &Path, outcome: &FileOutcome) -> Value {
             json!({
                 "file": file.display().to_string(),
                 "status": status_name(image.status),
-                "format": reading.map(|r| r.format),
+                "format": reading.map(|r| r.format.as_str()),
                 "lines": reading.map(|r| r.lines.clone()).unwrap_or_default(),
                 "valid": reading.is_some_and(|r| r.valid),
                 "fields": reading.map(|r| json!(r.fields)).unwrap_or(json!({})),
                 "checks": reading.map(|r| json!(r.checks)).unwrap_or(json!([])),
                 "corrections": reading.map(|r| json!(r.corrections)).unwrap_or(json!([])),
+                "ambiguities": reading.map(|r| json!(r.ambiguities)).unwrap_or(json!([])),
+                "warnings": reading.map(|r| json!(r.warnings)).unwrap_or(json!([])),
                 "diagnostics": image.diagnostics,
                 "rotation_degrees": image.rotation_degrees,
                 "region": image.region,
@@ -150,12 +152,12 @@ fn table_row(file: &Path, outcome: &FileOutcome) -> String {
             let status = status_name(image.status);
             match &image.reading {
                 Some(reading) => {
-                    let field = |key: &str| reading.fields.get(key).cloned().unwrap_or_default();
-                    let name_text = format!("{}, {}", field("surname"), field("given_names"));
+                    let fields = &reading.fields;
+                    let name_text = format!("{}, {}", fields.surname, fields.given_names);
                     format!(
                         "{name:<36} {status:<8} {:<6} {:<12} {:<30} {:>6.0} ms",
-                        format!("{:?}", reading.format).to_uppercase(),
-                        field("document_number"),
+                        reading.format.as_str(),
+                        fields.document_number,
                         name_text,
                         image.timing_ms
                     )
@@ -173,6 +175,7 @@ fn table_row(file: &Path, outcome: &FileOutcome) -> String {
 pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let files = expand_paths(&args.paths)?;
     let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
     let stdout = std::io::stdout();
     let as_json = args.json || !stdout.is_terminal();
     let progress = if files.len() > 1 && !args.no_progress && std::io::stderr().is_terminal() {
@@ -192,7 +195,7 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     }
     let mut all_read = true;
     for file in &files {
-        let outcome = read_file(&engine, file);
+        let outcome = read_file(&engine, file, &options);
         all_read &= matches!(&outcome, FileOutcome::Reading(r) if r.status == Status::Read);
         let line = if as_json { to_json(file, &outcome).to_string() } else { table_row(file, &outcome) };
         if !write_line(&mut out, &line, progress.as_ref())? {

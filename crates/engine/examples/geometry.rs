@@ -16,7 +16,7 @@ fn main() {
     for idx in 0..count {
         let format = SynthFormat::ALL[idx % 5];
         let doc = generate(&mut rng, &font, format, &options);
-        let (reading, cells) = engine.read_gray_with_cells(&doc.image);
+        let (reading, cells) = engine.read_gray_with_cells(&doc.image, &mrtd_engine::ParseOptions::default());
         let got = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
         let ok = got == doc.lines.join("|") && reading.status == mrtd_engine::Status::Read;
         exact += usize::from(ok);

@@ -283,6 +283,43 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
         text.push(line_text);
         prob.push(line_prob);
     }
+    // Issuer and nationality must be known codes: no check digit covers them,
+    // so an unknown code is replaced by the likeliest known one among the
+    // candidates (a specimen-only or withdrawn code counts as known).
+    for (line, start) in code_fields(format) {
+        let current: String = text[line][start..start + 3].iter().collect();
+        if is_known_code(&current) {
+            continue;
+        }
+        let options: Vec<Vec<(char, f32)>> = (start..start + 3)
+            .map(|pos| {
+                lines[line][pos].options.iter().copied().filter(|o| allowed(Class::AlphaFiller, o.0)).take(3).collect()
+            })
+            .collect();
+        let mut best: Option<(f32, [(char, f32); 3])> = None;
+        for a in &options[0] {
+            for b in &options[1] {
+                for c in &options[2] {
+                    let code: String = [a.0, b.0, c.0].iter().collect();
+                    let joint = a.1 * b.1 * c.1;
+                    if is_known_code(&code) && best.is_none_or(|(p, _)| joint > p) {
+                        best = Some((joint, [*a, *b, *c]));
+                    }
+                }
+            }
+        }
+        if let Some((_, chosen)) = best {
+            for (offset, (symbol, p)) in chosen.iter().enumerate() {
+                let pos = start + offset;
+                if text[line][pos] != *symbol {
+                    corrections.push(Correction { line, position: pos, from: text[line][pos], to: *symbol, reason: "country_code" });
+                    text[line][pos] = *symbol;
+                    // A known code among the top candidates is strong evidence in itself.
+                    prob[line][pos] = p.max(0.5);
+                }
+            }
+        }
+    }
     // Repair failing check digits with the single most probable substitution.
     for check in &checks {
         if check_passes(&text, check) {
@@ -326,13 +363,7 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
     let results: Vec<Check> =
         checks.iter().map(|c| Check { field: c.field, valid: check_passes(&text, c) }).collect();
     let valid = results.iter().all(|c| c.valid);
-    let mut covered = vec![vec![false; lines[0].len()]; lines.len()];
-    for check in &checks {
-        for &(line, start, end) in &check.covers {
-            covered[line][start..end].iter_mut().for_each(|c| *c = true);
-        }
-        covered[check.at.0][check.at.1] = true;
-    }
+    let covered = coverage(&checks, lines.len(), lines[0].len());
     let mut min_unchecked: f32 = 1.0;
     let mut min_all: f32 = 1.0;
     for (line, probs) in prob.iter().enumerate() {
@@ -354,6 +385,69 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
         min_unchecked_confidence: min_unchecked,
         min_confidence: min_all,
     })
+}
+
+/// Which cells some check digit covers (the digits themselves included).
+fn coverage(checks: &[CheckSpec], n_lines: usize, len: usize) -> Vec<Vec<bool>> {
+    let mut covered = vec![vec![false; len]; n_lines];
+    for check in checks {
+        for &(line, start, end) in &check.covers {
+            covered[line][start..end].iter_mut().for_each(|c| *c = true);
+        }
+        covered[check.at.0][check.at.1] = true;
+    }
+    covered
+}
+
+/// Whether every character that no check digit covers was recognised with
+/// enough confidence to be reported without a warning.
+///
+/// `probability(line, position, symbol)` gives the classifier's probability for
+/// a symbol. Cells where a digit and a letter may both appear (optional data)
+/// need near certainty, since O/0 and I/1 look alike and nothing else can tell
+/// them apart; letter-only cells (names, codes) need less.
+pub(crate) fn unchecked_cells_certain(
+    format: MrzFormat,
+    lines: &[String],
+    probability: impl Fn(usize, usize, char) -> f32,
+) -> bool {
+    let (classes, checks) = layout(format);
+    if lines.len() != classes.len() || lines.iter().zip(&classes).any(|(l, c)| l.len() != c.len()) {
+        return false;
+    }
+    let covered = coverage(&checks, classes.len(), classes[0].len());
+    for (line_idx, line) in lines.iter().enumerate() {
+        for (pos, symbol) in line.chars().enumerate() {
+            if covered[line_idx][pos] {
+                continue;
+            }
+            let threshold = match classes[line_idx][pos] {
+                Class::AlphaFiller | Class::DocumentCode(_) | Class::Sex => 0.4,
+                _ => 0.9,
+            };
+            if probability(line_idx, pos, symbol) < threshold {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Where the three-letter issuer and nationality codes are: (line, start).
+fn code_fields(format: MrzFormat) -> Vec<(usize, usize)> {
+    match format {
+        MrzFormat::Td1 => vec![(0, 2), (1, 15)],
+        MrzFormat::FraId => vec![(0, 2)],
+        _ => vec![(0, 2), (1, 10)],
+    }
+}
+
+/// Whether a printed three-cell code is a known issuer or nationality code.
+fn is_known_code(code: &str) -> bool {
+    let trimmed = code.trim_end_matches('<');
+    !trimmed.is_empty()
+        && !trimmed.contains('<')
+        && mrtd_mrz::classify_code(trimmed).kind != mrtd_mrz::CodeKind::Unknown
 }
 
 fn trim(text: &str) -> String {

@@ -1,8 +1,10 @@
 //! Turning the best attempt (or its absence) into a status and diagnostics
 //! that say what went wrong in words a person can act on.
 
+use mrtd_mrz::ParseOptions;
+
 use crate::cells::CellGeometry;
-use crate::engine::is_confident;
+use crate::decode::unchecked_cells_certain;
 use crate::gray::Gray;
 use crate::locate::LocateReport;
 use crate::recognise::Attempt;
@@ -77,6 +79,7 @@ pub(crate) fn conclude(
     report: &LocateReport,
     gray: &Gray,
     scale: f32,
+    options: &ParseOptions,
 ) -> ImageReading {
     let mut diagnostics = Vec::new();
     let empty = |status, diagnostics| ImageReading {
@@ -112,11 +115,31 @@ pub(crate) fn conclude(
     };
 
     let reading = attempt.reading.clone();
+    // The published reading comes from the text engine's decoder, which knows
+    // every layout rule; the engine's own decoder only ranked the hypotheses.
+    // Both must agree, character for character, before the read is called certain.
+    let mut cells: Vec<Vec<mrtd_mrz::CellCandidates>> = attempt
+        .candidates
+        .iter()
+        .map(|line| line.iter().map(|c| mrtd_mrz::CellCandidates { options: c.options.clone() }).collect())
+        .collect();
+    // Country codes chosen from the known list are passed on as settled.
+    for correction in reading.corrections.iter().filter(|c| c.reason == "country_code") {
+        cells[correction.line][correction.position] = mrtd_mrz::CellCandidates::certain(correction.to);
+    }
+    let published = mrtd_mrz::decode_cells(&cells, options).ok();
+    let published_valid = published.as_ref().is_some_and(|p| p.valid);
+    let probability = |line: usize, pos: usize, symbol: char| {
+        cells[line][pos].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
+    };
+    let certain = published.as_ref().is_some_and(|p| {
+        p.valid && p.ambiguities.is_empty() && unchecked_cells_certain(reading.format, &p.lines, probability)
+    });
     let quad = region(&attempt.cells);
     let pitch = length(attempt.cells[0][0].along);
     let glyph_px = length(attempt.cells[0][0].across);
     let mean_confidence = attempt.score.exp();
-    let confident = is_confident(&reading);
+    let confident = certain;
     let n_checks_valid = reading.checks.iter().filter(|c| c.valid).count();
     // Without a passing check digit or a confident classifier this is not
     // evidence of an MRZ: an ordinary text block can look like two rows.
@@ -153,9 +176,12 @@ pub(crate) fn conclude(
             ),
         ));
     }
-    if !reading.valid {
-        let failed: Vec<&str> =
+    if !published_valid {
+        let mut failed: Vec<&str> =
             reading.checks.iter().filter(|c| !c.valid).map(|c| c.field).collect();
+        if failed.is_empty() {
+            failed.push("the document");
+        }
         diagnostics.push(diagnostic(
             DiagnosticCode::CheckDigitFailed,
             format!("Check digits do not match for: {}. Some characters were misread; a sharper, evenly lit photo usually fixes this.", failed.join(", ")),
@@ -167,9 +193,7 @@ pub(crate) fn conclude(
             ));
         }
     }
-    for (line_idx, line) in reading.lines.iter().enumerate() {
-        let _ = line;
-        let contrasts = &attempt.contrast[line_idx];
+    for (line_idx, contrasts) in attempt.contrast.iter().enumerate() {
         let weak = contrasts.iter().filter(|&&c| c < 8.0).count();
         if weak * 2 > contrasts.len() {
             diagnostics.push(diagnostic(
@@ -181,7 +205,13 @@ pub(crate) fn conclude(
             ));
         }
     }
-    if reading.valid && !confident {
+    if published.as_ref().is_some_and(|p| !p.ambiguities.is_empty()) {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::LowConfidence,
+            "More than one reading of the MRZ fits the check digits; the characters should be verified.".to_owned(),
+        ));
+    }
+    if published_valid && !confident {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The check digits match, but characters no check digit covers (names, issuing state) were read with low confidence; verify them.".to_owned(),
@@ -208,7 +238,7 @@ pub(crate) fn conclude(
     }
     ImageReading {
         status: if confident { Status::Read } else { Status::Partial },
-        reading: Some(reading),
+        reading: published,
         diagnostics,
         rotation_degrees: rotation,
         region: Some(quad),

@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use crate::cells::CellGeometry;
 use crate::decode::Reading;
+use mrtd_mrz::ParseOptions;
 use crate::error::ImageError;
 use crate::image::{DecodeLimits, decode};
 use crate::locate::{locate, work_image};
@@ -76,12 +77,6 @@ pub struct Engine {
     model: Mlp,
 }
 
-/// Options for a read. Kept separate from the configuration so that each
-/// request can carry its own (the reference date of the text engine, later).
-#[derive(Clone, Debug, Default)]
-#[non_exhaustive]
-pub struct ReadOptions {}
-
 impl Engine {
     /// The configuration in use.
     pub fn config(&self) -> &EngineConfig {
@@ -95,26 +90,30 @@ impl Engine {
     pub fn read(
         &self,
         image_bytes: &[u8],
-        _options: &ReadOptions,
+        options: &ParseOptions,
     ) -> Result<ImageReading, ImageError> {
         let started = Instant::now();
         let limits =
             DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
         let decoded = decode(image_bytes, limits)?;
-        let mut reading = self.read_gray(&decoded.gray);
+        let mut reading = self.read_gray(&decoded.gray, options);
         reading.image_format = decoded.format;
         reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(reading)
     }
 
     /// Reads the MRZ of an already decoded, upright grayscale image.
-    pub fn read_gray(&self, gray: &crate::gray::Gray) -> ImageReading {
-        self.read_gray_with_cells(gray).0
+    pub fn read_gray(&self, gray: &crate::gray::Gray, options: &ParseOptions) -> ImageReading {
+        self.read_gray_with_cells(gray, options).0
     }
 
     /// Like [`Engine::read_gray`], also returning the cell geometry of the
     /// chosen reading (for drawing and for measuring the localiser).
-    pub fn read_gray_with_cells(&self, gray: &crate::gray::Gray) -> (ImageReading, Option<Vec<Vec<CellGeometry>>>) {
+    pub fn read_gray_with_cells(
+        &self,
+        gray: &crate::gray::Gray,
+        options: &ParseOptions,
+    ) -> (ImageReading, Option<Vec<Vec<CellGeometry>>>) {
         let started = Instant::now();
         let work = work_image(gray);
         let (candidates, report) = locate(&work.image);
@@ -131,7 +130,7 @@ impl Engine {
             }
         }
         let cells = best.as_ref().map(|b| b.cells.clone());
-        let mut result = crate::diagnose::conclude(best, &report, gray, work.scale);
+        let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);
         result.image_width = gray.width;
         result.image_height = gray.height;
         result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;

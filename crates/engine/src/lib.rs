@@ -9,14 +9,14 @@
 //! ```no_run
 //! let engine = mrtd_engine::EngineBuilder::new().build();
 //! let bytes = std::fs::read("passport.jpg").unwrap();
-//! let reading = engine.read(&bytes, &mrtd_engine::ReadOptions::default()).unwrap();
+//! let reading = engine.read(&bytes, &mrtd_engine::ParseOptions::default()).unwrap();
 //! println!("{:?}: {:?}", reading.status, reading.reading.map(|r| r.lines));
 //! ```
 
 pub mod cells;
 pub mod check;
 mod components;
-pub mod decode;
+mod decode;
 mod diagnose;
 mod engine;
 mod error;
@@ -29,7 +29,7 @@ mod recognise;
 pub mod synth;
 mod types;
 
-pub use decode::{CellCandidates, Check, Correction, MrzFormat, Reading};
-pub use engine::{Engine, EngineBuilder, EngineConfig, ReadOptions};
+pub use engine::{Engine, EngineBuilder, EngineConfig};
+pub use mrtd_mrz::{ParseOptions, Reading};
 pub use error::ImageError;
 pub use types::{Diagnostic, DiagnosticCode, ImageReading, Status};

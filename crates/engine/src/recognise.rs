@@ -14,6 +14,8 @@ const TOP_K: usize = 4;
 #[derive(Clone, Debug)]
 pub(crate) struct Attempt {
     pub(crate) reading: Reading,
+    /// The classifier's top candidates per cell, line by line.
+    pub(crate) candidates: Vec<Vec<CellCandidates>>,
     /// Cell geometry in original image pixels, line by line.
     pub(crate) cells: Vec<Vec<CellGeometry>>,
     /// Raw contrast (standard deviation of gray levels) per cell.
@@ -306,12 +308,10 @@ pub(crate) fn read_candidate(
                 continue;
             };
             let dir = rows[0].dir;
-            if std::env::var_os("MRTD_DEBUG").is_some() {
-                eprintln!("n {n} back {backwards} score {mean_log:.3} valid {:?} lines {:?} rows {}", reading.checks.iter().map(|c| c.valid).collect::<Vec<_>>(), reading.lines, rows.iter().map(|r| format!("[{:.0}..{:.0} h{:.1} m{}]", r.start, r.end, r.height, r.members.len())).collect::<Vec<_>>().join(" "));
-            }
             let rotation = (dir.1.atan2(dir.0).to_degrees() + 360.0) % 360.0;
             attempts.push(Attempt {
                 reading,
+                candidates: lines,
                 cells,
                 contrast,
                 score: mean_log,

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::decode::Reading;
+use mrtd_mrz::Reading;
 
 /// The outcome of reading one image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -57,7 +57,7 @@ pub struct Diagnostic {
 pub struct ImageReading {
     /// Read, partial or no MRZ.
     pub status: Status,
-    /// The decoded MRZ when one was found.
+    /// The decoded MRZ when one was found (from the text engine's cell decoder).
     pub reading: Option<Reading>,
     /// Findings, most important first.
     pub diagnostics: Vec<Diagnostic>,

@@ -1,0 +1,54 @@
+//! Reads the twelve real specimen photos in `tests/data/images` and compares
+//! with their verified ground truth.
+
+use std::path::PathBuf;
+
+use mrtd_engine::{EngineBuilder, ReadOptions, Status};
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images")
+}
+
+fn manifest() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(data_dir().join("MANIFEST.tsv")).expect("the specimen manifest");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
+    let file_idx = header.iter().position(|h| *h == "file").expect("a file column");
+    let truth_idx = header.iter().position(|h| *h == "ground_truth_mrz").expect("a truth column");
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').collect();
+            (cells[file_idx].to_owned(), cells[truth_idx].to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn every_specimen_is_read_exactly() {
+    let engine = EngineBuilder::new().build();
+    let cases = manifest();
+    assert_eq!(cases.len(), 12);
+    let mut failures = Vec::new();
+    for (file, truth) in &cases {
+        let bytes = std::fs::read(data_dir().join(file)).expect("a specimen image");
+        let reading = engine.read(&bytes, &ReadOptions::default()).expect("a decodable image");
+        let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
+        if reading.status != Status::Read || &lines != truth {
+            failures.push(format!("{file}: {:?} {lines}", reading.status));
+        }
+    }
+    assert!(failures.is_empty(), "not read exactly:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn the_rotated_booklet_reports_its_rotation_and_region() {
+    let engine = EngineBuilder::new().build();
+    let bytes = std::fs::read(data_dir().join("0_pass-lva.jpg")).expect("a specimen image");
+    let reading = engine.read(&bytes, &ReadOptions::default()).expect("a decodable image");
+    assert!((reading.rotation_degrees - 90.0).abs() < 5.0, "rotation {}", reading.rotation_degrees);
+    let region = reading.region.expect("a region");
+    // The MRZ of this booklet runs down the left part of the photo.
+    assert!(region.iter().all(|&(x, _)| x < 400.0), "{region:?}");
+    let height = (region[1].1 - region[0].1).abs();
+    assert!(height > 900.0, "{region:?}");
+}

@@ -1,0 +1,52 @@
+//! Reads freshly generated synthetic photos of every format and scores them.
+//!
+//! Needs the OCR-B font of Debian's `fonts-ocr-b` package. The default run uses
+//! 100 photos; with `RUN_SLOW_TESTS` set it uses 500.
+
+use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
+use mrtd_engine::{EngineBuilder, Status};
+
+fn font() -> OcrFont {
+    let bytes = std::fs::read(DEBIAN_OCRB_PATH)
+        .unwrap_or_else(|error| panic!("install fonts-ocr-b ({DEBIAN_OCRB_PATH}): {error}"));
+    OcrFont::from_bytes(bytes).expect("an OpenType font")
+}
+
+#[test]
+fn synthetic_photos_are_read_exactly() {
+    let count = if std::env::var_os("RUN_SLOW_TESTS").is_some() { 500 } else { 100 };
+    let font = font();
+    let engine = EngineBuilder::new().build();
+    let mut rng = Rng::new(20_260_101);
+    let options = SceneOptions::default();
+    let mut exact = 0;
+    let mut failures = Vec::new();
+    for idx in 0..count {
+        let format = SynthFormat::ALL[idx % SynthFormat::ALL.len()];
+        let document = generate(&mut rng, &font, format, &options);
+        let reading = engine.read_gray(&document.image);
+        let truth = document.lines.join("|");
+        let got = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
+        if reading.status == Status::Read && got == truth {
+            exact += 1;
+        } else {
+            assert!(reading.status != Status::Read, "photo {idx}: read {got} but the truth is {truth}");
+            failures.push(format!("{idx} {format:?}: {:?} {got}", reading.status));
+        }
+    }
+    let rate = exact as f64 / count as f64;
+    assert!(rate >= 0.99, "{exact}/{count} exact; failures:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn photos_without_an_mrz_never_yield_one() {
+    let font = font();
+    let engine = EngineBuilder::new().build();
+    let mut rng = Rng::new(77);
+    let options = SceneOptions { with_mrz: false, ..SceneOptions::default() };
+    for idx in 0..20 {
+        let document = generate(&mut rng, &font, SynthFormat::ALL[idx % 5], &options);
+        let reading = engine.read_gray(&document.image);
+        assert_eq!(reading.status, Status::NoMrz, "photo {idx}: {:?}", reading.reading.map(|r| r.lines));
+    }
+}
