@@ -35,7 +35,11 @@ impl Shared {
     /// Creates the process state with a fresh random `requestState` key.
     pub fn new(legacy_sessions: bool) -> Self {
         let key: [u8; 32] = rand::random();
-        Shared { legacy_sessions, state_codec: RequestStateCodec::new(key.to_vec()), hub: Hub::default() }
+        Shared {
+            legacy_sessions,
+            state_codec: RequestStateCodec::new(key.to_vec()),
+            hub: Hub::default(),
+        }
     }
 }
 
@@ -158,7 +162,8 @@ impl ServerHandler for Fixture {
     ) -> Result<CompleteResult, ErrorData> {
         let values = prompts::complete(&request)?;
         let total = u32::try_from(values.len()).unwrap_or(u32::MAX);
-        let mut info = CompletionInfo::new(values).map_err(|e| ErrorData::internal_error(e, None))?;
+        let mut info =
+            CompletionInfo::new(values).map_err(|e| ErrorData::internal_error(e, None))?;
         info.total = Some(total);
         info.has_more = Some(false);
         Ok(CompleteResult::new(info))
@@ -200,7 +205,10 @@ impl ServerHandler for Fixture {
         Ok(())
     }
 
-    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
         // Every notification type the fixture can produce is accepted; rmcp narrows the
         // filter to what was requested and what `get_info` advertises.
         Some(requested.clone())

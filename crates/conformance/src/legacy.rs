@@ -7,8 +7,8 @@ use rmcp::{
     ErrorData, RoleServer,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-        CreateMessageRequestParams, ElicitRequestParams, ElicitationSchema,
-        LoggingLevel, LoggingMessageNotificationParam, SamplingMessage,
+        CreateMessageRequestParams, ElicitRequestParams, ElicitationSchema, LoggingLevel,
+        LoggingMessageNotificationParam, SamplingMessage,
     },
     service::RequestContext,
 };
@@ -41,7 +41,8 @@ pub async fn logging_tool(
     fixture: &Fixture,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let threshold = fixture.log_level.lock().ok().and_then(|level| *level).unwrap_or(LoggingLevel::Info);
+    let threshold =
+        fixture.log_level.lock().ok().and_then(|level| *level).unwrap_or(LoggingLevel::Info);
     let messages = ["Tool execution started", "Tool processing data", "Tool execution completed"];
     let mut sent = 0;
     if severity(LoggingLevel::Info) >= severity(threshold) {
@@ -49,13 +50,12 @@ pub async fn logging_tool(
             if index > 0 {
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            let mut params = LoggingMessageNotificationParam::new(LoggingLevel::Info, json!(message));
+            let mut params =
+                LoggingMessageNotificationParam::new(LoggingLevel::Info, json!(message));
             params.logger = Some("mrtd-conformance".into());
-            context
-                .peer
-                .notify_logging_message(params)
-                .await
-                .map_err(|e| ErrorData::internal_error(format!("could not send a log message: {e}"), None))?;
+            context.peer.notify_logging_message(params).await.map_err(|e| {
+                ErrorData::internal_error(format!("could not send a log message: {e}"), None)
+            })?;
             sent += 1;
         }
     }
@@ -111,13 +111,18 @@ pub async fn server_request_tool(
     elicit(message, schema, context).await
 }
 
-async fn sample(prompt: &str, context: &RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+async fn sample(
+    prompt: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
     let params = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 100);
     match context.peer.create_message(params).await {
         Ok(result) => {
             let reply = serde_json::to_value(&result).unwrap_or(Value::Null);
-            let answer = reply.pointer("/content/text").and_then(Value::as_str).unwrap_or("(no text)");
-            Ok(CallToolResult::success(vec![ContentBlock::text(format!("LLM response: {answer}"))]).into())
+            let answer =
+                reply.pointer("/content/text").and_then(Value::as_str).unwrap_or("(no text)");
+            Ok(CallToolResult::success(vec![ContentBlock::text(format!("LLM response: {answer}"))])
+                .into())
         }
         Err(error) => Ok(tool_error(format!("Sampling failed: {error}"))),
     }
@@ -130,7 +135,8 @@ async fn elicit(
 ) -> Result<CallToolResponse, ErrorData> {
     let requested_schema: ElicitationSchema = serde_json::from_value(schema)
         .map_err(|e| ErrorData::internal_error(format!("invalid elicitation schema: {e}"), None))?;
-    let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema };
+    let params =
+        ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema };
     match context.peer.create_elicitation(params).await {
         Ok(result) => {
             let reply = serde_json::to_value(&result).unwrap_or(Value::Null);

@@ -13,8 +13,8 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ContentBlock,
         CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
-        GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest,
-        InputRequiredResult, InputRequests, InputResponses, ListRootsRequest, LoggingLevel,
+        GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest, InputRequests,
+        InputRequiredResult, InputResponses, ListRootsRequest, LoggingLevel,
         LoggingMessageNotificationParam, PromptMessage, Role, SamplingMessage, SealOptions,
     },
     service::RequestContext,
@@ -74,7 +74,10 @@ fn text(text: impl Into<String>) -> CallToolResponse {
 }
 
 /// The answer under `key`: `Ok(None)` when absent, an error when it is not a result object.
-fn answer<'a>(responses: Option<&'a InputResponses>, key: &str) -> Result<Option<&'a Value>, ErrorData> {
+fn answer<'a>(
+    responses: Option<&'a InputResponses>,
+    key: &str,
+) -> Result<Option<&'a Value>, ErrorData> {
     match responses.and_then(|responses| responses.get(key)) {
         None => Ok(None),
         Some(value) if value.is_object() => Ok(Some(value)),
@@ -115,15 +118,18 @@ fn seal(fixture: &Fixture, tool: &str, round: u32) -> Result<String, ErrorData> 
         .shared
         .state_codec
         .seal_json_with(&json!({"tool": tool, "round": round}), &options)
-        .map_err(|e| ErrorData::internal_error(format!("could not seal the request state: {e}"), None))
+        .map_err(|e| {
+            ErrorData::internal_error(format!("could not seal the request state: {e}"), None)
+        })
 }
 
 /// Opens a state sealed by [`seal`] for `tool`; `Ok(None)` when the client sent none.
 fn open(fixture: &Fixture, tool: &str, state: Option<&str>) -> Result<Option<u32>, ErrorData> {
     let Some(state) = state else { return Ok(None) };
-    let payload: Value = fixture.shared.state_codec.open_json_with(state, tool.as_bytes()).map_err(|e| {
-        ErrorData::invalid_params(format!("requestState failed verification: {e}"), None)
-    })?;
+    let payload: Value =
+        fixture.shared.state_codec.open_json_with(state, tool.as_bytes()).map_err(|e| {
+            ErrorData::invalid_params(format!("requestState failed verification: {e}"), None)
+        })?;
     let round = payload.get("round").and_then(Value::as_u64).and_then(|r| u32::try_from(r).ok());
     round.map(Some).ok_or_else(|| ErrorData::invalid_params("requestState carries no round", None))
 }
@@ -147,14 +153,17 @@ pub fn call(
             require(caps.sampling.is_some(), "sampling")?;
             Ok(text("The client declared sampling, so this tool can run."))
         }
-        "test_streaming_elicitation" => match (answer(responses, "user_name")?, caps.elicitation.is_some()) {
-            (Some(response), _) => {
-                let name = elicited_string(response, "name").unwrap_or_else(|| "anonymous".into());
-                Ok(text(format!("Hello, {name}!")))
+        "test_streaming_elicitation" => {
+            match (answer(responses, "user_name")?, caps.elicitation.is_some()) {
+                (Some(response), _) => {
+                    let name =
+                        elicited_string(response, "name").unwrap_or_else(|| "anonymous".into());
+                    Ok(text(format!("Hello, {name}!")))
+                }
+                (None, true) => Ok(input_required(vec![("user_name", ask_name()?)], None)),
+                (None, false) => Ok(text("No input was needed: the client cannot be asked.")),
             }
-            (None, true) => Ok(input_required(vec![("user_name", ask_name()?)], None)),
-            (None, false) => Ok(text("No input was needed: the client cannot be asked.")),
-        },
+        }
         ELICITATION => {
             require(caps.elicitation.is_some(), "elicitation")?;
             match answer(responses, "user_name")? {
@@ -169,7 +178,10 @@ pub fn call(
             require(caps.sampling.is_some(), "sampling")?;
             match answer(responses, "capital_question")? {
                 Some(response) => {
-                    let reply = response.pointer("/content/text").and_then(Value::as_str).unwrap_or("(no text)");
+                    let reply = response
+                        .pointer("/content/text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("(no text)");
                     Ok(text(format!("The model answered: {reply}")))
                 }
                 None => Ok(input_required(
@@ -191,10 +203,13 @@ pub fn call(
         REQUEST_STATE | TAMPERED_STATE => {
             require(caps.elicitation.is_some(), "elicitation")?;
             let round = open(fixture, name, state)?;
-            let confirm = || elicitation("Please confirm to continue", "ok", json!({"type": "boolean"}));
+            let confirm =
+                || elicitation("Please confirm to continue", "ok", json!({"type": "boolean"}));
             match (round, answer(responses, "confirm")?) {
                 (Some(1), Some(_)) => Ok(text("Completed with verified request state: state-ok")),
-                _ => Ok(input_required(vec![("confirm", confirm()?)], Some(seal(fixture, name, 1)?))),
+                _ => {
+                    Ok(input_required(vec![("confirm", confirm()?)], Some(seal(fixture, name, 1)?)))
+                }
             }
         }
         MULTIPLE_INPUTS => {
@@ -227,17 +242,24 @@ pub fn call(
                 elicitation("What is your favourite colour?", "color", json!({"type": "string"}))
             };
             match open(fixture, name, state)? {
-                Some(1) if answer(responses, "step1")?.is_some() => {
-                    Ok(input_required(vec![("step2", ask_colour()?)], Some(seal(fixture, name, 2)?)))
-                }
+                Some(1) if answer(responses, "step1")?.is_some() => Ok(input_required(
+                    vec![("step2", ask_colour()?)],
+                    Some(seal(fixture, name, 2)?),
+                )),
                 Some(2) => match answer(responses, "step2")? {
                     Some(response) => {
-                        let colour = elicited_string(response, "color").unwrap_or_else(|| "unknown".into());
+                        let colour =
+                            elicited_string(response, "color").unwrap_or_else(|| "unknown".into());
                         Ok(text(format!("All rounds complete; favourite colour: {colour}")))
                     }
-                    None => Ok(input_required(vec![("step2", ask_colour()?)], Some(seal(fixture, name, 2)?))),
+                    None => Ok(input_required(
+                        vec![("step2", ask_colour()?)],
+                        Some(seal(fixture, name, 2)?),
+                    )),
                 },
-                _ => Ok(input_required(vec![("step1", ask_name()?)], Some(seal(fixture, name, 1)?))),
+                _ => {
+                    Ok(input_required(vec![("step1", ask_name()?)], Some(seal(fixture, name, 1)?)))
+                }
             }
         }
         CAPABILITIES => {
@@ -265,7 +287,10 @@ pub fn call(
 }
 
 /// `prompts/get` of the MRTR prompt: asks for context, then builds the prompt with it.
-pub fn prompt(fixture: &Fixture, request: &GetPromptRequestParams) -> Result<GetPromptResponse, ErrorData> {
+pub fn prompt(
+    fixture: &Fixture,
+    request: &GetPromptRequestParams,
+) -> Result<GetPromptResponse, ErrorData> {
     let _ = fixture;
     match answer(request.input_responses.as_ref(), "user_context")? {
         Some(response) => {
@@ -289,7 +314,9 @@ pub fn prompt(fixture: &Fixture, request: &GetPromptRequestParams) -> Result<Get
 }
 
 /// Logs only when the request carries `_meta` `logLevel`, and then at or above it.
-pub async fn logging_tool(context: &RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+pub async fn logging_tool(
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
     let mut sent = 0;
     if let Some(threshold) = context.meta.log_level() {
         let messages = [
@@ -302,11 +329,9 @@ pub async fn logging_tool(context: &RequestContext<RoleServer>) -> Result<CallTo
                 continue;
             }
             let params = LoggingMessageNotificationParam::new(level, json!(message));
-            context
-                .peer
-                .notify_logging_message(params)
-                .await
-                .map_err(|e| ErrorData::internal_error(format!("could not send a log message: {e}"), None))?;
+            context.peer.notify_logging_message(params).await.map_err(|e| {
+                ErrorData::internal_error(format!("could not send a log message: {e}"), None)
+            })?;
             sent += 1;
         }
     }

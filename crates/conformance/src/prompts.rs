@@ -9,7 +9,11 @@ use rmcp::{
     },
 };
 
-use crate::{fixture::{Fixture, Wire}, media::PNG_1X1, mrtr};
+use crate::{
+    fixture::{Fixture, Wire},
+    media::PNG_1X1,
+    mrtr,
+};
 
 const SIMPLE: &str = "test_simple_prompt";
 const WITH_ARGUMENTS: &str = "test_prompt_with_arguments";
@@ -47,14 +51,17 @@ pub fn listed(wire: Wire) -> Vec<Prompt> {
 }
 
 fn argument<'a>(arguments: Option<&'a JsonObject>, name: &str) -> Result<&'a str, ErrorData> {
-    arguments
-        .and_then(|arguments| arguments.get(name))
-        .and_then(|value| value.as_str())
-        .ok_or_else(|| ErrorData::invalid_params(format!("missing required argument '{name}'"), None))
+    arguments.and_then(|arguments| arguments.get(name)).and_then(|value| value.as_str()).ok_or_else(
+        || ErrorData::invalid_params(format!("missing required argument '{name}'"), None),
+    )
 }
 
 /// Answers `prompts/get`.
-pub fn get(fixture: &Fixture, request: GetPromptRequestParams, wire: Wire) -> Result<GetPromptResponse, ErrorData> {
+pub fn get(
+    fixture: &Fixture,
+    request: GetPromptRequestParams,
+    wire: Wire,
+) -> Result<GetPromptResponse, ErrorData> {
     let arguments = request.arguments.as_ref();
     let messages = match request.name.as_str() {
         SIMPLE => vec![PromptMessage::new_text(Role::User, "This is a simple prompt for testing.")],
@@ -97,7 +104,11 @@ pub fn complete(request: &CompleteRequestParams) -> Result<Vec<String>, ErrorDat
                 _ => &[],
             };
             let prefix = request.argument.value.as_str();
-            Ok(candidates.iter().filter(|c| c.starts_with(prefix)).map(|c| (*c).to_owned()).collect())
+            Ok(candidates
+                .iter()
+                .filter(|c| c.starts_with(prefix))
+                .map(|c| (*c).to_owned())
+                .collect())
         }
         Reference::Prompt(prompt) => {
             Err(ErrorData::invalid_params(format!("unknown prompt: {}", prompt.name), None))

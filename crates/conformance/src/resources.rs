@@ -40,14 +40,17 @@ pub fn templates() -> Vec<ResourceTemplate> {
 /// Reads one resource; unknown URIs are an error carrying the URI (never empty contents).
 pub fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let contents = match uri {
-        STATIC_TEXT => ResourceContents::text("This is the content of the static text resource.", uri)
-            .with_mime_type("text/plain"),
+        STATIC_TEXT => {
+            ResourceContents::text("This is the content of the static text resource.", uri)
+                .with_mime_type("text/plain")
+        }
         STATIC_BINARY => ResourceContents::blob(PNG_1X1, uri).with_mime_type("image/png"),
         WATCHED => ResourceContents::text("The watched resource has not changed.", uri)
             .with_mime_type("text/plain"),
         _ => match template_id(uri) {
             Some(id) => {
-                let body = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                let body =
+                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
                 ResourceContents::text(body.to_string(), uri).with_mime_type("application/json")
             }
             None => return Err(not_found(uri)),
@@ -69,7 +72,8 @@ fn not_found(uri: &str) -> ErrorData {
 /// The `{id}` of `test://template/{id}/data`, if `uri` has that shape.
 fn template_id(uri: &str) -> Option<&str> {
     let id = uri.strip_prefix("test://template/")?.strip_suffix("/data")?;
-    let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let valid =
+        !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     valid.then_some(id)
 }
 

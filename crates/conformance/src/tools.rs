@@ -97,42 +97,127 @@ fn header_schema() -> Arc<JsonObject> {
 
 fn catalogue() -> Vec<(Listed, Tool)> {
     use Listed::{Both, LegacyOnly, ModernOnly};
-    let plain = |name: &'static str, description: &'static str| Tool::new(name, description, no_arguments());
+    let plain = |name: &'static str, description: &'static str| {
+        Tool::new(name, description, no_arguments())
+    };
     vec![
         (Both, plain("test_simple_text", "Returns a simple text response")),
         (Both, plain("test_image_content", "Returns a 1x1 PNG image")),
         (Both, plain("test_audio_content", "Returns a short WAV clip")),
         (Both, plain("test_embedded_resource", "Returns an embedded text resource")),
-        (Both, plain("test_multiple_content_types", "Returns text, an image and an embedded resource")),
+        (
+            Both,
+            plain("test_multiple_content_types", "Returns text, an image and an embedded resource"),
+        ),
         (Both, plain("test_tool_with_progress", "Reports progress three times before answering")),
         (Both, plain("test_error_handling", "Always fails with a tool error")),
-        (Both, Tool::new("json_schema_2020_12_tool", "Takes arguments described with JSON Schema 2020-12", schema_2020_12())),
-        (Both, Tool::new("test_header_echo", "Echoes a message that is also sent as a header", header_schema())),
+        (
+            Both,
+            Tool::new(
+                "json_schema_2020_12_tool",
+                "Takes arguments described with JSON Schema 2020-12",
+                schema_2020_12(),
+            ),
+        ),
+        (
+            Both,
+            Tool::new(
+                "test_header_echo",
+                "Echoes a message that is also sent as a header",
+                header_schema(),
+            ),
+        ),
         (LegacyOnly, plain("test_tool_with_logging", "Logs three messages while it runs")),
-        (LegacyOnly, Tool::new("test_sampling", "Asks the client's model to answer a prompt", string_argument("prompt", "The prompt to send"))),
-        (LegacyOnly, Tool::new("test_elicitation", "Asks the user for a username and an email", string_argument("message", "The message to show the user"))),
-        (LegacyOnly, plain("test_elicitation_sep1034_defaults", "Asks the user for values that have defaults")),
-        (LegacyOnly, plain("test_elicitation_sep1330_enums", "Asks the user to pick from single and multi-select enums")),
-        (ModernOnly, plain("test_missing_capability", "Needs the sampling capability and says so when it is missing")),
+        (
+            LegacyOnly,
+            Tool::new(
+                "test_sampling",
+                "Asks the client's model to answer a prompt",
+                string_argument("prompt", "The prompt to send"),
+            ),
+        ),
+        (
+            LegacyOnly,
+            Tool::new(
+                "test_elicitation",
+                "Asks the user for a username and an email",
+                string_argument("message", "The message to show the user"),
+            ),
+        ),
+        (
+            LegacyOnly,
+            plain(
+                "test_elicitation_sep1034_defaults",
+                "Asks the user for values that have defaults",
+            ),
+        ),
+        (
+            LegacyOnly,
+            plain(
+                "test_elicitation_sep1330_enums",
+                "Asks the user to pick from single and multi-select enums",
+            ),
+        ),
+        (
+            ModernOnly,
+            plain(
+                "test_missing_capability",
+                "Needs the sampling capability and says so when it is missing",
+            ),
+        ),
         (ModernOnly, plain(mrtr::ELICITATION, "Asks for the user's name before greeting them")),
         (ModernOnly, plain(mrtr::SAMPLING, "Asks the client's model a question before answering")),
         (ModernOnly, plain(mrtr::LIST_ROOTS, "Asks for the client's roots before answering")),
-        (ModernOnly, plain(mrtr::REQUEST_STATE, "Asks for a confirmation and keeps state between rounds")),
-        (ModernOnly, plain(mrtr::MULTIPLE_INPUTS, "Asks for an elicitation, a sample and the roots at once")),
+        (
+            ModernOnly,
+            plain(mrtr::REQUEST_STATE, "Asks for a confirmation and keeps state between rounds"),
+        ),
+        (
+            ModernOnly,
+            plain(mrtr::MULTIPLE_INPUTS, "Asks for an elicitation, a sample and the roots at once"),
+        ),
         (ModernOnly, plain(mrtr::MULTI_ROUND, "Asks two questions in two rounds")),
         (ModernOnly, plain(mrtr::TAMPERED_STATE, "Keeps integrity-protected state between rounds")),
-        (ModernOnly, plain(mrtr::CAPABILITIES, "Asks only for input the client declared it can give")),
-        (ModernOnly, plain("test_streaming_elicitation", "Needs user input without sending requests on the stream")),
-        (ModernOnly, plain("test_logging_tool", "Logs messages only when the request asks for a log level")),
-        (ModernOnly, plain("test_trigger_tool_change", "Announces a tool list change to subscribers")),
-        (ModernOnly, plain("test_trigger_prompt_change", "Announces a prompt list change to subscribers")),
-        (ModernOnly, plain("test_trigger_resource_change", "Announces a resource list change to subscribers")),
+        (
+            ModernOnly,
+            plain(mrtr::CAPABILITIES, "Asks only for input the client declared it can give"),
+        ),
+        (
+            ModernOnly,
+            plain(
+                "test_streaming_elicitation",
+                "Needs user input without sending requests on the stream",
+            ),
+        ),
+        (
+            ModernOnly,
+            plain("test_logging_tool", "Logs messages only when the request asks for a log level"),
+        ),
+        (
+            ModernOnly,
+            plain("test_trigger_tool_change", "Announces a tool list change to subscribers"),
+        ),
+        (
+            ModernOnly,
+            plain("test_trigger_prompt_change", "Announces a prompt list change to subscribers"),
+        ),
+        (
+            ModernOnly,
+            plain(
+                "test_trigger_resource_change",
+                "Announces a resource list change to subscribers",
+            ),
+        ),
     ]
 }
 
 /// The tools listed on `wire`, in a fixed order.
 pub fn listed(wire: Wire) -> Vec<Tool> {
-    catalogue().into_iter().filter(|(listed, _)| listed.includes(wire)).map(|(_, tool)| tool).collect()
+    catalogue()
+        .into_iter()
+        .filter(|(listed, _)| listed.includes(wire))
+        .map(|(_, tool)| tool)
+        .collect()
 }
 
 /// Any tool by name, whichever wire lists it.
@@ -152,7 +237,8 @@ pub async fn call(
 ) -> Result<CallToolResponse, ErrorData> {
     let wire = Wire::of(&context);
     let name = request.name.to_string();
-    let known = catalogue().into_iter().any(|(listed, tool)| tool.name == name && listed.includes(wire));
+    let known =
+        catalogue().into_iter().any(|(listed, tool)| tool.name == name && listed.includes(wire));
     if !known {
         return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None));
     }
@@ -165,8 +251,11 @@ pub async fn call(
             Ok(CallToolResult::success(vec![ContentBlock::audio(WAV_SILENCE, "audio/wav")]).into())
         }
         "test_embedded_resource" => {
-            let resource = ResourceContents::text("This is an embedded resource content.", "test://embedded-resource")
-                .with_mime_type("text/plain");
+            let resource = ResourceContents::text(
+                "This is an embedded resource content.",
+                "test://embedded-resource",
+            )
+            .with_mime_type("text/plain");
             Ok(CallToolResult::success(vec![ContentBlock::resource(resource)]).into())
         }
         "test_multiple_content_types" => {
@@ -201,8 +290,12 @@ pub async fn call(
             Ok(text(format!("Echo: {message}")))
         }
         "test_tool_with_logging" => legacy::logging_tool(fixture, &context).await,
-        "test_sampling" | "test_elicitation" | "test_elicitation_sep1034_defaults"
-        | "test_elicitation_sep1330_enums" => legacy::server_request_tool(fixture, &name, &request, &context).await,
+        "test_sampling"
+        | "test_elicitation"
+        | "test_elicitation_sep1034_defaults"
+        | "test_elicitation_sep1330_enums" => {
+            legacy::server_request_tool(fixture, &name, &request, &context).await
+        }
         "test_logging_tool" => mrtr::logging_tool(&context).await,
         "test_trigger_tool_change" => trigger(fixture, Change::Tools, "tools").await,
         "test_trigger_prompt_change" => trigger(fixture, Change::Prompts, "prompts").await,
@@ -222,18 +315,20 @@ async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolRespon
             let mut params = ProgressNotificationParam::new(token.clone(), *step);
             params.total = Some(100.0);
             params.message = Some(format!("Step {} of {}", index + 1, steps.len()));
-            context
-                .peer
-                .notify_progress(params)
-                .await
-                .map_err(|e| ErrorData::internal_error(format!("could not report progress: {e}"), None))?;
+            context.peer.notify_progress(params).await.map_err(|e| {
+                ErrorData::internal_error(format!("could not report progress: {e}"), None)
+            })?;
         }
     }
     let reported = if token.is_some() { steps.len() } else { 0 };
     Ok(text(format!("Progress test completed ({reported} updates sent)")))
 }
 
-async fn trigger(fixture: &Fixture, change: Change, what: &str) -> Result<CallToolResponse, ErrorData> {
+async fn trigger(
+    fixture: &Fixture,
+    change: Change,
+    what: &str,
+) -> Result<CallToolResponse, ErrorData> {
     let delivered = fixture.shared.hub.announce(change).await;
     Ok(text(format!("Announced a {what} list change to {delivered} subscription stream(s)")))
 }

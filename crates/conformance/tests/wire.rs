@@ -56,7 +56,8 @@ impl Fixture {
         }
         request.push_str("\r\n");
         request.push_str(&body);
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect to the fixture");
+        let mut stream =
+            TcpStream::connect(("127.0.0.1", self.port)).expect("connect to the fixture");
         stream.set_read_timeout(Some(Duration::from_secs(10))).expect("set a read timeout");
         stream.write_all(request.as_bytes()).expect("send the request");
         let mut raw = Vec::new();
@@ -75,7 +76,10 @@ impl Fixture {
         if let Some(name) = name.as_deref() {
             headers.push(("Mcp-Name", name));
         }
-        self.post(&headers, &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        self.post(
+            &headers,
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
     }
 
     fn initialize(&self) -> Response {
@@ -84,7 +88,10 @@ impl Fixture {
             "capabilities": {"sampling": {}, "elicitation": {}},
             "clientInfo": {"name": "wire-test", "version": "1.0.0"},
         });
-        self.post(&[], &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+        self.post(
+            &[],
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}),
+        )
     }
 }
 
@@ -116,7 +123,8 @@ impl Response {
             .filter_map(|line| line.split_once(':'))
             .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
             .collect();
-        let chunked = headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+        let chunked =
+            headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
         let body = if chunked { dechunk(body) } else { body.to_owned() };
         let messages = match serde_json::from_str::<Value>(&body) {
             Ok(message) => vec![message],
@@ -229,7 +237,10 @@ fn tampered_request_state_is_rejected_and_the_genuine_one_completes() {
     let result = &first.reply()["result"];
     assert_eq!(result["resultType"], "input_required");
     let state = result["requestState"].as_str().expect("a requestState").to_owned();
-    let key = result["inputRequests"].as_object().and_then(|r| r.keys().next().cloned()).expect("a request");
+    let key = result["inputRequests"]
+        .as_object()
+        .and_then(|r| r.keys().next().cloned())
+        .expect("a request");
 
     let answer = json!({key: {"action": "accept", "content": {"ok": true}}});
     let mut retry = tool.clone();
