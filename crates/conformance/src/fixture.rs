@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+        CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
         CompletionInfo, GetPromptRequestParams, GetPromptResponse, Implementation,
         ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
         LoggingLevel, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
@@ -59,6 +59,20 @@ impl Fixture {
     }
 }
 
+/// How long clients may cache a list: the fixture's lists never change for real.
+const LIST_TTL_MS: u64 = 300_000;
+/// How long clients may cache a resource read.
+const READ_TTL_MS: u64 = 60_000;
+
+/// Caching hints for a list result. Only the 2026 wire has them: rmcp does not strip
+/// explicit hints for 2025-era peers, whose schema does not define them.
+fn list_hints(wire: Wire) -> (Option<u64>, Option<CacheScope>) {
+    match wire {
+        Wire::Modern => (Some(LIST_TTL_MS), Some(CacheScope::Public)),
+        Wire::Legacy => (None, None),
+    }
+}
+
 /// Which wire a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wire {
@@ -104,7 +118,10 @@ impl ServerHandler for Fixture {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::listed(Wire::of(&context))))
+        let wire = Wire::of(&context);
+        let mut result = ListToolsResult::with_all_items(tools::listed(wire));
+        (result.ttl_ms, result.cache_scope) = list_hints(wire);
+        Ok(result)
     }
 
     async fn call_tool(
@@ -120,7 +137,10 @@ impl ServerHandler for Fixture {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(prompts::listed(Wire::of(&context))))
+        let wire = Wire::of(&context);
+        let mut result = ListPromptsResult::with_all_items(prompts::listed(wire));
+        (result.ttl_ms, result.cache_scope) = list_hints(wire);
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -134,25 +154,35 @@ impl ServerHandler for Fixture {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(resources::listed()))
+        let mut result = ListResourcesResult::with_all_items(resources::listed());
+        (result.ttl_ms, result.cache_scope) = list_hints(Wire::of(&context));
+        Ok(result)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+        let mut result = ListResourceTemplatesResult::with_all_items(resources::templates());
+        (result.ttl_ms, result.cache_scope) = list_hints(Wire::of(&context));
+        Ok(result)
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read(&request.uri).map(Into::into)
+        let mut result = resources::read(&request.uri)?;
+        if Wire::of(&context) == Wire::Modern {
+            // Resource contents are treated as per-caller data.
+            result.ttl_ms = Some(READ_TTL_MS);
+            result.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(result.into())
     }
 
     async fn complete(

@@ -20,6 +20,9 @@ use crate::{
     subscriptions::Change,
 };
 
+/// The request `_meta` key that asks for log messages on the 2026 wire.
+const LOG_LEVEL_META: &str = "io.modelcontextprotocol/logLevel";
+
 /// Which wires list a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Listed {
@@ -236,6 +239,15 @@ pub async fn call(
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     let wire = Wire::of(&context);
+    if wire == Wire::Modern
+        && context.meta.0.contains_key(LOG_LEVEL_META)
+        && context.meta.log_level().is_none()
+    {
+        return Err(ErrorData::invalid_params(
+            "_meta io.modelcontextprotocol/logLevel is not a known log level",
+            None,
+        ));
+    }
     let name = request.name.to_string();
     let known =
         catalogue().into_iter().any(|(listed, tool)| tool.name == name && listed.includes(wire));

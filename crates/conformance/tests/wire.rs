@@ -218,12 +218,17 @@ fn tool_lists_differ_per_wire() {
             .map(|tool| tool["name"].as_str().unwrap_or_default().to_owned())
             .collect()
     };
-    let modern = names(&fixture.modern(1, "tools/list", json!({}), json!({})));
+    let response = fixture.modern(1, "tools/list", json!({}), json!({}));
+    assert_eq!(response.reply()["result"]["ttlMs"], 300_000);
+    assert_eq!(response.reply()["result"]["cacheScope"], "public");
+    let modern = names(&response);
     assert!(modern.iter().any(|n| n == "test_input_required_result_elicitation"));
     assert!(!modern.iter().any(|n| n == "test_sampling"));
 
     let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}});
-    let legacy = names(&fixture.post(&[("MCP-Protocol-Version", LEGACY)], &list));
+    let response = fixture.post(&[("MCP-Protocol-Version", LEGACY)], &list);
+    assert!(response.reply()["result"].get("ttlMs").is_none(), "a 2026 field leaked into 2025");
+    let legacy = names(&response);
     assert!(legacy.iter().any(|n| n == "test_tool_with_logging"));
     assert!(!legacy.iter().any(|n| n.starts_with("test_input_required")));
 }
