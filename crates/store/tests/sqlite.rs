@@ -7,7 +7,7 @@ mod contract;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use mrtd_store::{NewScan, Store, default_sqlite_url};
+use mrtd_store::{NewScan, Store, StoreError, default_sqlite_url};
 use sqlx::Connection;
 use tempfile::TempDir;
 
@@ -78,4 +78,31 @@ async fn in_memory_stores_are_private_and_work_across_calls() {
     let now = SystemTime::now();
     assert_eq!(first.get("principal:alice", kept.id.as_str(), now).await.unwrap(), kept);
     assert!(second.get("principal:alice", kept.id.as_str(), now).await.is_err());
+}
+
+#[tokio::test]
+async fn a_changed_migration_history_is_a_migration_error() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let url = default_sqlite_url(data_dir.path());
+    drop(mrtd_store::open(&url).await.unwrap());
+    // As if the database had been migrated with a different first migration.
+    let mut connection = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("UPDATE _sqlx_migrations SET checksum = X'00' WHERE version = 1")
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    connection.close().await.unwrap();
+
+    let outcome = mrtd_store::open(&url).await;
+    assert!(matches!(outcome, Err(StoreError::Migration { .. })), "{:?}", outcome.err());
+}
+
+#[tokio::test]
+async fn a_data_directory_that_cannot_be_created_is_unavailable() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let blocking_file = data_dir.path().join("not-a-directory");
+    std::fs::write(&blocking_file, b"").unwrap();
+    let url = default_sqlite_url(&blocking_file.join("mrtd"));
+    let outcome = mrtd_store::open(&url).await;
+    assert!(matches!(outcome, Err(StoreError::Unavailable { .. })), "{:?}", outcome.err());
 }

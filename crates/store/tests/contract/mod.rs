@@ -59,6 +59,7 @@ fn reading(document_number: &str) -> serde_json::Value {
             "surname": "ERIKSSON",
             "given_names": "ANNA MARIA",
             "birth_date": "1974-08-12",
+            "place_of_birth": "Zürich \"Ö\" \\ 🛂",
         },
         "checks": { "composite": true },
         "confidence": 0.875,
