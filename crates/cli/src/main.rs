@@ -4,9 +4,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod discovery;
 mod eval_cmd;
 mod parse_cmd;
 mod scan_cmd;
+mod serve_cmd;
 
 /// Reads passports, ID cards and visas (ICAO 9303 machine readable zones).
 #[derive(Debug, Parser)]
@@ -18,6 +20,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Serve MCP over Streamable HTTP (default) or stdio.
+    Serve(serve_cmd::ServeArgs),
     /// Parse and validate MRZ text lines.
     Parse(parse_cmd::ParseArgs),
     /// Read the MRZ in image files, folders or globs.
@@ -28,7 +32,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    init_logging();
     let outcome = match cli.command {
+        Command::Serve(args) => serve_cmd::run(args),
         Command::Parse(args) => parse_cmd::run(args),
         Command::Scan(args) => scan_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
@@ -39,5 +45,18 @@ fn main() -> ExitCode {
             eprintln!("mrtd: {error:#}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// Logs go to stderr, never stdout: in stdio mode stdout carries the protocol.
+/// `RUST_LOG` sets the filter; `MRTD_LOG_FORMAT=json` switches to JSON lines.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if std::env::var("MRTD_LOG_FORMAT").is_ok_and(|v| v == "json") {
+        builder.json().init();
+    } else {
+        builder.init();
     }
 }

@@ -1,0 +1,209 @@
+//! `mrtd serve`: the MCP server over Streamable HTTP (default) or stdio.
+
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    process::ExitCode,
+    sync::Arc,
+    time::Duration,
+};
+
+use anyhow::{Context, bail};
+use mrtd_mcp::{AppState, McpConfig, MrtdServer};
+use mrtd_server::{HttpConfig, McpEndpoint};
+
+use crate::discovery;
+
+/// Arguments of `mrtd serve`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ServeArgs {
+    /// Serve MCP over stdin/stdout instead of HTTP.
+    #[arg(long)]
+    stdio: bool,
+    /// Address to listen on (HTTP).
+    #[arg(long, env = "MRTD_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Directory for the embedded database and the request-state key.
+    #[arg(long, env = "MRTD_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Directory whose files `image_path` may name; without it `image_path` is disabled.
+    #[arg(long, env = "MRTD_IMAGE_DIR")]
+    image_dir: Option<PathBuf>,
+    /// Database URL: `sqlite://PATH` (default: under the data directory) or `postgres://...`.
+    #[arg(long, env = "MRTD_DATABASE_URL")]
+    database_url: Option<String>,
+    /// Browser origin allowed to call the server besides its own (repeatable; `*` for any).
+    #[arg(long = "allowed-origin", env = "MRTD_ALLOWED_ORIGINS", value_delimiter = ',')]
+    allowed_origins: Vec<String>,
+    /// Host name accepted in the Host header besides loopback names (repeatable).
+    #[arg(long = "allowed-host", env = "MRTD_ALLOWED_HOSTS", value_delimiter = ',')]
+    allowed_hosts: Vec<String>,
+    /// Largest request body in MiB.
+    #[arg(long, env = "MRTD_MAX_BODY_MIB", default_value_t = 36)]
+    max_body_mib: usize,
+    /// Serve 2025-era clients with sessions (enables elicitation for them, ties them to one
+    /// replica). 2026-07-28 traffic is stateless either way.
+    #[arg(long, env = "MRTD_LEGACY_SESSIONS")]
+    legacy_sessions: bool,
+    /// Hex key (at least 32 bytes) sealing requestState; replicas must share it. Default: a
+    /// key generated once and kept in the data directory.
+    #[arg(long, env = "MRTD_REQUEST_STATE_KEY", hide_env_values = true)]
+    request_state_key: Option<String>,
+}
+
+/// Runs `mrtd serve`.
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(serve(args))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
+    std::fs::create_dir_all(&data_dir)
+        .with_context(|| format!("creating the data directory {}", data_dir.display()))?;
+    let database_url =
+        args.database_url.clone().unwrap_or_else(|| mrtd_store::default_sqlite_url(&data_dir));
+    let store = mrtd_store::open(&database_url).await.context("opening the scan store")?;
+    let key = request_state_key(args.request_state_key.as_deref(), &data_dir)?;
+    let config = McpConfig {
+        image_dir: args.image_dir.clone(),
+        request_state_key: key,
+        max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+    };
+    let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
+    let state = AppState::new(engine, store.clone(), &config)?;
+    let shutdown = tokio_util_shutdown();
+    let sweeper =
+        mrtd_store::spawn_sweeper(store.clone(), Duration::from_secs(60), shutdown.clone());
+
+    if args.stdio {
+        tracing::info!("serving MCP over stdio");
+        let server = MrtdServer::new(state);
+        mrtd_server::stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await?;
+    } else {
+        let mut http = HttpConfig {
+            legacy_sessions: args.legacy_sessions,
+            max_body_bytes: args.max_body_mib.saturating_mul(1024 * 1024),
+            allowed_origins: args.allowed_origins.clone(),
+            ..HttpConfig::default()
+        };
+        http.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
+        if !args.listen.ip().is_loopback() && args.allowed_hosts.is_empty() {
+            bail!(
+                "listening on {} needs --allowed-host NAME for the names clients use to reach \
+                 this server (the Host header is checked against DNS rebinding)",
+                args.listen
+            );
+        }
+        let server = MrtdServer::new(state);
+        let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
+        let app = mrtd_server::http::router(endpoint, &http, discovery::routes());
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("binding {}", args.listen))?;
+        let address = listener.local_addr()?;
+        print_how_to_connect(address);
+        let signal = shutdown.clone();
+        mrtd_server::http::serve(listener, app, async move { signal.cancelled().await })
+            .await
+            .context("serving HTTP")?;
+    }
+    shutdown.cancel();
+    let _ = sweeper.await;
+    Ok(())
+}
+
+/// A token cancelled by Ctrl-C or SIGTERM.
+fn tokio_util_shutdown() -> tokio_util::sync::CancellationToken {
+    let token = tokio_util::sync::CancellationToken::new();
+    let trigger = token.clone();
+    tokio::spawn(async move {
+        let ctrl_c = tokio::signal::ctrl_c();
+        #[cfg(unix)]
+        let terminate = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            _ = ctrl_c => {}
+            () = terminate => {}
+        }
+        tracing::info!("shutting down: finishing requests in flight");
+        trigger.cancel();
+    });
+    token
+}
+
+fn print_how_to_connect(address: SocketAddr) {
+    let url = format!("http://{address}/mcp");
+    // Logs and this notice go to stderr; stdout stays free for the protocol in stdio mode.
+    eprintln!("mrtd {} serving MCP at {url}", env!("CARGO_PKG_VERSION"));
+    eprintln!("Connect an MCP client with:");
+    eprintln!("  {{\"mcpServers\": {{\"mrtd\": {{\"type\": \"http\", \"url\": \"{url}\"}}}}}}");
+    eprintln!("Stop with Ctrl-C.");
+}
+
+/// `$XDG_DATA_HOME/mrtd`, or `~/.local/share/mrtd`, or `./mrtd-data`.
+fn default_data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("mrtd");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(home).join(".local/share/mrtd");
+    }
+    PathBuf::from("mrtd-data")
+}
+
+/// The given hex key, or the one kept in the data directory (created on first start).
+fn request_state_key(given: Option<&str>, data_dir: &Path) -> anyhow::Result<Vec<u8>> {
+    if let Some(hex) = given {
+        let key = decode_hex(hex.trim()).context("--request-state-key must be hex")?;
+        if key.len() < 32 {
+            bail!("--request-state-key must be at least 32 bytes (64 hex digits)");
+        }
+        return Ok(key);
+    }
+    let path = data_dir.join("request-state.key");
+    if let Ok(text) = std::fs::read_to_string(&path)
+        && let Ok(key) = decode_hex(text.trim())
+        && key.len() >= 32
+    {
+        return Ok(key);
+    }
+    let key: [u8; 32] = rand::random();
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    write_private(&path, &hex).with_context(|| format!("writing {}", path.display()))?;
+    Ok(key.to_vec())
+}
+
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(text.as_bytes())
+}
+
+fn decode_hex(text: &str) -> anyhow::Result<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        bail!("odd number of hex digits");
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).context("not a hex digit"))
+        .collect()
+}

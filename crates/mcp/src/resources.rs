@@ -1,0 +1,114 @@
+//! Resources: each caller's kept scans (`mrtd://scans/{scan_id}`) and static docs.
+
+use std::time::SystemTime;
+
+use rmcp::{
+    ErrorData,
+    model::{
+        CacheScope, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
+        ResourceContents, ResourceTemplate,
+    },
+};
+use serde_json::json;
+
+use crate::{AppState, Principal};
+
+const SCAN_PREFIX: &str = "mrtd://scans/";
+/// Docs change only with a new release: clients may cache them for a day.
+const DOCS_TTL_MS: u64 = 24 * 60 * 60 * 1000;
+
+struct Doc {
+    uri: &'static str,
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    text: &'static str,
+}
+
+const DOCS: [Doc; 2] = [
+    Doc {
+        uri: "mrtd://docs/photo-guide",
+        name: "photo-guide",
+        title: "How to photograph a document",
+        description: "Advice to pass on to a person whose photo could not be read.",
+        text: include_str!("../docs/resources/photo-guide.md"),
+    },
+    Doc {
+        uri: "mrtd://docs/supported-documents",
+        name: "supported-documents",
+        title: "Supported documents",
+        description: "The MRZ formats mrtd reads and what its verdicts mean.",
+        text: include_str!("../docs/resources/supported-documents.md"),
+    },
+];
+
+pub(crate) fn list() -> ListResourcesResult {
+    let resources = DOCS
+        .iter()
+        .map(|doc| {
+            let mut resource = Resource::new(doc.uri, doc.name);
+            resource.title = Some(doc.title.into());
+            resource.description = Some(doc.description.into());
+            resource.mime_type = Some("text/markdown".into());
+            resource.size = u64::try_from(doc.text.len()).ok();
+            resource
+        })
+        .collect();
+    ListResourcesResult::with_all_items(resources)
+        .with_ttl_ms(DOCS_TTL_MS)
+        .with_cache_scope(CacheScope::Public)
+}
+
+pub(crate) fn templates() -> ListResourceTemplatesResult {
+    let mut template = ResourceTemplate::new("mrtd://scans/{scan_id}", "scan");
+    template.title = Some("A kept scan".into());
+    template.description = Some(
+        "The result of a scan kept with retain_hours above 0; only its creator can read it.".into(),
+    );
+    template.mime_type = Some("application/json".into());
+    ListResourceTemplatesResult::with_all_items(vec![template])
+        .with_ttl_ms(DOCS_TTL_MS)
+        .with_cache_scope(CacheScope::Public)
+}
+
+pub(crate) async fn read(
+    state: &AppState,
+    principal: &Principal,
+    uri: &str,
+) -> Result<ReadResourceResult, ErrorData> {
+    if let Some(doc) = DOCS.iter().find(|doc| doc.uri == uri) {
+        let contents = ResourceContents::TextResourceContents {
+            uri: doc.uri.into(),
+            mime_type: Some("text/markdown".into()),
+            text: doc.text.into(),
+            meta: None,
+        };
+        return Ok(ReadResourceResult::new(vec![contents])
+            .with_ttl_ms(DOCS_TTL_MS)
+            .with_cache_scope(CacheScope::Public));
+    }
+    if let Some(scan_id) = uri.strip_prefix(SCAN_PREFIX) {
+        match state.store.get(&principal.0, scan_id, SystemTime::now()).await {
+            Ok(record) => {
+                let mut result = record.result;
+                result["scan_id"] = json!(record.id.as_str());
+                result["expires_at"] = json!(crate::tools::rfc3339(record.expires_at));
+                let contents = ResourceContents::TextResourceContents {
+                    uri: uri.into(),
+                    mime_type: Some("application/json".into()),
+                    text: result.to_string(),
+                    meta: None,
+                };
+                return Ok(ReadResourceResult::new(vec![contents])
+                    .with_ttl_ms(0)
+                    .with_cache_scope(CacheScope::Private));
+            }
+            Err(mrtd_store::StoreError::NotFound) => {}
+            Err(error) => {
+                tracing::error!(%error, "scan store failed while reading a resource");
+                return Err(ErrorData::internal_error("the scan store is unavailable", None));
+            }
+        }
+    }
+    Err(ErrorData::resource_not_found("Resource not found", Some(json!({ "uri": uri }))))
+}

@@ -1,0 +1,177 @@
+//! The document tools: their catalog (in a fixed order) and dispatch.
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData, RoleServer,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Tool,
+        ToolAnnotations,
+    },
+    service::RequestContext,
+};
+use serde_json::{Map, Value, json};
+
+use crate::{AppState, Principal, input::Arguments};
+
+mod check_document;
+mod delete_scan;
+mod get_scan;
+mod list_scans;
+mod parse_mrz;
+mod scan_document;
+pub(crate) use scan_document::rfc3339;
+mod schema;
+
+/// One tool's published definition.
+struct ToolSpec {
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    input_schema: fn() -> Value,
+    output_schema: fn() -> Value,
+    read_only: bool,
+    destructive: bool,
+}
+
+/// The tools in the order `tools/list` returns them, always.
+const TOOLS: [ToolSpec; 6] = [
+    ToolSpec {
+        name: "scan_document",
+        title: "Scan a travel document",
+        description: include_str!("../../docs/tools/scan_document.md"),
+        input_schema: scan_document::input_schema,
+        output_schema: schema::document_result,
+        read_only: false,
+        destructive: false,
+    },
+    ToolSpec {
+        name: "get_scan",
+        title: "Get a kept scan",
+        description: include_str!("../../docs/tools/get_scan.md"),
+        input_schema: schema::scan_id_input,
+        output_schema: schema::document_result,
+        read_only: true,
+        destructive: false,
+    },
+    ToolSpec {
+        name: "list_scans",
+        title: "List kept scans",
+        description: include_str!("../../docs/tools/list_scans.md"),
+        input_schema: list_scans::input_schema,
+        output_schema: list_scans::output_schema,
+        read_only: true,
+        destructive: false,
+    },
+    ToolSpec {
+        name: "delete_scan",
+        title: "Delete a kept scan",
+        description: include_str!("../../docs/tools/delete_scan.md"),
+        input_schema: schema::scan_id_input,
+        output_schema: delete_scan::output_schema,
+        read_only: false,
+        destructive: true,
+    },
+    ToolSpec {
+        name: "parse_mrz",
+        title: "Parse MRZ text",
+        description: include_str!("../../docs/tools/parse_mrz.md"),
+        input_schema: parse_mrz::input_schema,
+        output_schema: schema::document_result,
+        read_only: true,
+        destructive: false,
+    },
+    ToolSpec {
+        name: "check_document",
+        title: "Check a document without revealing it",
+        description: include_str!("../../docs/tools/check_document.md"),
+        input_schema: check_document::input_schema,
+        output_schema: check_document::output_schema,
+        read_only: true,
+        destructive: false,
+    },
+];
+
+fn object(value: Value) -> Arc<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(Map::new()),
+    }
+}
+
+/// The published tool definitions, in their fixed order.
+pub fn tool_catalog() -> Vec<Tool> {
+    TOOLS
+        .iter()
+        .map(|spec| {
+            let mut tool =
+                Tool::new(spec.name, spec.description.trim(), object((spec.input_schema)()));
+            tool.title = Some(spec.title.to_owned());
+            tool.output_schema = Some(object((spec.output_schema)()));
+            let mut annotations = ToolAnnotations::default();
+            annotations.title = Some(spec.title.to_owned());
+            annotations.read_only_hint = Some(spec.read_only);
+            annotations.destructive_hint = Some(spec.destructive);
+            annotations.idempotent_hint = Some(spec.read_only || spec.destructive);
+            annotations.open_world_hint = Some(false);
+            tool.annotations = Some(annotations);
+            tool
+        })
+        .collect()
+}
+
+/// Runs one tool call.
+pub(crate) async fn call(
+    state: &AppState,
+    request: CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let principal = Principal::of(context);
+    let empty = Map::new();
+    let arguments = Arguments::new(request.arguments.as_ref().unwrap_or(&empty));
+    let outcome = match request.name.as_ref() {
+        "scan_document" => {
+            return scan_document::call(state, &principal, &arguments, &request, context).await;
+        }
+        "get_scan" => get_scan::call(state, &principal, &arguments).await,
+        "list_scans" => list_scans::call(state, &principal, &arguments).await,
+        "delete_scan" => delete_scan::call(state, &principal, &arguments).await,
+        "parse_mrz" => parse_mrz::call(&arguments),
+        "check_document" => check_document::call(state, &principal, &arguments).await,
+        other => {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool '{other}'"),
+                Some(json!({ "tool": other })),
+            ));
+        }
+    };
+    Ok(outcome.into())
+}
+
+/// A successful result: a short summary for people and the object for programs.
+pub(crate) fn success(summary: String, structured: Value) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(summary)]);
+    result.structured_content = Some(structured);
+    result
+}
+
+/// A failed call the model can act on.
+pub(crate) fn failure(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.into())])
+}
+
+/// The message for any scan the caller cannot see: unknown, expired, deleted or foreign.
+pub(crate) const SCAN_NOT_FOUND: &str = "No scan with this scan_id: it never existed, expired, was deleted, or belongs to another caller.";
+
+/// Maps a store failure to a result, without leaking internals.
+pub(crate) fn store_failure(error: &mrtd_store::StoreError) -> CallToolResult {
+    match error {
+        mrtd_store::StoreError::NotFound => failure(SCAN_NOT_FOUND),
+        other => {
+            tracing::error!(error = %other, source = ?std::error::Error::source(other), "scan store failed");
+            failure(
+                "The scan store is unavailable right now; nothing was changed. Try again shortly.",
+            )
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! `scan_document`: an image in, the document result out; optionally kept for later.
+//!
+//! When the image cannot be read and the caller speaks 2026-07-28 with the elicitation
+//! capability, the call answers `input_required`, asking the user to type the MRZ
+//! lines; the retry carries an HMAC-sealed `requestState` bound to the caller, so any
+//! replica can resume it and nobody else can.
+
+use std::{
+    path::{Path, PathBuf},
+    time::{Duration, SystemTime},
+};
+
+use base64::Engine as _;
+use rmcp::{
+    ErrorData, RoleServer,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+        ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion,
+        Resource, SealOptions,
+    },
+    service::RequestContext,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{failure, store_failure};
+use crate::{AppState, Principal, dates, input::Arguments, result};
+
+/// Key of the one input request this tool makes.
+const MRZ_TEXT: &str = "mrz_text";
+/// How long a user has to answer before the request state expires.
+const STATE_TTL: Duration = Duration::from_secs(15 * 60);
+/// Longest retention a caller may ask for: one year.
+const MAX_RETAIN_HOURS: i64 = 8760;
+
+pub(super) fn input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "image_base64": {
+                "type": "string",
+                "description": "The image file (JPEG, PNG, WebP, TIFF or BMP) encoded as base64."
+            },
+            "image_path": {
+                "type": "string",
+                "description": "A file inside the server's image directory, relative to it."
+            },
+            "retain_hours": {
+                "type": "integer", "minimum": 0, "maximum": MAX_RETAIN_HOURS, "default": 0,
+                "description": "Keep the result this many hours for get_scan; 0 keeps nothing."
+            },
+            "reference_date": {
+                "type": "string",
+                "description": "YYYY-MM-DD; decides date centuries, expiry and age. Default: today (UTC)."
+            }
+        },
+        "additionalProperties": false
+    })
+}
+
+/// What the sealed `requestState` remembers between rounds.
+#[derive(Serialize, Deserialize)]
+struct PendingScan {
+    retain_hours: i64,
+    reference_date: Option<String>,
+}
+
+pub(super) async fn call(
+    state: &AppState,
+    principal: &Principal,
+    arguments: &Arguments<'_>,
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    if let Some(sealed) = request.request_state.as_deref() {
+        return resume(state, principal, sealed, request, context).await;
+    }
+    let parsed = arguments
+        .only(&["image_base64", "image_path", "retain_hours", "reference_date"])
+        .and_then(|()| {
+            let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
+            let reference_date = arguments.string("reference_date")?;
+            dates::reference_date(reference_date)?;
+            let image = match (arguments.string("image_base64")?, arguments.string("image_path")?) {
+                (Some(encoded), None) => decode_base64(encoded)?,
+                (None, Some(path)) => read_image_path(state.image_dir.as_deref(), path)?,
+                (Some(_), Some(_)) => {
+                    return Err("give image_base64 or image_path, not both".into());
+                }
+                (None, None) => return Err("give the image as image_base64 (or image_path)".into()),
+            };
+            Ok((image, retain_hours, reference_date))
+        });
+    let (image, retain_hours, reference_date) = match parsed {
+        Ok(parsed) => parsed,
+        Err(message) => return Ok(failure(message).into()),
+    };
+
+    let date = match dates::reference_date(reference_date) {
+        Ok(date) => date,
+        Err(message) => return Ok(failure(message).into()),
+    };
+    let structured = match read(state, image, date).await {
+        Ok(structured) => structured,
+        Err(message) => return Ok(failure(message).into()),
+    };
+    if structured["status"] != "read" {
+        let advice = result::summary(&structured);
+        if can_ask_user(context) {
+            let pending =
+                PendingScan { retain_hours, reference_date: reference_date.map(str::to_owned) };
+            return Ok(ask_for_text(state, principal, &pending, &advice).into());
+        }
+        let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
+            "{advice} Ask for a sharper photo of the whole document, flat, without glare, with the \
+             MRZ lines at the bottom fully in frame; or read the lines yourself and call parse_mrz."
+        ))]);
+        result.structured_content = Some(structured);
+        return Ok(result.into());
+    }
+    Ok(finish(state, principal, structured, retain_hours).await.into())
+}
+
+/// Whether this request may be answered with `input_required` elicitation.
+fn can_ask_user(context: &RequestContext<RoleServer>) -> bool {
+    let modern = context.meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28);
+    let elicitation = context
+        .client_capabilities()
+        .is_some_and(|capabilities| capabilities.elicitation.is_some());
+    modern && elicitation
+}
+
+fn ask_for_text(
+    state: &AppState,
+    principal: &Principal,
+    pending: &PendingScan,
+    advice: &str,
+) -> InputRequiredResult {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "line1": { "type": "string", "title": "MRZ line 1", "description": "First line of the machine readable zone, with every < sign." },
+            "line2": { "type": "string", "title": "MRZ line 2" },
+            "line3": { "type": "string", "title": "MRZ line 3 (ID cards only)" }
+        },
+        "required": ["line1", "line2"]
+    });
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!(
+            "{advice} Please type the two or three lines printed at the bottom of the document \
+             (the ones with < signs), or decline and send a sharper photo."
+        ),
+        requested_schema: serde_json::from_value(schema)
+            .unwrap_or_else(|_| rmcp::model::ElicitationSchema::new(Default::default())),
+    };
+    let mut requests = InputRequests::new();
+    requests.insert(MRZ_TEXT.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)));
+    let options = SealOptions::new().associated_data(principal.0.as_bytes()).ttl(STATE_TTL);
+    let sealed = state.codec.seal_json_with(pending, &options).unwrap_or_default();
+    InputRequiredResult::new(Some(requests), Some(sealed))
+}
+
+async fn resume(
+    state: &AppState,
+    principal: &Principal,
+    sealed: &str,
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let pending: PendingScan =
+        state.codec.open_json_with(sealed, principal.0.as_bytes()).map_err(|_| {
+            ErrorData::invalid_params(
+                "requestState is not valid: it was altered, expired, or issued to another caller",
+                None,
+            )
+        })?;
+    let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(MRZ_TEXT)) else {
+        // The answer is missing: ask again with the same state.
+        return Ok(
+            ask_for_text(state, principal, &pending, "The MRZ lines are still needed.").into()
+        );
+    };
+    if !answer.is_object() {
+        return Err(ErrorData::invalid_params(
+            "inputResponses.mrz_text must be an elicitation result object",
+            None,
+        ));
+    }
+    if answer["action"] != "accept" {
+        return Ok(failure(
+            "The user declined to type the MRZ; nothing was read. Ask for a sharper photo instead.",
+        )
+        .into());
+    }
+    let lines: Vec<&str> = ["line1", "line2", "line3"]
+        .iter()
+        .filter_map(|key| answer["content"][*key].as_str())
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let date = match dates::reference_date(pending.reference_date.as_deref()) {
+        Ok(date) => date,
+        Err(message) => return Ok(failure(message).into()),
+    };
+    let _ = context;
+    match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
+        Ok(reading) => {
+            let mut structured = result::from_text(&reading);
+            structured["source"] = json!("typed");
+            Ok(finish(state, principal, structured, pending.retain_hours).await.into())
+        }
+        Err(not_mrz) => Ok(failure(format!("The typed text is not an MRZ: {not_mrz}.")).into()),
+    }
+}
+
+/// Keeps the result when asked to, and wraps it up.
+async fn finish(
+    state: &AppState,
+    principal: &Principal,
+    mut structured: Value,
+    retain_hours: i64,
+) -> CallToolResult {
+    let mut link = None;
+    if retain_hours > 0 {
+        let hours = u64::try_from(retain_hours).unwrap_or(0);
+        let new_scan = mrtd_store::NewScan {
+            owner: principal.0.clone(),
+            result: structured.clone(),
+            retain_until: SystemTime::now() + Duration::from_secs(hours * 3600),
+        };
+        match state.store.insert(new_scan).await {
+            Ok(record) => {
+                let id = record.id.as_str().to_owned();
+                structured["scan_id"] = json!(id);
+                structured["expires_at"] = json!(rfc3339(record.expires_at));
+                let mut resource =
+                    Resource::new(format!("mrtd://scans/{id}"), format!("scan {id}"));
+                resource.mime_type = Some("application/json".into());
+                resource.description = Some("The kept scan result (yours only).".into());
+                link = Some(ContentBlock::resource_link(resource));
+            }
+            Err(error) => return store_failure(&error),
+        }
+    }
+    let mut content = vec![ContentBlock::text(result::summary(&structured))];
+    content.extend(link);
+    let mut result = CallToolResult::success(content);
+    result.structured_content = Some(structured);
+    result
+}
+
+/// Runs the engine off the async threads, at most `max_concurrent_reads` at a time.
+async fn read(state: &AppState, image: Vec<u8>, date: mrtd_mrz::Date) -> Result<Value, String> {
+    let _permit =
+        state.reads.acquire().await.map_err(|_| "the server is shutting down".to_owned())?;
+    let engine = state.engine.clone();
+    let outcome = tokio::task::spawn_blocking(move || {
+        engine.read(&image, &mrtd_mrz::ParseOptions::new(date))
+    })
+    .await
+    .map_err(|_| "the image could not be processed".to_owned())?;
+    match outcome {
+        Ok(reading) => Ok(result::from_image(&reading)),
+        Err(error) => Err(format!("The image could not be used: {error}")),
+    }
+}
+
+fn decode_base64(encoded: &str) -> Result<Vec<u8>, String> {
+    let compact: String = encoded.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    // Accept data URLs as browsers produce them.
+    let payload = match compact.split_once(";base64,") {
+        Some((prefix, data)) if prefix.starts_with("data:") => data,
+        _ => compact.as_str(),
+    };
+    base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(payload))
+        .map_err(|_| "image_base64 is not valid base64".to_owned())
+}
+
+/// Resolves `path` inside the image directory; anything else is refused the same way.
+pub(crate) fn read_image_path(image_dir: Option<&Path>, path: &str) -> Result<Vec<u8>, String> {
+    let Some(dir) = image_dir else {
+        return Err("image_path is disabled: this server has no image directory configured; \
+                    send the image as image_base64"
+            .into());
+    };
+    let refused =
+        || "image_path must name an existing file inside the server's image directory".to_owned();
+    let candidate: PathBuf = dir.join(path);
+    let canonical = candidate.canonicalize().map_err(|_| refused())?;
+    if !canonical.starts_with(dir) || !canonical.is_file() {
+        return Err(refused());
+    }
+    std::fs::read(&canonical).map_err(|_| refused())
+}
+
+/// Formats a time as RFC 3339 in UTC, to the second.
+pub(crate) fn rfc3339(time: SystemTime) -> String {
+    let seconds = time.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
+    let rest = seconds % 86_400;
+    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200 + 3_723);
+        assert_eq!(rfc3339(t), "2026-12-01T01:02:03Z");
+        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn image_path_stays_inside_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let inside = dir.path().join("photo.jpg");
+        std::fs::write(&inside, b"bytes").unwrap();
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        let canonical = dir.path().canonicalize().unwrap();
+        assert_eq!(read_image_path(Some(&canonical), "photo.jpg").unwrap(), b"bytes");
+        let escape = format!("../{}", outside.path().file_name().unwrap().to_string_lossy());
+        let refused = read_image_path(Some(&canonical), &escape).unwrap_err();
+        assert_eq!(refused, read_image_path(Some(&canonical), "missing.jpg").unwrap_err());
+        assert!(read_image_path(Some(&canonical), outside.path().to_str().unwrap()).is_err());
+        assert!(read_image_path(None, "photo.jpg").unwrap_err().contains("disabled"));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(outside.path(), dir.path().join("link.jpg")).unwrap();
+            assert!(read_image_path(Some(&canonical), "link.jpg").is_err());
+        }
+    }
+}
