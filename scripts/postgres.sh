@@ -36,7 +36,7 @@ die() { log "error: $*"; exit 1; }
 # Prints the directory holding initdb and pg_ctl, preferring the newest Debian install.
 find_bin_dir() {
     local candidate
-    for candidate in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    for candidate in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r); do
         if [[ -x "$candidate/initdb" && -x "$candidate/pg_ctl" ]]; then
             echo "$candidate"
             return 0

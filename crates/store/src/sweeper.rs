@@ -19,7 +19,7 @@ use crate::Store;
 ///
 /// # Panics
 ///
-/// Panics if `every` is zero.
+/// Panics if `every` is zero, or when called outside a Tokio runtime.
 pub fn spawn_sweeper(
     store: Arc<dyn Store>,
     every: Duration,
