@@ -82,8 +82,9 @@ impl StoreError {
 
 /// Sorts an sqlx error into one of the backend-neutral kinds.
 ///
-/// Database-specific codes are classified by the backend modules first (see
-/// `sqlite::classify` and `postgres::classify`); this handles what sqlx itself reports.
+/// Each backend passes its own `is_transient_code`, which tells from a database error code
+/// (an SQLite result code or a PostgreSQL SQLSTATE) whether the database is only temporarily
+/// unable to serve.
 pub(crate) fn from_sqlx(error: sqlx::Error, is_transient_code: fn(&str) -> bool) -> StoreError {
     match error {
         sqlx::Error::RowNotFound => StoreError::NotFound,
