@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The whole test suite: what `.ci/run` runs, and what a developer runs before pushing.
+#
+#   scripts/test.sh            everything (installs what it needs on Debian/Ubuntu as root)
+#   MRTD_SKIP_CONFORMANCE=1    skip the official MCP conformance suite (needs npm once)
+#
+# Steps: system packages, formatting, lints, layering, PostgreSQL, the Rust test suites
+# (SQLite and PostgreSQL store backends), the fuzz targets' build, the reader's accuracy on
+# real specimens and a fresh synthetic set, and the official MCP conformance suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# --- System packages -------------------------------------------------------------------------
+need_apt=()
+command -v python3 >/dev/null || need_apt+=(python3)
+command -v npm >/dev/null || need_apt+=(npm)
+[ -f /usr/share/fonts/opentype/ocr-b/OCRB.otf ] || need_apt+=(fonts-ocr-b)
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need_apt+=(postgresql); fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+    step "installing system packages: ${need_apt[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "missing packages (${need_apt[*]}); run as root or install them" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+export CARGO_TERM_COLOR=never
+export RUST_BACKTRACE=1
+
+# --- Static checks ---------------------------------------------------------------------------
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy --all-targets -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "layering: the engines do not depend on tokio"
+for crate in mrtd-engine mrtd-mrz; do
+    if cargo tree -p "$crate" -e normal -i tokio >/dev/null 2>&1; then
+        echo "$crate depends on tokio; the engines must stay synchronous" >&2
+        exit 1
+    fi
+done
+echo "ok: mrtd-engine and mrtd-mrz are free of tokio"
+
+# --- PostgreSQL for the store contract suite ---------------------------------------------------
+step "starting PostgreSQL"
+MRTD_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
+export MRTD_TEST_DATABASE_URL
+trap 'scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
+
+# --- Rust tests --------------------------------------------------------------------------------
+step "cargo test (workspace, SQLite and PostgreSQL backends)"
+cargo test --workspace --no-fail-fast
+
+step "benchmarks build"
+cargo check --workspace --benches --quiet
+
+step "fuzz targets build"
+(cd crates/mrz/fuzz && cargo check --quiet)
+
+# --- Reader accuracy ----------------------------------------------------------------------------
+if [ -x scripts/reader-eval.sh ]; then
+    step "reader accuracy (real specimens and a fresh synthetic set)"
+    scripts/reader-eval.sh
+fi
+
+# --- MCP conformance -----------------------------------------------------------------------------
+if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
+    step "official MCP conformance suite against mrtd-conformance"
+    cargo build --quiet -p mrtd-conformance
+    python3 scripts/conformance.py --bin "$root/target/debug/mrtd-conformance"
+    shared="$root/../shared/tools"
+    if [ -f "$shared/mcp-checklist.py" ]; then
+        step "reference checklist probe (../shared present)"
+        port=18765
+        "$root/target/debug/mrtd-conformance" --listen "127.0.0.1:$port" 2>/dev/null &
+        fixture=$!
+        for _ in $(seq 50); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+            sleep 0.1
+        done
+        status=0
+        python3 "$shared/mcp-checklist.py" "http://127.0.0.1:$port/mcp" || status=$?
+        kill "$fixture" 2>/dev/null || true
+        wait "$fixture" 2>/dev/null || true
+        if [ "$status" -ne 0 ]; then
+            echo "mcp-checklist.py reported $status FAIL(s)" >&2
+            exit 1
+        fi
+    fi
+fi
+
+step "all checks passed"
