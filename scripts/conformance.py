@@ -127,7 +127,8 @@ def ensure_suite(cache, version):
 def build_fixture():
     """Builds mrtd-conformance in release mode and returns the binary's path."""
     log("building mrtd-conformance (cargo build --release -p mrtd-conformance)")
-    subprocess.run(["cargo", "build", "--release", "-p", "mrtd-conformance"], cwd=ROOT, check=True)
+    if subprocess.run(["cargo", "build", "--release", "-p", "mrtd-conformance"], cwd=ROOT).returncode != 0:
+        raise SystemExit("cargo build --release -p mrtd-conformance failed")
     metadata = json.loads(run_checked(["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT))
     binary = os.path.join(metadata["target_directory"], "release", "mrtd-conformance")
     if not os.access(binary, os.X_OK):
