@@ -39,7 +39,10 @@ fn parse_manifest(text: &str) -> anyhow::Result<Vec<Case>> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().context("the manifest is empty")?.split('\t').collect();
     let column = |name: &str| {
-        header.iter().position(|h| h.trim() == name).with_context(|| format!("the manifest has no {name:?} column"))
+        header
+            .iter()
+            .position(|h| h.trim() == name)
+            .with_context(|| format!("the manifest has no {name:?} column"))
     };
     let file_idx = column("file")?;
     let truth_idx = column("ground_truth_mrz")?;
@@ -48,7 +51,11 @@ fn parse_manifest(text: &str) -> anyhow::Result<Vec<Case>> {
         let cells: Vec<&str> = line.split('\t').collect();
         let file = cells.get(file_idx).context("a manifest row has no file")?.trim().to_owned();
         let truth_text = cells.get(truth_idx).map_or("", |t| t.trim());
-        let truth = if truth_text.is_empty() { Vec::new() } else { truth_text.split('|').map(str::to_owned).collect() };
+        let truth = if truth_text.is_empty() {
+            Vec::new()
+        } else {
+            truth_text.split('|').map(str::to_owned).collect()
+        };
         cases.push(Case { file, truth });
     }
     Ok(cases)
@@ -69,7 +76,8 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let cases = parse_manifest(&text)?;
     let engine = EngineBuilder::new().build();
     let options = ParseOptions::default();
-    let (mut n_mrz, mut n_exact, mut n_read_exact, mut n_valid, mut n_valid_wrong) = (0, 0, 0, 0, 0);
+    let (mut n_mrz, mut n_exact, mut n_read_exact, mut n_valid, mut n_valid_wrong) =
+        (0, 0, 0, 0, 0);
     let mut n_read_wrong = 0;
     let (mut n_negative, mut n_false_positive, mut n_errors) = (0, 0, 0);
     let (mut chars_right, mut chars_total) = (0usize, 0usize);

@@ -190,14 +190,18 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     };
     let mut out = stdout.lock();
     if !as_json {
-        let header = format!("{:<36} {:<8} {:<6} {:<12} {:<30} {:>9}", "FILE", "STATUS", "FORMAT", "NUMBER", "NAME", "TIME");
+        let header = format!(
+            "{:<36} {:<8} {:<6} {:<12} {:<30} {:>9}",
+            "FILE", "STATUS", "FORMAT", "NUMBER", "NAME", "TIME"
+        );
         write_line(&mut out, &header, progress.as_ref())?;
     }
     let mut all_read = true;
     for file in &files {
         let outcome = read_file(&engine, file, &options);
         all_read &= matches!(&outcome, FileOutcome::Reading(r) if r.status == Status::Read);
-        let line = if as_json { to_json(file, &outcome).to_string() } else { table_row(file, &outcome) };
+        let line =
+            if as_json { to_json(file, &outcome).to_string() } else { table_row(file, &outcome) };
         if !write_line(&mut out, &line, progress.as_ref())? {
             // The reader went away (a closed pipe): stop quietly.
             return Ok(ExitCode::SUCCESS);
@@ -213,7 +217,11 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Writes a line above the progress bar; returns false when stdout is closed.
-fn write_line(out: &mut impl Write, line: &str, progress: Option<&indicatif::ProgressBar>) -> anyhow::Result<bool> {
+fn write_line(
+    out: &mut impl Write,
+    line: &str,
+    progress: Option<&indicatif::ProgressBar>,
+) -> anyhow::Result<bool> {
     let result = match progress {
         Some(bar) => bar.suspend(|| writeln!(out, "{line}")),
         None => writeln!(out, "{line}"),

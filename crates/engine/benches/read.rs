@@ -1,1 +1,86 @@
-fn main() {}
+//! Reading speed on phone-sized photos, against image decoding alone.
+//!
+//! Run with `cargo bench -p mrtd-engine --bench read`. The photos are made in
+//! memory: each specimen of `tests/data/images` is enlarged onto a 4000x3000
+//! (12 MP) textured background and encoded as JPEG, as a phone would. The
+//! baseline is decoding the same JPEG to gray with the `image` crate, measured
+//! in the same run, so the ratios hold on any machine.
+
+use std::io::Cursor;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use image::{GrayImage, Luma, imageops};
+use mrtd_engine::{EngineBuilder, ParseOptions};
+
+const ROUNDS: usize = 3;
+
+fn phone_photo(path: &PathBuf, seed: u32) -> Vec<u8> {
+    let specimen = image::open(path).expect("a specimen").into_luma8();
+    let mut canvas = GrayImage::from_fn(4000, 3000, |x, y| {
+        // A wood-like texture of stripes and noise behind the document.
+        let stripe = ((x as f32 / 37.0 + (y as f32 / 91.0).sin() * 3.0).sin() * 30.0) as i32;
+        let noise = ((x.wrapping_mul(2_654_435_761).wrapping_add(y.wrapping_mul(40_503)) ^ seed)
+            % 23) as i32;
+        Luma([(110 + stripe + noise).clamp(0, 255) as u8])
+    });
+    let scale = 2600.0 / specimen.width() as f32;
+    let height = (specimen.height() as f32 * scale).min(2800.0);
+    let enlarged = imageops::resize(&specimen, 2600, height as u32, imageops::FilterType::Triangle);
+    imageops::overlay(&mut canvas, &enlarged, 700, i64::from(((3000.0 - height) / 2.0) as u32));
+    let mut jpeg = Vec::new();
+    let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(Cursor::new(&mut jpeg), 88);
+    canvas.write_with_encoder(encoder).expect("encode");
+    jpeg
+}
+
+fn percentile(values: &mut [f64], fraction: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[((values.len() - 1) as f64 * fraction).round() as usize]
+}
+
+fn main() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images");
+    let names = [
+        "100_pass-uto.jpg",
+        "100_pass-bdr.jpg",
+        "100_id-si.jpg",
+        "100_visa-polx.jpg",
+        "62_pass-pol.png",
+        "imagejs_id1.jpg",
+    ];
+    let photos: Vec<Vec<u8>> = names
+        .iter()
+        .enumerate()
+        .map(|(idx, name)| phone_photo(&dir.join(name), idx as u32))
+        .collect();
+    let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
+    let mut decode_ms = Vec::new();
+    let mut read_ms = Vec::new();
+    let mut n_read = 0;
+    for _ in 0..ROUNDS {
+        for photo in &photos {
+            let started = Instant::now();
+            let gray = image::load_from_memory(photo).expect("decodable").into_luma8();
+            decode_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            std::hint::black_box(gray);
+            let started = Instant::now();
+            let reading = engine.read(photo, &options).expect("decodable");
+            read_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            n_read += usize::from(reading.reading.is_some());
+        }
+    }
+    let (decode_median, decode_p95) =
+        (percentile(&mut decode_ms, 0.5), percentile(&mut decode_ms, 0.95));
+    let (read_median, read_p95) = (percentile(&mut read_ms, 0.5), percentile(&mut read_ms, 0.95));
+    println!("12 MP JPEG photos: {} reads, {n_read} with an MRZ found", read_ms.len());
+    println!("decode only (baseline): median {decode_median:.1} ms, p95 {decode_p95:.1} ms");
+    println!("full read:              median {read_median:.1} ms, p95 {read_p95:.1} ms");
+    println!(
+        "ratio read/decode:      median {:.2}, p95 {:.2}; reading beyond decoding: median {:.1} ms",
+        read_median / decode_median,
+        read_p95 / decode_p95,
+        read_median - decode_median
+    );
+}

@@ -16,7 +16,8 @@ fn main() {
     for idx in 0..count {
         let format = SynthFormat::ALL[idx % 5];
         let doc = generate(&mut rng, &font, format, &options);
-        let (reading, cells) = engine.read_gray_with_cells(&doc.image, &mrtd_engine::ParseOptions::default());
+        let (reading, cells) =
+            engine.read_gray_with_cells(&doc.image, &mrtd_engine::ParseOptions::default());
         let got = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
         let ok = got == doc.lines.join("|") && reading.status == mrtd_engine::Status::Read;
         exact += usize::from(ok);
@@ -27,10 +28,20 @@ fn main() {
             Some(cells) => {
                 let err = |a: (f32, f32), b: (f32, f32)| (a.0 - b.0).hypot(a.1 - b.1) / pitch;
                 let n_got = cells[0].len();
-                let mut errs = String::new();
+                let len = |v: (f32, f32)| v.0.hypot(v.1);
+                let mut errs = format!(
+                    "height ratio {:.3} pitch ratio {:.3}",
+                    len(cells[0][5].across) / len(truth[0][5].across),
+                    len(cells[0][5].along) / len(truth[0][5].along)
+                );
                 if n_got == truth[0].len() && cells.len() == truth.len() {
                     for (line, truth_line) in cells.iter().zip(truth) {
-                        let e: Vec<String> = line.iter().zip(truth_line).step_by(4).map(|(a, b)| format!("{:.1}", err(a.centre, b.centre))).collect();
+                        let e: Vec<String> = line
+                            .iter()
+                            .zip(truth_line)
+                            .step_by(4)
+                            .map(|(a, b)| format!("{:.1}", err(a.centre, b.centre)))
+                            .collect();
                         errs.push_str(&format!(" [{}]", e.join(" ")));
                     }
                 }
@@ -54,11 +65,14 @@ fn main() {
             reading.status
         );
         if !ok {
-            println!("   got  {got}\n   want {}\n   {:?}", doc.lines.join("|"), reading.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>());
+            println!(
+                "   got  {got}\n   want {}\n   {:?}",
+                doc.lines.join("|"),
+                reading.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+            );
         }
     }
     println!("{exact}/{count}");
 }
 
-fn _unused() {
-}
+fn _unused() {}

@@ -20,7 +20,8 @@ fn main() {
         let file = get("file");
         let truth = get("ground_truth_mrz");
         let bytes = std::fs::read(dir.join(file)).expect("an image");
-        let reading = engine.read(&bytes, &mrtd_engine::ParseOptions::default()).expect("decodable");
+        let reading =
+            engine.read(&bytes, &mrtd_engine::ParseOptions::default()).expect("decodable");
         let text = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
         let ok = text == truth && (truth.is_empty() || reading.status == mrtd_engine::Status::Read);
         n += 1;

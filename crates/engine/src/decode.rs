@@ -266,8 +266,12 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
             let first = cell.options.first().copied().unwrap_or(('<', 0.0));
             // A symbol the layout forbids keeps its place but counts as unread
             // (probability zero), so the reading cannot be reported as certain.
-            let chosen =
-                cell.options.iter().copied().find(|o| allowed(class, o.0)).unwrap_or((first.0, 0.0));
+            let chosen = cell
+                .options
+                .iter()
+                .copied()
+                .find(|o| allowed(class, o.0))
+                .unwrap_or((first.0, 0.0));
             if chosen.0 != first.0 {
                 corrections.push(Correction {
                     line: line_idx,
@@ -293,7 +297,13 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
         }
         let options: Vec<Vec<(char, f32)>> = (start..start + 3)
             .map(|pos| {
-                lines[line][pos].options.iter().copied().filter(|o| allowed(Class::AlphaFiller, o.0)).take(3).collect()
+                lines[line][pos]
+                    .options
+                    .iter()
+                    .copied()
+                    .filter(|o| allowed(Class::AlphaFiller, o.0))
+                    .take(3)
+                    .collect()
             })
             .collect();
         let mut best: Option<(f32, [(char, f32); 3])> = None;
@@ -312,7 +322,13 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
             for (offset, (symbol, p)) in chosen.iter().enumerate() {
                 let pos = start + offset;
                 if text[line][pos] != *symbol {
-                    corrections.push(Correction { line, position: pos, from: text[line][pos], to: *symbol, reason: "country_code" });
+                    corrections.push(Correction {
+                        line,
+                        position: pos,
+                        from: text[line][pos],
+                        to: *symbol,
+                        reason: "country_code",
+                    });
                     text[line][pos] = *symbol;
                     // A known code among the top candidates is strong evidence in itself.
                     prob[line][pos] = p.max(0.5);
@@ -416,13 +432,36 @@ pub(crate) fn unchecked_cells_certain(
         return false;
     }
     let covered = coverage(&checks, classes.len(), classes[0].len());
+    let symbols: Vec<Vec<char>> = lines.iter().map(|l| l.chars().collect()).collect();
+    // A mod-10 check digit lets one wrong character in ten through. One doubtful
+    // cell under a check digit is what it exists to settle; two or more doubtful
+    // cells under the same digit can pass together by coincidence.
+    for check in &checks {
+        let cells = check
+            .covers
+            .iter()
+            .flat_map(|&(line, start, end)| (start..end).map(move |pos| (line, pos)))
+            .chain(std::iter::once(check.at));
+        let n_doubtful =
+            cells.filter(|&(line, pos)| probability(line, pos, symbols[line][pos]) < 0.8).count();
+        if n_doubtful > 1 {
+            return false;
+        }
+    }
     for (line_idx, line) in lines.iter().enumerate() {
         for (pos, symbol) in line.chars().enumerate() {
+            // A symbol the layout forbids here (a document code starting with X) is a misread.
+            if !allowed(classes[line_idx][pos], symbol) {
+                return false;
+            }
             if covered[line_idx][pos] {
                 continue;
             }
             let threshold = match classes[line_idx][pos] {
                 Class::AlphaFiller | Class::DocumentCode(_) | Class::Sex => 0.4,
+                // Where letters and digits may both appear and nothing checks them,
+                // a look-alike pair needs the classifier to be all but certain.
+                _ if "O0QDI1B8S5Z2G6".contains(symbol) => 0.98,
                 _ => 0.9,
             };
             if probability(line_idx, pos, symbol) < threshold {
@@ -498,16 +537,22 @@ fn fields(format: MrzFormat, lines: &[String]) -> std::collections::BTreeMap<&'s
             put("birth_date", 1, 13, 19);
             put("sex", 1, 20, 21);
             put("expiry_date", 1, 21, 27);
-            let optional_end = if format == MrzFormat::Td3 { 42 } else if format == MrzFormat::Td2 { 35 } else { end };
+            let optional_end = if format == MrzFormat::Td3 {
+                42
+            } else if format == MrzFormat::Td2 {
+                35
+            } else {
+                end
+            };
             put("optional_data", 1, 28, optional_end);
         }
     }
-    if let Some((line, start, end)) = name_at {
-        if let Some(name) = lines.get(line).and_then(|l| l.get(start..end)) {
-            let (surname, given) = name.split_once("<<").unwrap_or((name, ""));
-            map.insert("surname", trim(surname));
-            map.insert("given_names", trim(given));
-        }
+    if let Some((line, start, end)) = name_at
+        && let Some(name) = lines.get(line).and_then(|l| l.get(start..end))
+    {
+        let (surname, given) = name.split_once("<<").unwrap_or((name, ""));
+        map.insert("surname", trim(surname));
+        map.insert("given_names", trim(given));
     }
     map
 }
@@ -541,7 +586,7 @@ mod tests {
             ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"];
         let mut cells = certain(&lines);
         // The classifier prefers O over 0 in the document number.
-        cells[1][3] = CellCandidates { options: vec![('O', 0.6), ('0', 0.35)] };
+        cells[1][8] = CellCandidates { options: vec![('O', 0.6), ('0', 0.35)] };
         let reading = decode_cells(&cells).unwrap();
         assert!(reading.valid);
         assert_eq!(reading.lines[1], lines[1]);

@@ -121,11 +121,14 @@ pub(crate) fn conclude(
     let mut cells: Vec<Vec<mrtd_mrz::CellCandidates>> = attempt
         .candidates
         .iter()
-        .map(|line| line.iter().map(|c| mrtd_mrz::CellCandidates { options: c.options.clone() }).collect())
+        .map(|line| {
+            line.iter().map(|c| mrtd_mrz::CellCandidates { options: c.options.clone() }).collect()
+        })
         .collect();
     // Country codes chosen from the known list are passed on as settled.
     for correction in reading.corrections.iter().filter(|c| c.reason == "country_code") {
-        cells[correction.line][correction.position] = mrtd_mrz::CellCandidates::certain(correction.to);
+        cells[correction.line][correction.position] =
+            mrtd_mrz::CellCandidates::certain(correction.to);
     }
     let published = mrtd_mrz::decode_cells(&cells, options).ok();
     let published_valid = published.as_ref().is_some_and(|p| p.valid);
@@ -133,7 +136,9 @@ pub(crate) fn conclude(
         cells[line][pos].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
     };
     let certain = published.as_ref().is_some_and(|p| {
-        p.valid && p.ambiguities.is_empty() && unchecked_cells_certain(reading.format, &p.lines, probability)
+        p.valid
+            && p.ambiguities.is_empty()
+            && unchecked_cells_certain(reading.format, &p.lines, probability)
     });
     let quad = region(&attempt.cells);
     let pitch = length(attempt.cells[0][0].along);

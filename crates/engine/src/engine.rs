@@ -4,13 +4,13 @@ use std::time::Instant;
 
 use crate::cells::CellGeometry;
 use crate::decode::Reading;
-use mrtd_mrz::ParseOptions;
 use crate::error::ImageError;
 use crate::image::{DecodeLimits, decode};
 use crate::locate::{locate, work_image};
 use crate::model::Mlp;
 use crate::recognise::{Attempt, rank, read_candidate};
 use crate::types::ImageReading;
+use mrtd_mrz::ParseOptions;
 
 /// The classifier weights, trained by `mrtd-train` and embedded at build time.
 static MODEL_BYTES: &[u8] = include_bytes!("../model/mrz-cells.bin");

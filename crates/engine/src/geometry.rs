@@ -35,8 +35,9 @@ impl Homography {
                 if row != col {
                     let factor = system[row][col];
                     if factor != 0.0 {
-                        for k in 0..9 {
-                            system[row][k] -= factor * system[col][k];
+                        let pivot_row = system[col];
+                        for (value, pivot_value) in system[row].iter_mut().zip(pivot_row) {
+                            *value -= factor * pivot_value;
                         }
                     }
                 }

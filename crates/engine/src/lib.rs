@@ -30,6 +30,6 @@ pub mod synth;
 mod types;
 
 pub use engine::{Engine, EngineBuilder, EngineConfig};
-pub use mrtd_mrz::{ParseOptions, Reading};
 pub use error::ImageError;
+pub use mrtd_mrz::{ParseOptions, Reading};
 pub use types::{Diagnostic, DiagnosticCode, ImageReading, Status};

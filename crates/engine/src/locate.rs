@@ -156,23 +156,23 @@ fn rows_at_angle(blobs: &[Component], angle: f32) -> Vec<TextRow> {
     }
     // Each blob keeps at most one predecessor: the cheapest link wins.
     let mut prev: Vec<Option<(usize, f32)>> = vec![None; n];
-    for i in 0..n {
-        if let Some((j, cost)) = next[i] {
-            if prev[j].is_none_or(|(_, c)| cost < c) {
-                prev[j] = Some((i, cost));
-            }
+    for (i, link) in next.iter().enumerate() {
+        if let Some((j, cost)) = *link
+            && prev[j].is_none_or(|(_, c)| cost < c)
+        {
+            prev[j] = Some((i, cost));
         }
     }
-    for i in 0..n {
-        if let Some((j, _)) = next[i] {
-            if prev[j].map(|(p, _)| p) != Some(i) {
-                next[i] = None;
-            }
+    for (i, link) in next.iter_mut().enumerate() {
+        if let Some((j, _)) = *link
+            && prev[j].map(|(p, _)| p) != Some(i)
+        {
+            *link = None;
         }
     }
     let mut rows = Vec::new();
-    for head in 0..n {
-        if prev[head].is_some_and(|(p, _)| next[p].is_some()) {
+    for (head, head_prev) in prev.iter().enumerate() {
+        if head_prev.is_some_and(|(p, _)| next[p].is_some()) {
             continue;
         }
         let mut chain = vec![head];
@@ -200,7 +200,8 @@ fn fit_row(
     let mut heights: Vec<f32> = chain.iter().map(|&i| projected[i].height).collect();
     heights.sort_by(f32::total_cmp);
     // Letters and digits are full height; fillers are shorter, so take a high percentile.
-    let height = heights[(heights.len() * 3) / 4];
+    // The extent estimate adds a pixel for the sampling of the blob; take it back.
+    let height = heights[(heights.len() * 3) / 4] - 1.0;
     let first = &projected[chain[0]];
     let last = &projected[chain[chain.len() - 1]];
     let start = first.s - first.len / 2.0;

@@ -65,12 +65,18 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
     gaps.sort_by(f32::total_cmp);
     let pitch = gaps[gaps.len() / 2];
     // Cells covered by a blob of length `len` (touching fillers merge into one).
-    let covered = |len: f32| if single(len) { 1.0 } else { (((len - 0.6 * pitch) / pitch).round() + 1.0).max(1.0) };
+    let covered = |len: f32| {
+        if single(len) { 1.0 } else { (((len - 0.6 * pitch) / pitch).round() + 1.0).max(1.0) }
+    };
     let mut index = vec![0.0f32; members.len()];
     for i in 1..members.len() {
         let step = (members[i].0 - members[i - 1].0) / pitch;
         let k = index[i - 1] + step;
-        index[i] = if single(members[i].1) && single(members[i - 1].1) { index[i - 1] + step.round().max(1.0) } else { k };
+        index[i] = if single(members[i].1) && single(members[i - 1].1) {
+            index[i - 1] + step.round().max(1.0)
+        } else {
+            k
+        };
     }
     let first = index[0] - (covered(members[0].1) - 1.0) / 2.0;
     let last_idx = members.len() - 1;
@@ -136,10 +142,17 @@ fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
             break;
         }
         let quadratic = pairs.len() > n / 2;
-        let fit = if quadratic { fit_quadratic(&pairs) } else { fit_linear(&pairs).map(|(a, b)| (a, b, 0.0)) };
+        let fit = if quadratic {
+            fit_quadratic(&pairs)
+        } else {
+            fit_linear(&pairs).map(|(a, b)| (a, b, 0.0))
+        };
         if let Some((a, b, c)) = fit {
             let end_shift = c * ((n - 1) * (n - 1)) as f32;
-            if b <= 0.0 || (b - pitch).abs() > pitch * 0.25 || end_shift.abs() > pitch * n as f32 * 0.2 {
+            if b <= 0.0
+                || (b - pitch).abs() > pitch * 0.25
+                || end_shift.abs() > pitch * n as f32 * 0.2
+            {
                 break;
             }
             first = a;
@@ -147,7 +160,8 @@ fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
             curve = c;
         }
     }
-    let positions: Vec<f32> = (0..n).map(|k| first + pitch * k as f32 + curve * (k * k) as f32).collect();
+    let positions: Vec<f32> =
+        (0..n).map(|k| first + pitch * k as f32 + curve * (k * k) as f32).collect();
     Some(positions)
 }
 
@@ -220,7 +234,10 @@ fn row_cells(row: &TextRow, n: usize, scale: f32) -> Option<Vec<CellGeometry>> {
             // The fitted row direction, which may differ from the search angle by
             // a few degrees; the cell's vertical is kept perpendicular to it.
             let norm = (1.0 + row.slope * row.slope).sqrt();
-            let unit = ((row.dir.0 + normal.0 * row.slope) / norm, (row.dir.1 + normal.1 * row.slope) / norm);
+            let unit = (
+                (row.dir.0 + normal.0 * row.slope) / norm,
+                (row.dir.1 + normal.1 * row.slope) / norm,
+            );
             let height = row.height * inv;
             CellGeometry {
                 centre: (x * inv, y * inv),
@@ -275,12 +292,45 @@ fn line_lengths(candidate: &MrzCandidate) -> Vec<usize> {
 
 /// Reads a candidate MRZ in both directions at each plausible line length and
 /// returns every attempt that decodes, best first.
+/// A row moved across by `shift` (in working pixels), for a line the localiser missed.
+fn shifted(row: &TextRow, shift: f32) -> TextRow {
+    let normal = row.normal();
+    TextRow {
+        members: row
+            .members
+            .iter()
+            .map(|&((x, y), len)| ((x + normal.0 * shift, y + normal.1 * shift), len))
+            .collect(),
+        offset: row.offset + shift,
+        ..row.clone()
+    }
+}
+
+/// Reads a candidate; two rows of 30 cells are an ID card with one row
+/// missed (washed out, or its fillers merged), so the third is tried above
+/// and below at the same spacing.
 pub(crate) fn read_candidate(
     model: &Mlp,
     original: &Gray,
     scale: f32,
     candidate: &MrzCandidate,
 ) -> Vec<Attempt> {
+    let mut attempts = read_rows(model, original, scale, candidate);
+    if candidate.rows.len() == 2 && counted_length(candidate) == Some(30) {
+        let (a, b) = (&candidate.rows[0], &candidate.rows[1]);
+        let mid = (a.start + a.end) / 2.0;
+        let spacing = b.across_at(mid) - a.across_at(mid);
+        let below = vec![a.clone(), b.clone(), shifted(b, spacing)];
+        let above = vec![shifted(a, -spacing), a.clone(), b.clone()];
+        for rows in [below, above] {
+            attempts.extend(read_rows(model, original, scale, &MrzCandidate { rows }));
+        }
+        attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
+    }
+    attempts
+}
+
+fn read_rows(model: &Mlp, original: &Gray, scale: f32, candidate: &MrzCandidate) -> Vec<Attempt> {
     let mut attempts = Vec::new();
     for n in line_lengths(candidate) {
         for backwards in [false, true] {

@@ -2,7 +2,7 @@
 
 use std::io::Cursor;
 
-use mrtd_engine::{EngineBuilder, ImageError, ReadOptions, Status};
+use mrtd_engine::{EngineBuilder, ImageError, ParseOptions, Status};
 
 fn png(width: u32, height: u32, value: u8) -> Vec<u8> {
     let image = image::GrayImage::from_pixel(width, height, image::Luma([value]));
@@ -14,7 +14,7 @@ fn png(width: u32, height: u32, value: u8) -> Vec<u8> {
 #[test]
 fn garbage_is_an_unsupported_format() {
     let engine = EngineBuilder::new().build();
-    let error = engine.read(b"this is not an image", &ReadOptions::default()).unwrap_err();
+    let error = engine.read(b"this is not an image", &ParseOptions::default()).unwrap_err();
     assert!(matches!(error, ImageError::UnsupportedFormat), "{error}");
 }
 
@@ -22,14 +22,14 @@ fn garbage_is_an_unsupported_format() {
 fn a_truncated_image_is_a_decode_error() {
     let engine = EngineBuilder::new().build();
     let bytes = png(64, 64, 200);
-    let error = engine.read(&bytes[..bytes.len() / 2], &ReadOptions::default()).unwrap_err();
+    let error = engine.read(&bytes[..bytes.len() / 2], &ParseOptions::default()).unwrap_err();
     assert!(matches!(error, ImageError::Decode(_)), "{error}");
 }
 
 #[test]
 fn too_many_pixels_are_refused_before_decoding() {
     let engine = EngineBuilder::new().max_pixels(10_000).build();
-    let error = engine.read(&png(200, 100, 255), &ReadOptions::default()).unwrap_err();
+    let error = engine.read(&png(200, 100, 255), &ParseOptions::default()).unwrap_err();
     match error {
         ImageError::TooManyPixels { width, height, pixels, limit } => {
             assert_eq!((width, height, pixels, limit), (200, 100, 20_000, 10_000));
@@ -46,21 +46,22 @@ fn a_header_claiming_a_huge_raster_is_refused() {
     bytes[16..20].copy_from_slice(&100_000u32.to_be_bytes());
     bytes[20..24].copy_from_slice(&100_000u32.to_be_bytes());
     let engine = EngineBuilder::new().build();
-    let error = engine.read(&bytes, &ReadOptions::default()).unwrap_err();
+    let error = engine.read(&bytes, &ParseOptions::default()).unwrap_err();
     assert!(matches!(error, ImageError::TooManyPixels { .. } | ImageError::Decode(_)), "{error}");
 }
 
 #[test]
 fn too_many_bytes_are_refused() {
     let engine = EngineBuilder::new().max_bytes(100).build();
-    let error = engine.read(&png(64, 64, 128), &ReadOptions::default()).unwrap_err();
+    let error = engine.read(&png(64, 64, 128), &ParseOptions::default()).unwrap_err();
     assert!(matches!(error, ImageError::TooLarge { limit: 100, .. }), "{error}");
 }
 
 #[test]
 fn a_blank_page_has_no_mrz_and_says_so() {
     let engine = EngineBuilder::new().build();
-    let reading = engine.read(&png(800, 600, 230), &ReadOptions::default()).expect("a usable image");
+    let reading =
+        engine.read(&png(800, 600, 230), &ParseOptions::default()).expect("a usable image");
     assert_eq!(reading.status, Status::NoMrz);
     assert!(reading.reading.is_none());
     let first = reading.diagnostics.first().expect("a diagnostic");

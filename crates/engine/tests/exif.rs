@@ -4,7 +4,7 @@
 use std::io::Cursor;
 use std::path::PathBuf;
 
-use mrtd_engine::{EngineBuilder, ReadOptions, Status};
+use mrtd_engine::{EngineBuilder, ParseOptions, Status};
 
 /// An APP1 segment holding a minimal EXIF block with one tag: Orientation.
 fn exif_orientation_segment(orientation: u16) -> Vec<u8> {
@@ -27,7 +27,8 @@ fn exif_orientation_segment(orientation: u16) -> Vec<u8> {
 
 #[test]
 fn exif_orientation_is_applied() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images/100_pass-uto.jpg");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images/100_pass-uto.jpg");
     let upright = image::open(path).expect("a specimen image");
     // Store the pixels turned a quarter anticlockwise, and tag them "rotate 90 clockwise to display".
     let stored = upright.rotate270();
@@ -38,8 +39,11 @@ fn exif_orientation_is_applied() {
     tagged.extend_from_slice(&jpeg[2..]);
 
     let engine = EngineBuilder::new().build();
-    let reading = engine.read(&tagged, &ReadOptions::default()).expect("a decodable image");
-    assert_eq!((reading.image_width, reading.image_height), (upright.width() as usize, upright.height() as usize));
+    let reading = engine.read(&tagged, &ParseOptions::default()).expect("a decodable image");
+    assert_eq!(
+        (reading.image_width, reading.image_height),
+        (upright.width() as usize, upright.height() as usize)
+    );
     assert_eq!(reading.status, Status::Read);
     let off_upright = reading.rotation_degrees.min(360.0 - reading.rotation_degrees);
     assert!(off_upright < 5.0, "rotation {}", reading.rotation_degrees);

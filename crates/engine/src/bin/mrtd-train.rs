@@ -65,7 +65,10 @@ fn jitter(rng: &mut Rng, cell: &CellGeometry) -> CellGeometry {
             cell.centre.1 + uy * shift_u + vy * shift_v,
         ),
         along: rotate((cell.along.0 * scale_u, cell.along.1 * scale_u)),
-        across: (across.0 * shear_cos - across.1 * shear_sin, across.0 * shear_sin + across.1 * shear_cos),
+        across: (
+            across.0 * shear_cos - across.1 * shear_sin,
+            across.0 * shear_sin + across.1 * shear_cos,
+        ),
     }
 }
 

@@ -128,11 +128,11 @@ impl Canvas {
         let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut encoded, quality);
         let buffer = image::GrayImage::from_raw(gray.width as u32, gray.height as u32, gray.data)
             .expect("buffer size matches dimensions");
-        if buffer.write_with_encoder(encoder).is_ok() {
-            if let Ok(decoded) = image::load_from_memory(&encoded) {
-                let luma = decoded.into_luma8();
-                self.data = luma.as_raw().iter().map(|&v| f32::from(v)).collect();
-            }
+        if buffer.write_with_encoder(encoder).is_ok()
+            && let Ok(decoded) = image::load_from_memory(&encoded)
+        {
+            let luma = decoded.into_luma8();
+            self.data = luma.as_raw().iter().map(|&v| f32::from(v)).collect();
         }
     }
 }
@@ -168,6 +168,8 @@ impl OcrFont {
 
     /// Draws text with a fixed pitch and cap height, its first cell starting at
     /// `left` and its baseline at `baseline`.
+    // Every argument is one number of the layout; a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
     pub fn draw(
         &self,
         canvas: &mut Canvas,

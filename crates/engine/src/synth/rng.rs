@@ -37,7 +37,7 @@ impl Rng {
 
     /// Returns a uniform integer in `[0, n)`.
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 
     /// Returns true with probability `p`.

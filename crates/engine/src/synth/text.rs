@@ -123,10 +123,12 @@ fn random_alnum(rng: &mut Rng, len: usize, digits_only: bool) -> String {
 fn random_name(rng: &mut Rng) -> String {
     let mut name = (*rng.pick(SURNAMES)).to_string();
     name.push_str("<<");
-    name.push_str(*rng.pick(GIVEN));
+    let given = GIVEN[rng.below(GIVEN.len())];
+    name.push_str(given);
     if rng.chance(0.4) {
+        let second = GIVEN[rng.below(GIVEN.len())];
         name.push('<');
-        name.push_str(*rng.pick(GIVEN));
+        name.push_str(second);
     }
     name
 }

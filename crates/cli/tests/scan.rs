@@ -1,0 +1,70 @@
+//! `mrtd scan` and `mrtd eval` through the real binary, on the specimens in `tests/data/images`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn images() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images")
+}
+
+fn mrtd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mrtd"))
+}
+
+#[test]
+fn scan_prints_one_json_object_per_image() {
+    let output = mrtd()
+        .args(["scan", "--json"])
+        .arg(images().join("100_pass-uto.jpg"))
+        .arg(images().join("100_id-si.jpg"))
+        .output()
+        .expect("mrtd runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let objects: Vec<serde_json::Value> =
+        stdout.lines().map(|line| serde_json::from_str(line).expect("one JSON object per line")).collect();
+    assert_eq!(objects.len(), 2);
+    let passport = &objects[0];
+    assert_eq!(passport["status"], "read");
+    assert_eq!(passport["format"], "TD3");
+    assert_eq!(passport["valid"], true);
+    assert_eq!(passport["lines"][1], "L898902C36UTO7408122F1204159ZE184226B<<<<<10");
+    for key in ["file", "fields", "checks", "corrections", "diagnostics", "timing_ms"] {
+        assert!(passport.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(objects[1]["format"], "TD1");
+}
+
+#[test]
+fn scan_of_a_folder_reports_files_that_are_not_images() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::copy(images().join("100_pass2-uto.jpg"), dir.path().join("a.jpg")).expect("copy");
+    std::fs::write(dir.path().join("b.png"), b"not a png").expect("write");
+    let output = mrtd().args(["scan", "--json"]).arg(dir.path()).output().expect("mrtd runs");
+    // Exit status 2: not every image was read.
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let first: serde_json::Value = serde_json::from_str(lines[0]).expect("JSON");
+    let second: serde_json::Value = serde_json::from_str(lines[1]).expect("JSON");
+    assert_eq!(first["status"], "read");
+    assert_eq!(second["status"], "error");
+    assert!(second["diagnostics"][0]["message"].as_str().is_some_and(|m| m.contains("format")));
+}
+
+#[test]
+fn eval_scores_the_specimen_manifest() {
+    let output = mrtd()
+        .args(["eval", "--json"])
+        .arg(images().join("MANIFEST.tsv"))
+        .arg(images())
+        .output()
+        .expect("mrtd runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(summary["images"], 12);
+    assert_eq!(summary["exact"], 12);
+    assert_eq!(summary["read_but_wrong"], 0);
+    assert_eq!(summary["false_positives"], 0);
+}
