@@ -53,12 +53,35 @@ impl Hub {
         Registration { id, sinks: self.sinks.clone() }
     }
 
+    /// Sends `notifications/resources/updated` for `uri` to every open stream subscribed
+    /// to that resource; returns how many got it.
+    pub async fn announce_update(&self, uri: &str) -> usize {
+        let mut delivered = 0;
+        for sink in self.snapshot() {
+            let subscribed = sink
+                .accepted()
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|uris| uris.iter().any(|u| u == uri));
+            if !subscribed {
+                continue;
+            }
+            match sink.notify_resource_updated(uri).await {
+                Ok(()) => delivered += 1,
+                Err(error) => tracing::debug!(%error, "subscription stream did not take an update"),
+            }
+        }
+        delivered
+    }
+
+    fn snapshot(&self) -> Vec<SubscriptionSink> {
+        self.sinks.lock().map(|sinks| sinks.values().cloned().collect()).unwrap_or_default()
+    }
+
     /// Sends `change` to every open stream that asked for it; returns how many got it.
     pub async fn announce(&self, change: Change) -> usize {
-        let sinks: Vec<SubscriptionSink> =
-            self.sinks.lock().map(|sinks| sinks.values().cloned().collect()).unwrap_or_default();
         let mut delivered = 0;
-        for sink in sinks {
+        for sink in self.snapshot() {
             let accepted = sink.accepted();
             let wanted = match change {
                 Change::Tools => accepted.tools_list_changed == Some(true),

@@ -6,7 +6,7 @@ use rmcp::{
     ErrorData, RoleServer,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
-        ProgressNotificationParam, ResourceContents, Tool,
+        ProgressNotificationParam, ResourceContents, ResourceUpdatedNotificationParam, Tool,
     },
     service::RequestContext,
 };
@@ -17,6 +17,7 @@ use crate::{
     legacy,
     media::{PNG_1X1, WAV_SILENCE},
     mrtr,
+    resources::WATCHED,
     subscriptions::Change,
 };
 
@@ -111,6 +112,13 @@ fn catalogue() -> Vec<(Listed, Tool)> {
         (
             Both,
             plain("test_multiple_content_types", "Returns text, an image and an embedded resource"),
+        ),
+        (
+            Both,
+            plain(
+                "test_trigger_resource_update",
+                "Announces a change of test://watched-resource to its subscribers",
+            ),
         ),
         (Both, plain("test_tool_with_progress", "Reports progress three times before answering")),
         (Both, plain("test_error_handling", "Always fails with a tool error")),
@@ -312,6 +320,7 @@ pub async fn call(
         "test_trigger_tool_change" => trigger(fixture, Change::Tools, "tools").await,
         "test_trigger_prompt_change" => trigger(fixture, Change::Prompts, "prompts").await,
         "test_trigger_resource_change" => trigger(fixture, Change::Resources, "resources").await,
+        "test_trigger_resource_update" => resource_update(fixture, wire, &context).await,
         _ => mrtr::call(fixture, &name, &request, &context),
     }
 }
@@ -343,4 +352,31 @@ async fn trigger(
 ) -> Result<CallToolResponse, ErrorData> {
     let delivered = fixture.shared.hub.announce(change).await;
     Ok(text(format!("Announced a {what} list change to {delivered} subscription stream(s)")))
+}
+
+/// Announces that the watched resource changed: on the 2026 wire to `subscriptions/listen`
+/// streams subscribed to it, on the 2025 wire to this session if it subscribed.
+async fn resource_update(
+    fixture: &Fixture,
+    wire: Wire,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let delivered = match wire {
+        Wire::Modern => fixture.shared.hub.announce_update(WATCHED).await,
+        Wire::Legacy => {
+            let subscribed = fixture
+                .subscribed
+                .lock()
+                .map(|uris| uris.iter().any(|uri| uri == WATCHED))
+                .unwrap_or(false);
+            if subscribed {
+                let params = ResourceUpdatedNotificationParam::new(WATCHED);
+                context.peer.notify_resource_updated(params).await.map_err(|e| {
+                    ErrorData::internal_error(format!("could not send the update: {e}"), None)
+                })?;
+            }
+            usize::from(subscribed)
+        }
+    };
+    Ok(text(format!("Announced an update of {WATCHED} to {delivered} subscriber(s)")))
 }

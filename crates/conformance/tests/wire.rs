@@ -271,3 +271,80 @@ fn missing_client_capability_is_a_400_with_an_object() {
     assert_eq!(error["code"], -32021);
     assert_eq!(error["data"]["requiredCapabilities"], json!({"sampling": {}}));
 }
+
+/// Opens `subscriptions/listen` and returns the stream positioned after the headers.
+fn open_listen(fixture: &Fixture, id: u64, notifications: Value) -> BufReader<TcpStream> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": notifications,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    }})
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        fixture.port,
+        body.len()
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", fixture.port)).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(5))).expect("set a read timeout");
+    stream.write_all(request.as_bytes()).expect("send the listen request");
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).expect("a status line");
+    assert!(line.starts_with("HTTP/1.1 200"), "listen was refused: {line}");
+    while line != "\r\n" {
+        line.clear();
+        reader.read_line(&mut line).expect("a header line");
+    }
+    reader
+}
+
+/// The next JSON message on an SSE stream (chunk-size lines and comments are skipped).
+fn next_event(reader: &mut BufReader<TcpStream>) -> Value {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).expect("the stream stays open");
+        assert!(read > 0, "the subscription stream ended");
+        if let Some(data) = line.strip_prefix("data:")
+            && let Ok(message) = serde_json::from_str::<Value>(data.trim())
+        {
+            return message;
+        }
+    }
+}
+
+#[test]
+fn subscriptions_are_acknowledged_tagged_and_filtered() {
+    let fixture = Fixture::start(&[]);
+    let mut stream = open_listen(&fixture, 50, json!({"toolsListChanged": true}));
+    let ack = next_event(&mut stream);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 50);
+    assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true);
+
+    // A prompt change must not reach a stream that asked only for tool changes.
+    let prompt = json!({"name": "test_trigger_prompt_change", "arguments": {}});
+    let reply = fixture.modern(51, "tools/call", prompt, json!({}));
+    assert!(reply.reply()["result"]["content"][0]["text"].as_str().unwrap_or("").contains("to 0"));
+
+    // The stream is registered just after its acknowledgement; retry until it is.
+    let tool = json!({"name": "test_trigger_tool_change", "arguments": {}});
+    let delivered = (0..50).any(|attempt| {
+        let reply = fixture.modern(60 + attempt, "tools/call", tool.clone(), json!({}));
+        let text = reply.reply()["result"]["content"][0]["text"].as_str().unwrap_or("").to_owned();
+        let done = text.contains("to 1 ");
+        if !done {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        done
+    });
+    assert!(delivered, "the tool change never reached the open stream");
+    let change = next_event(&mut stream);
+    assert_eq!(change["method"], "notifications/tools/list_changed");
+    assert_eq!(change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 50);
+}
