@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 const NAME: &str = "verify_traveller_document";
 const TEMPLATE: &str = include_str!("../docs/prompts/verify-traveller.md");
 
-pub(crate) fn list() -> ListPromptsResult {
+pub(crate) fn list(modern: bool) -> ListPromptsResult {
     let arguments = vec![
         PromptArgument::new("purpose")
             .with_description("What the check is for, e.g. 'boarding', 'age check over 18'.")
@@ -26,9 +26,12 @@ pub(crate) fn list() -> ListPromptsResult {
         Some(arguments),
     );
     prompt.title = Some("Verify a traveller's document".into());
-    ListPromptsResult::with_all_items(vec![prompt])
-        .with_ttl_ms(24 * 60 * 60 * 1000)
-        .with_cache_scope(CacheScope::Public)
+    let result = ListPromptsResult::with_all_items(vec![prompt]);
+    if modern {
+        result.with_ttl_ms(24 * 60 * 60 * 1000).with_cache_scope(CacheScope::Public)
+    } else {
+        result
+    }
 }
 
 pub(crate) fn get(

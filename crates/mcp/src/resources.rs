@@ -42,7 +42,7 @@ const DOCS: [Doc; 2] = [
     },
 ];
 
-pub(crate) fn list() -> ListResourcesResult {
+pub(crate) fn list(modern: bool) -> ListResourcesResult {
     let resources = DOCS
         .iter()
         .map(|doc| {
@@ -54,28 +54,38 @@ pub(crate) fn list() -> ListResourcesResult {
             resource
         })
         .collect();
-    ListResourcesResult::with_all_items(resources)
-        .with_ttl_ms(DOCS_TTL_MS)
-        .with_cache_scope(CacheScope::Public)
+    let result = ListResourcesResult::with_all_items(resources);
+    if modern {
+        result.with_ttl_ms(DOCS_TTL_MS).with_cache_scope(CacheScope::Public)
+    } else {
+        result
+    }
 }
 
-pub(crate) fn templates() -> ListResourceTemplatesResult {
+pub(crate) fn templates(modern: bool) -> ListResourceTemplatesResult {
     let mut template = ResourceTemplate::new("mrtd://scans/{scan_id}", "scan");
     template.title = Some("A kept scan".into());
     template.description = Some(
         "The result of a scan kept with retain_hours above 0; only its creator can read it.".into(),
     );
     template.mime_type = Some("application/json".into());
-    ListResourceTemplatesResult::with_all_items(vec![template])
-        .with_ttl_ms(DOCS_TTL_MS)
-        .with_cache_scope(CacheScope::Public)
+    let result = ListResourceTemplatesResult::with_all_items(vec![template]);
+    if modern {
+        result.with_ttl_ms(DOCS_TTL_MS).with_cache_scope(CacheScope::Public)
+    } else {
+        result
+    }
 }
 
 pub(crate) async fn read(
     state: &AppState,
     principal: &Principal,
     uri: &str,
+    modern: bool,
 ) -> Result<ReadResourceResult, ErrorData> {
+    let hints = |result: ReadResourceResult, ttl_ms: u64, scope: CacheScope| {
+        if modern { result.with_ttl_ms(ttl_ms).with_cache_scope(scope) } else { result }
+    };
     if let Some(doc) = DOCS.iter().find(|doc| doc.uri == uri) {
         let contents = ResourceContents::TextResourceContents {
             uri: doc.uri.into(),
@@ -83,9 +93,7 @@ pub(crate) async fn read(
             text: doc.text.into(),
             meta: None,
         };
-        return Ok(ReadResourceResult::new(vec![contents])
-            .with_ttl_ms(DOCS_TTL_MS)
-            .with_cache_scope(CacheScope::Public));
+        return Ok(hints(ReadResourceResult::new(vec![contents]), DOCS_TTL_MS, CacheScope::Public));
     }
     if let Some(scan_id) = uri.strip_prefix(SCAN_PREFIX) {
         match state.store.get(&principal.0, scan_id, SystemTime::now()).await {
@@ -99,9 +107,7 @@ pub(crate) async fn read(
                     text: result.to_string(),
                     meta: None,
                 };
-                return Ok(ReadResourceResult::new(vec![contents])
-                    .with_ttl_ms(0)
-                    .with_cache_scope(CacheScope::Private));
+                return Ok(hints(ReadResourceResult::new(vec![contents]), 0, CacheScope::Private));
             }
             Err(mrtd_store::StoreError::NotFound) => {}
             Err(error) => {

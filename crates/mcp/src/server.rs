@@ -63,11 +63,14 @@ impl ServerHandler for MrtdServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::tool_catalog())
-            .with_ttl_ms(TOOLS_TTL_MS)
-            .with_cache_scope(CacheScope::Public))
+        let result = ListToolsResult::with_all_items(tools::tool_catalog());
+        Ok(if is_modern(&context) {
+            result.with_ttl_ms(TOOLS_TTL_MS).with_cache_scope(CacheScope::Public)
+        } else {
+            result
+        })
     }
 
     async fn call_tool(
@@ -81,17 +84,17 @@ impl ServerHandler for MrtdServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(resources::list())
+        Ok(resources::list(is_modern(&context)))
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(resources::templates())
+        Ok(resources::templates(is_modern(&context)))
     }
 
     async fn read_resource(
@@ -100,15 +103,17 @@ impl ServerHandler for MrtdServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let principal = Principal::of(&context);
-        resources::read(&self.state, &principal, &request.uri).await.map(Into::into)
+        resources::read(&self.state, &principal, &request.uri, is_modern(&context))
+            .await
+            .map(Into::into)
     }
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(prompts::list())
+        Ok(prompts::list(is_modern(&context)))
     }
 
     async fn get_prompt(
@@ -118,4 +123,10 @@ impl ServerHandler for MrtdServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         prompts::get(&request.name, request.arguments.as_ref()).map(Into::into)
     }
+}
+
+/// Whether the request speaks 2026-07-28, whose results carry caching hints.
+/// Legacy results must not: those fields do not exist in the 2025 schemas.
+pub(crate) fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
 }

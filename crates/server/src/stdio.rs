@@ -37,10 +37,16 @@ where
 {
     let (to_protocol, protocol_input) = tokio::io::duplex(1 << 20);
     let (protocol_output, from_protocol) = tokio::io::duplex(1 << 20);
-    let service = handler
-        .serve((protocol_input, protocol_output))
-        .await
-        .map_err(|e| StdioError::Start(e.to_string()))?;
+    // The handshake (or a modern request without one) arrives through the reader loop
+    // below, so the service must start in its own task rather than be awaited here.
+    let service = tokio::spawn(async move {
+        match handler.serve((protocol_input, protocol_output)).await {
+            Ok(running) => {
+                let _ = running.waiting().await;
+            }
+            Err(error) => tracing::warn!(%error, "the MCP session over stdio ended early"),
+        }
+    });
 
     let (line_tx, mut line_rx) = mpsc::channel::<String>(256);
 
@@ -111,7 +117,7 @@ where
     }
     // End of input: close the protocol side and let pending replies drain.
     drop(to_protocol);
-    let _ = service.cancel().await;
+    let _ = service.await;
     let _ = relay.await;
     drop(line_tx);
     writer.await.map_err(|e| StdioError::Start(e.to_string()))??;
