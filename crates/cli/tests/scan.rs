@@ -21,8 +21,10 @@ fn scan_prints_one_json_object_per_image() {
         .expect("mrtd runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
-    let objects: Vec<serde_json::Value> =
-        stdout.lines().map(|line| serde_json::from_str(line).expect("one JSON object per line")).collect();
+    let objects: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON object per line"))
+        .collect();
     assert_eq!(objects.len(), 2);
     let passport = &objects[0];
     assert_eq!(passport["status"], "read");
@@ -62,7 +64,8 @@ fn eval_scores_the_specimen_manifest() {
         .output()
         .expect("mrtd runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON object");
     assert_eq!(summary["images"], 12);
     assert_eq!(summary["exact"], 12);
     assert_eq!(summary["read_but_wrong"], 0);
