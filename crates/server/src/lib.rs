@@ -27,6 +27,7 @@
 //! # }
 //! ```
 
+pub mod auth;
 mod config;
 mod endpoint;
 mod guard;

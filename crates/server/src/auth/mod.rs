@@ -1,0 +1,165 @@
+//! Authentication, authorization and limits for the HTTP front.
+//!
+//! One middleware ([`AuthGuard::protect`]) guards every route of the router it is applied
+//! to, the MCP endpoint and the REST API alike, except the public ones: `/`, `/healthz`,
+//! `/livez`, `/readyz`, everything under `/.well-known/`, and CORS preflights. For each
+//! request it, in order:
+//!
+//! 1. checks `Host` and `Origin` (a foreign `Origin` gets `403` before anything else);
+//! 2. authenticates the caller according to the [`AuthMode`] and puts the resulting
+//!    [`Principal`] into the request's extensions, where the MCP layer finds it: the
+//!    principal owns the scans and `requestState` the request creates;
+//! 3. applies the per-principal rate limit (`429` with `Retry-After`);
+//! 4. checks the scopes the request needs (`403` with `error="insufficient_scope"`);
+//! 5. for a recognition, waits a bounded time for a global slot (`503` with `Retry-After`).
+//!
+//! Modes:
+//!
+//! * [`AuthMode::None`]: every caller is [`Principal::local`]. Only for loopback binds.
+//! * [`AuthMode::ApiKey`]: `Authorization: Bearer mrtd_…` or `X-Api-Key: mrtd_…`, looked up
+//!   by its SHA-256 ([`api_key`]); the principal is `key:<name>` and every scope is granted.
+//! * [`AuthMode::OAuth`]: the server is an OAuth 2.1 resource server ([`oauth`]). It
+//!   publishes RFC 9728 metadata ([`metadata`]) and accepts JWT access tokens from one
+//!   issuer, for its own canonical URI only. Tokens are never forwarded anywhere.
+//!
+//! Scopes: `scans:read` for `get_scan`, `list_scans`, `check_document` by `scan_id` and
+//! reading `mrtd://scans/*`; `scans:write` for `scan_document` and `delete_scan`. Everything
+//! else needs only a valid token. `scans:write` implies `scans:read`. On the REST API,
+//! `GET`/`HEAD` need `scans:read` and other methods `scans:write`.
+
+pub mod api_key;
+pub mod jwks;
+pub mod limits;
+pub mod metadata;
+mod middleware;
+pub mod oauth;
+mod scopes;
+
+use std::{sync::Arc, time::Duration};
+
+use axum::Router;
+
+pub use api_key::{ApiKeyLookup, generate_api_key, hash_api_key};
+pub use limits::{RateLimit, RateLimiter, ScanGate};
+pub use oauth::{OAuthConfig, TokenVerifier};
+
+use crate::{HttpConfig, guard::HostOriginPolicy};
+
+/// The scope that lets a caller read its kept scans.
+pub const SCOPE_READ: &str = "scans:read";
+/// The scope that lets a caller create and delete scans.
+pub const SCOPE_WRITE: &str = "scans:write";
+
+/// The authenticated caller. Scans and request states are bound to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
+
+impl Principal {
+    /// The caller when the server runs without authentication.
+    pub fn local() -> Self {
+        Principal("local".to_owned())
+    }
+}
+
+/// How callers prove who they are.
+#[derive(Clone)]
+pub enum AuthMode {
+    /// No authentication: every caller is the local user.
+    None,
+    /// API keys made with `mrtd keys create`.
+    ApiKey(Arc<dyn ApiKeyLookup>),
+    /// OAuth 2.1 bearer tokens (JWTs) from one issuer.
+    OAuth(Arc<TokenVerifier>),
+}
+
+impl std::fmt::Debug for AuthMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuthMode::None => f.write_str("None"),
+            AuthMode::ApiKey(_) => f.write_str("ApiKey"),
+            AuthMode::OAuth(verifier) => {
+                f.debug_tuple("OAuth").field(&verifier.resource()).finish()
+            }
+        }
+    }
+}
+
+/// Everything the guard needs.
+#[derive(Debug, Clone)]
+pub struct AuthSettings {
+    /// How callers authenticate.
+    pub mode: AuthMode,
+    /// The per-principal rate limit; `None` for no limit.
+    pub rate_limit: Option<RateLimit>,
+    /// Recognitions that may run at once across all callers.
+    pub max_concurrent_scans: usize,
+    /// How long a recognition waits for a slot before `503`.
+    pub scan_wait: Duration,
+}
+
+impl AuthSettings {
+    /// Settings with the default limits (10 requests per second, bursts of 50; as many
+    /// recognitions at once as there are CPUs, waiting at most 10 seconds).
+    pub fn new(mode: AuthMode) -> Self {
+        AuthSettings {
+            mode,
+            rate_limit: Some(RateLimit::default()),
+            max_concurrent_scans: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            scan_wait: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The shared state of the middleware; cheap to clone.
+#[derive(Clone)]
+pub struct AuthGuard {
+    inner: Arc<GuardInner>,
+}
+
+struct GuardInner {
+    mode: AuthMode,
+    policy: HostOriginPolicy,
+    endpoint_path: String,
+    max_body_bytes: usize,
+    limiter: Option<RateLimiter>,
+    gate: ScanGate,
+    resource_metadata_url: Option<String>,
+}
+
+impl AuthGuard {
+    /// A guard for the HTTP front configured by `http`.
+    pub fn new(settings: AuthSettings, http: &HttpConfig) -> Self {
+        let resource_metadata_url = match &settings.mode {
+            AuthMode::OAuth(verifier) => Some(metadata::metadata_url(verifier.resource())),
+            _ => None,
+        };
+        AuthGuard {
+            inner: Arc::new(GuardInner {
+                policy: HostOriginPolicy::new(http),
+                endpoint_path: http.endpoint_path.clone(),
+                max_body_bytes: http.max_body_bytes,
+                limiter: settings.rate_limit.map(RateLimiter::new),
+                gate: ScanGate::new(settings.max_concurrent_scans, settings.scan_wait),
+                mode: settings.mode,
+                resource_metadata_url,
+            }),
+        }
+    }
+
+    /// Applies the guard to every route of `app`, and adds the protected resource metadata
+    /// routes when the mode is OAuth. Add public routes after calling this, or list them in
+    /// [`is_public_path`].
+    pub fn protect(&self, app: Router) -> Router {
+        let guarded =
+            app.layer(axum::middleware::from_fn_with_state(self.clone(), middleware::guard));
+        match &self.inner.mode {
+            AuthMode::OAuth(verifier) => guarded.merge(metadata::routes(verifier)),
+            _ => guarded,
+        }
+    }
+}
+
+/// Paths served to anyone: discovery, health probes and `/.well-known/`.
+pub fn is_public_path(path: &str) -> bool {
+    matches!(path, "/" | "/healthz" | "/livez" | "/readyz") || path.starts_with("/.well-known/")
+}
