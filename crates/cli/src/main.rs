@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 mod discovery;
 mod eval_cmd;
+mod keys_cmd;
 mod parse_cmd;
 mod scan_cmd;
 mod serve_cmd;
@@ -26,6 +27,8 @@ enum Command {
     Parse(parse_cmd::ParseArgs),
     /// Read the MRZ in image files, folders or globs.
     Scan(scan_cmd::ScanArgs),
+    /// Create, list and revoke API keys for `mrtd serve --auth api-key`.
+    Keys(keys_cmd::KeysArgs),
     /// Score the reader against a manifest of images with known MRZs.
     Eval(eval_cmd::EvalArgs),
 }
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse_cmd::run(args),
         Command::Scan(args) => scan_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::Keys(args) => keys_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -10,9 +10,25 @@ use std::{
 
 use anyhow::{Context, bail};
 use mrtd_mcp::{AppState, McpConfig, MrtdServer};
-use mrtd_server::{HttpConfig, McpEndpoint};
+use mrtd_server::{
+    HttpConfig, McpEndpoint,
+    auth::{
+        AuthGuard, AuthMode, AuthSettings, OAuthConfig, RateLimit, TokenVerifier, jwks::JwksSource,
+    },
+};
 
-use crate::discovery;
+use crate::{discovery, keys_cmd::StoreKeys};
+
+/// How HTTP callers authenticate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum AuthKind {
+    /// No authentication; only allowed on loopback addresses.
+    None,
+    /// API keys made with `mrtd keys create`.
+    ApiKey,
+    /// OAuth 2.1 bearer tokens (JWTs) from one issuer.
+    Oauth,
+}
 
 /// Arguments of `mrtd serve`.
 #[derive(Debug, clap::Args)]
@@ -49,6 +65,38 @@ pub(crate) struct ServeArgs {
     /// key generated once and kept in the data directory.
     #[arg(long, env = "MRTD_REQUEST_STATE_KEY", hide_env_values = true)]
     request_state_key: Option<String>,
+    /// How HTTP callers authenticate.
+    #[arg(long, env = "MRTD_AUTH", value_enum, default_value = "none")]
+    auth: AuthKind,
+    /// Allow `--auth none` on a non-loopback address (anyone who can reach it can use it).
+    #[arg(long, env = "MRTD_INSECURE_NO_AUTH")]
+    insecure_no_auth: bool,
+    /// The canonical URL clients use for the MCP endpoint (`https://mrtd.example.com/mcp`):
+    /// the OAuth resource and token audience. Its host is accepted in the Host header.
+    #[arg(long, env = "MRTD_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// The OAuth authorization server's issuer identifier (exact `iss` of its tokens).
+    #[arg(long, env = "MRTD_OAUTH_ISSUER")]
+    oauth_issuer: Option<String>,
+    /// The issuer's JSON Web Key Set: a file path or an https URL.
+    #[arg(long, env = "MRTD_OAUTH_JWKS")]
+    oauth_jwks: Option<String>,
+    /// Allow the JWKS URL to resolve to private, loopback or link-local addresses (and to
+    /// use plain http), for an issuer inside the same network.
+    #[arg(long, env = "MRTD_OAUTH_JWKS_ALLOW_PRIVATE")]
+    oauth_jwks_allow_private: bool,
+    /// Requests per second each caller may make (0: no limit).
+    #[arg(long, env = "MRTD_RATE_LIMIT", default_value_t = 10.0)]
+    rate_limit: f64,
+    /// Requests each caller may make in a burst.
+    #[arg(long, env = "MRTD_RATE_BURST", default_value_t = 50)]
+    rate_burst: u32,
+    /// Recognitions that may run at once across all callers (default: the number of CPUs).
+    #[arg(long, env = "MRTD_MAX_CONCURRENT_SCANS")]
+    max_concurrent_scans: Option<usize>,
+    /// Seconds a recognition waits for a free slot before the server answers 503.
+    #[arg(long, env = "MRTD_SCAN_WAIT_SECS", default_value_t = 10)]
+    scan_wait_secs: u64,
 }
 
 /// Runs `mrtd serve`.
@@ -62,6 +110,19 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    if !args.stdio
+        && args.auth == AuthKind::None
+        && !args.listen.ip().is_loopback()
+        && !args.insecure_no_auth
+    {
+        bail!(
+            "refusing to listen on {} without authentication: anyone who can reach this address \
+             could read documents and kept scans. Use --auth api-key (keys from `mrtd keys \
+             create NAME`) or --auth oauth, listen on 127.0.0.1, or pass --insecure-no-auth if \
+             something in front of this server already authenticates callers",
+            args.listen
+        );
+    }
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("creating the data directory {}", data_dir.display()))?;
@@ -92,7 +153,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             ..HttpConfig::default()
         };
         http.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
-        if !args.listen.ip().is_loopback() && args.allowed_hosts.is_empty() {
+        let public_host = args.public_url.as_deref().and_then(public_url_host);
+        if let Some(host) = &public_host {
+            http.allowed_hosts.push(host.clone());
+        }
+        if !args.listen.ip().is_loopback() && args.allowed_hosts.is_empty() && public_host.is_none()
+        {
             bail!(
                 "listening on {} needs --allowed-host NAME for the names clients use to reach \
                  this server (the Host header is checked against DNS rebinding)",
@@ -101,12 +167,16 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
         let server = MrtdServer::new(state);
         let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
-        let app = mrtd_server::http::router(endpoint, &http, discovery::routes());
+        let guard = AuthGuard::new(auth_settings(&args, &store).await?, &http);
+        let app = guard.protect(mrtd_server::http::router(endpoint, &http, discovery::routes()));
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("binding {}", args.listen))?;
         let address = listener.local_addr()?;
         print_how_to_connect(address);
+        if args.auth == AuthKind::None && !args.listen.ip().is_loopback() {
+            tracing::warn!("serving without authentication on a non-loopback address");
+        }
         let signal = shutdown.clone();
         mrtd_server::http::serve(listener, app, async move { signal.cancelled().await })
             .await
@@ -115,6 +185,43 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     shutdown.cancel();
     let _ = sweeper.await;
     Ok(())
+}
+
+/// The authentication mode and limits from the flags.
+async fn auth_settings(
+    args: &ServeArgs,
+    store: &Arc<dyn mrtd_store::Store>,
+) -> anyhow::Result<AuthSettings> {
+    let mode = match args.auth {
+        AuthKind::None => AuthMode::None,
+        AuthKind::ApiKey => AuthMode::ApiKey(Arc::new(StoreKeys(store.clone()))),
+        AuthKind::Oauth => {
+            let (Some(resource), Some(issuer), Some(jwks)) =
+                (&args.public_url, &args.oauth_issuer, &args.oauth_jwks)
+            else {
+                bail!("--auth oauth needs --public-url, --oauth-issuer and --oauth-jwks");
+            };
+            let jwks = JwksSource::parse(jwks, args.oauth_jwks_allow_private)?;
+            let config = OAuthConfig { resource: resource.clone(), issuer: issuer.clone(), jwks };
+            let verifier = TokenVerifier::new(config).await.context("setting up OAuth")?;
+            AuthMode::OAuth(Arc::new(verifier))
+        }
+    };
+    let mut settings = AuthSettings::new(mode);
+    settings.rate_limit = (args.rate_limit > 0.0)
+        .then_some(RateLimit { per_second: args.rate_limit, burst: args.rate_burst.max(1) });
+    if let Some(slots) = args.max_concurrent_scans {
+        settings.max_concurrent_scans = slots.max(1);
+    }
+    settings.scan_wait = Duration::from_secs(args.scan_wait_secs);
+    Ok(settings)
+}
+
+/// The `host[:port]` of the public URL, for the Host allowlist.
+fn public_url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    (!authority.is_empty()).then(|| authority.to_ascii_lowercase())
 }
 
 /// A token cancelled by Ctrl-C or SIGTERM.
@@ -154,7 +261,7 @@ fn print_how_to_connect(address: SocketAddr) {
 }
 
 /// `$XDG_DATA_HOME/mrtd`, or `~/.local/share/mrtd`, or `./mrtd-data`.
-fn default_data_dir() -> PathBuf {
+pub(crate) fn default_data_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir).join("mrtd");
     }

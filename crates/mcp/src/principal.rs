@@ -17,11 +17,21 @@ impl Principal {
 
     /// The principal of a request: from the HTTP request parts when present.
     pub(crate) fn of(context: &RequestContext<RoleServer>) -> Self {
-        if let Some(parts) = context.extensions.get::<http::request::Parts>()
-            && let Some(principal) = parts.extensions.get::<Principal>()
-        {
-            return principal.clone();
+        if let Some(parts) = context.extensions.get::<http::request::Parts>() {
+            // The HTTP front's authentication layer puts its own principal type there.
+            if let Some(principal) = parts.extensions.get::<mrtd_server::auth::Principal>() {
+                return Principal::from(principal.clone());
+            }
+            if let Some(principal) = parts.extensions.get::<Principal>() {
+                return principal.clone();
+            }
         }
         context.extensions.get::<Principal>().cloned().unwrap_or_else(Principal::local)
+    }
+}
+
+impl From<mrtd_server::auth::Principal> for Principal {
+    fn from(principal: mrtd_server::auth::Principal) -> Self {
+        Principal(principal.0)
     }
 }
