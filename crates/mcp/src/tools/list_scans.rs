@@ -78,7 +78,9 @@ pub(super) async fn call(
             );
             success(summary, json!({ "scans": scans, "next_cursor": page.next_cursor }))
         }
-        Err(mrtd_store::StoreError::NotFound) => {
+        // The store reports a cursor it did not issue as `InvalidCursor`; that is the
+        // caller's mistake, not an outage.
+        Err(mrtd_store::StoreError::InvalidCursor | mrtd_store::StoreError::NotFound) => {
             failure("The cursor is not valid; start again without one.")
         }
         Err(error) => store_failure(&error),
