@@ -22,7 +22,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve MCP over Streamable HTTP (default) or stdio.
-    Serve(serve_cmd::ServeArgs),
+    Serve(Box<serve_cmd::ServeArgs>),
     /// Parse and validate MRZ text lines.
     Parse(parse_cmd::ParseArgs),
     /// Read the MRZ in image files, folders or globs.
@@ -37,7 +37,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     let outcome = match cli.command {
-        Command::Serve(args) => serve_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(*args),
         Command::Parse(args) => parse_cmd::run(args),
         Command::Scan(args) => scan_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),

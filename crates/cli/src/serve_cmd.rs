@@ -306,7 +306,7 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 fn decode_hex(text: &str) -> anyhow::Result<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         bail!("odd number of hex digits");
     }
     (0..text.len())
