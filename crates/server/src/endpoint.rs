@@ -261,6 +261,8 @@ impl McpEndpoint {
             *request.method_mut() = Method::POST;
             *request.uri_mut() = parts.uri.clone();
             *request.headers_mut() = parts.headers.clone();
+            // The caller's identity (set by the auth layer) travels with every element.
+            *request.extensions_mut() = parts.extensions.clone();
             let response = self.forward(request).await;
             if !is_request {
                 continue;
