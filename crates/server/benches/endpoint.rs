@@ -1,0 +1,183 @@
+//! Throughput and latency of the MCP endpoint against a bare axum handler.
+//!
+//! `cargo bench -p mrtd-server --bench endpoint [-- SECONDS]` starts, in one process on
+//! loopback, our full HTTP front (Host/Origin checks, body limit, JSON validation, rmcp) with
+//! a one-tool server, and a bare axum handler that answers `POST /mcp` with the very bytes our
+//! endpoint returns. It then drives `tools/call` at 1, 16 and 64 keep-alive connections and
+//! prints requests per second, p50 and p99 for both, and the ratio.
+
+use std::{
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use axum::{Router, body::Body, routing::post};
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body_util::{BodyExt, Full};
+use hyper_util::{client::legacy::Client, rt::TokioExecutor};
+use mrtd_server::{HttpConfig, McpEndpoint};
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ServerCapabilities,
+        ServerConfig,
+    },
+    service::RequestContext,
+};
+
+#[derive(Clone)]
+struct Echo;
+
+impl ServerHandler for Echo {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(CallToolResult::success(vec![ContentBlock::text("pong")]).into())
+    }
+}
+
+const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+fn request(address: SocketAddr) -> Request<Full<Bytes>> {
+    Request::post(format!("http://{address}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "echo")
+        .body(Full::new(Bytes::from_static(BODY.as_bytes())))
+        .expect("valid request")
+}
+
+async fn spawn(app: Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(mrtd_server::http::serve(listener, app, std::future::pending()));
+    address
+}
+
+struct Figures {
+    requests_per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    failures: u64,
+}
+
+async fn load(address: SocketAddr, connections: usize, duration: Duration) -> Figures {
+    let client: Client<_, Full<Bytes>> =
+        Client::builder(TokioExecutor::new()).pool_max_idle_per_host(connections).build_http();
+    let deadline = Instant::now() + duration;
+    let mut tasks = Vec::new();
+    for _ in 0..connections {
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut failures = 0u64;
+            while Instant::now() < deadline {
+                let started = Instant::now();
+                match client.request(request(address)).await {
+                    Ok(response) if response.status().is_success() => {
+                        let body = response.into_body().collect().await.map(|b| b.to_bytes());
+                        if body.is_ok_and(|b| b.windows(4).any(|w| w == b"pong")) {
+                            latencies.push(started.elapsed());
+                        } else {
+                            failures += 1;
+                        }
+                    }
+                    _ => failures += 1,
+                }
+            }
+            (latencies, failures)
+        }));
+    }
+    let mut latencies = Vec::new();
+    let mut failures = 0;
+    for task in tasks {
+        let (mine, failed) = task.await.expect("load task");
+        latencies.extend(mine);
+        failures += failed;
+    }
+    latencies.sort();
+    let quantile = |q: f64| {
+        latencies
+            .get(((latencies.len() as f64 - 1.0) * q).round() as usize)
+            .map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0)
+    };
+    Figures {
+        requests_per_second: latencies.len() as f64 / duration.as_secs_f64(),
+        p50_ms: quantile(0.5),
+        p99_ms: quantile(0.99),
+        failures,
+    }
+}
+
+fn main() {
+    let seconds: f64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(3.0);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async move {
+        let config = HttpConfig::default();
+        let endpoint = McpEndpoint::new(|| Ok(Echo), &config);
+        let ours = spawn(mrtd_server::http::router(endpoint, &config, Router::new())).await;
+
+        // Capture the exact bytes our endpoint answers, so the bare handler returns the same.
+        let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
+        let response = client.request(request(ours)).await.expect("endpoint answers");
+        let content_type = response.headers().get("content-type").cloned();
+        let answer = response.into_body().collect().await.expect("body").to_bytes();
+        assert!(answer.windows(4).any(|w| w == b"pong"), "the endpoint answered the call");
+        let answer = Arc::new(answer);
+        let bare = spawn(Router::new().route(
+            "/mcp",
+            post(move || {
+                let answer = answer.clone();
+                let content_type = content_type.clone();
+                async move {
+                    let mut response = Response::new(Body::from((*answer).clone()));
+                    if let Some(value) = content_type {
+                        response.headers_mut().insert("content-type", value);
+                    }
+                    response
+                }
+            }),
+        ))
+        .await;
+
+        let duration = Duration::from_secs_f64(seconds);
+        println!("tools/call on loopback, {seconds} s per run, TCP_NODELAY on both servers");
+        println!(
+            "{:>5}  {:>12} {:>8} {:>8}  {:>12} {:>8} {:>8}  {:>7}",
+            "conns", "mrtd req/s", "p50 ms", "p99 ms", "bare req/s", "p50 ms", "p99 ms", "ratio"
+        );
+        for connections in [1, 16, 64] {
+            let ours_figures = load(ours, connections, duration).await;
+            let bare_figures = load(bare, connections, duration).await;
+            println!(
+                "{:>5}  {:>12.0} {:>8.3} {:>8.3}  {:>12.0} {:>8.3} {:>8.3}  {:>6.1}%{}",
+                connections,
+                ours_figures.requests_per_second,
+                ours_figures.p50_ms,
+                ours_figures.p99_ms,
+                bare_figures.requests_per_second,
+                bare_figures.p50_ms,
+                bare_figures.p99_ms,
+                100.0 * ours_figures.requests_per_second / bare_figures.requests_per_second,
+                if ours_figures.failures + bare_figures.failures > 0 {
+                    format!(
+                        "  ({} + {} failed requests)",
+                        ours_figures.failures, bare_figures.failures
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+    });
+}
