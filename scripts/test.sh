@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -77,12 +78,12 @@ fi
 if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
     step "official MCP conformance suite against mrtd-conformance"
     cargo build --quiet -p mrtd-conformance
-    python3 scripts/conformance.py --bin "$root/target/debug/mrtd-conformance"
+    python3 scripts/conformance.py --bin "$target_dir/debug/mrtd-conformance"
     shared="$root/../shared/tools"
     if [ -f "$shared/mcp-checklist.py" ]; then
         step "reference checklist probe (../shared present)"
         port=18765
-        "$root/target/debug/mrtd-conformance" --listen "127.0.0.1:$port" 2>/dev/null &
+        "$target_dir/debug/mrtd-conformance" --listen "127.0.0.1:$port" 2>/dev/null &
         fixture=$!
         for _ in $(seq 50); do
             (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

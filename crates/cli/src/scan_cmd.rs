@@ -83,7 +83,7 @@ fn collect_dir(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
 
 /// The outcome of one file: a reading, or why the file could not be used.
 pub(crate) enum FileOutcome {
-    Reading(ImageReading),
+    Reading(Box<ImageReading>),
     Error(String),
 }
 
@@ -91,7 +91,7 @@ pub(crate) enum FileOutcome {
 pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) -> FileOutcome {
     match std::fs::read(path) {
         Ok(bytes) => match engine.read(&bytes, options) {
-            Ok(reading) => FileOutcome::Reading(reading),
+            Ok(reading) => FileOutcome::Reading(Box::new(reading)),
             Err(error) => FileOutcome::Error(error.to_string()),
         },
         Err(error) => FileOutcome::Error(format!("cannot read the file: {error}")),
