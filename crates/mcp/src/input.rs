@@ -30,6 +30,12 @@ impl<'a> Arguments<'a> {
         }
     }
 
+    /// The arguments of the tools that take exactly one `scan_id`.
+    pub(crate) fn only_scan_id(&self) -> Result<&'a str, String> {
+        self.only(&["scan_id"])?;
+        self.required_string("scan_id")
+    }
+
     pub(crate) fn required_string(&self, name: &str) -> Result<&'a str, String> {
         self.string(name)?.ok_or_else(|| format!("'{name}' is required"))
     }

@@ -24,11 +24,10 @@ pub(super) async fn call(
     principal: &Principal,
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
-    let scan_id =
-        match arguments.only(&["scan_id"]).and_then(|()| arguments.required_string("scan_id")) {
-            Ok(id) => id,
-            Err(message) => return failure(message),
-        };
+    let scan_id = match arguments.only_scan_id() {
+        Ok(id) => id,
+        Err(message) => return failure(message),
+    };
     match state.store.delete(&principal.0, scan_id, SystemTime::now()).await {
         Ok(()) => success(
             format!("Deleted scan {scan_id}."),
