@@ -229,22 +229,7 @@ fn tokio_util_shutdown() -> tokio_util::sync::CancellationToken {
     let token = tokio_util::sync::CancellationToken::new();
     let trigger = token.clone();
     tokio::spawn(async move {
-        let ctrl_c = tokio::signal::ctrl_c();
-        #[cfg(unix)]
-        let terminate = async {
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(mut signal) => {
-                    signal.recv().await;
-                }
-                Err(_) => std::future::pending::<()>().await,
-            }
-        };
-        #[cfg(not(unix))]
-        let terminate = std::future::pending::<()>();
-        tokio::select! {
-            _ = ctrl_c => {}
-            () = terminate => {}
-        }
+        mrtd_server::http::shutdown_signal().await;
         tracing::info!("shutting down: finishing requests in flight");
         trigger.cancel();
     });

@@ -65,27 +65,5 @@ async fn main() -> std::io::Result<()> {
     );
     // The line on stdout lets scripts and tests learn the port when started with port 0.
     println!("listening on http://{address}{}", config.endpoint_path);
-    mrtd_server::http::serve(listener, app, shutdown_signal()).await
-}
-
-/// Resolves on Ctrl-C or SIGTERM, so runners can stop the fixture cleanly.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
+    mrtd_server::http::serve(listener, app, mrtd_server::http::shutdown_signal()).await
 }

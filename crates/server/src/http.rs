@@ -19,6 +19,28 @@ pub fn router(endpoint: McpEndpoint, config: &HttpConfig, rest: Router) -> Route
     )
 }
 
+/// Resolves on Ctrl-C or SIGTERM: the shutdown future both binaries hand to [`serve`].
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}
+
 /// Serves `app` on `listener` until `shutdown` completes, then lets in-flight requests finish.
 ///
 /// Every accepted socket gets `TCP_NODELAY`: MCP responses are small, and without it
