@@ -30,7 +30,7 @@ pub(crate) fn from_image(image: &ImageReading) -> Value {
         }),
     );
     object.insert("timing_ms".into(), json!((image.timing_ms * 10.0).round() / 10.0));
-    order(object)
+    Value::Object(object)
 }
 
 /// Builds the result object for typed or pasted MRZ text.
@@ -40,7 +40,7 @@ pub(crate) fn from_text(reading: &Reading) -> Value {
     let status = if reading.valid { "read" } else { "partial" };
     object.insert("status".into(), json!(status));
     object.insert("diagnostics".into(), json!([]));
-    order(object)
+    Value::Object(object)
 }
 
 fn reading_object(reading: Option<Value>) -> Map<String, Value> {
@@ -58,18 +58,6 @@ fn reading_object(reading: Option<Value>) -> Map<String, Value> {
             map
         }
     }
-}
-
-/// Puts `status` first so a person reading the JSON sees the verdict at once.
-fn order(mut object: Map<String, Value>) -> Value {
-    let mut ordered = Map::new();
-    for key in ["status", "format", "valid"] {
-        if let Some(value) = object.remove(key) {
-            ordered.insert(key.into(), value);
-        }
-    }
-    ordered.extend(object);
-    Value::Object(ordered)
 }
 
 /// A one-line summary for the text content, without any document fields.

@@ -73,7 +73,7 @@ pub(super) async fn call(
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     if let Some(sealed) = request.request_state.as_deref() {
-        return resume(state, principal, sealed, request, context).await;
+        return resume(state, principal, sealed, request).await;
     }
     let parsed = arguments
         .only(&["image_base64", "image_path", "retain_hours", "reference_date"])
@@ -166,7 +166,6 @@ async fn resume(
     principal: &Principal,
     sealed: &str,
     request: &CallToolRequestParams,
-    context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     let pending: PendingScan =
         state.codec.open_json_with(sealed, principal.0.as_bytes()).map_err(|_| {
@@ -202,7 +201,6 @@ async fn resume(
         Ok(date) => date,
         Err(message) => return Ok(failure(message).into()),
     };
-    let _ = context;
     match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
         Ok(reading) => {
             let mut structured = result::from_text(&reading);
