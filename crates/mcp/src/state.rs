@@ -80,4 +80,25 @@ impl AppState {
     pub fn engine(&self) -> &Arc<Engine> {
         &self.engine
     }
+
+    /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time,
+    /// and renders the result as the tools' structured content.
+    pub(crate) async fn recognise(
+        &self,
+        image: Vec<u8>,
+        date: mrtd_mrz::Date,
+    ) -> Result<serde_json::Value, String> {
+        let _permit =
+            self.reads.acquire().await.map_err(|_| "the server is shutting down".to_owned())?;
+        let engine = self.engine.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            engine.read(&image, &mrtd_mrz::ParseOptions::new(date))
+        })
+        .await
+        .map_err(|_| "the image could not be processed".to_owned())?;
+        match outcome {
+            Ok(reading) => Ok(crate::result::from_image(&reading)),
+            Err(error) => Err(format!("The image could not be used: {error}")),
+        }
+    }
 }

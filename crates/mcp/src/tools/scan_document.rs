@@ -100,7 +100,7 @@ pub(super) async fn call(
         Ok(date) => date,
         Err(message) => return Ok(failure(message).into()),
     };
-    let structured = match read(state, image, date).await {
+    let structured = match state.recognise(image, date).await {
         Ok(structured) => structured,
         Err(message) => return Ok(failure(message).into()),
     };
@@ -248,21 +248,6 @@ async fn finish(
 }
 
 /// Runs the engine off the async threads, at most `max_concurrent_reads` at a time.
-async fn read(state: &AppState, image: Vec<u8>, date: mrtd_mrz::Date) -> Result<Value, String> {
-    let _permit =
-        state.reads.acquire().await.map_err(|_| "the server is shutting down".to_owned())?;
-    let engine = state.engine.clone();
-    let outcome = tokio::task::spawn_blocking(move || {
-        engine.read(&image, &mrtd_mrz::ParseOptions::new(date))
-    })
-    .await
-    .map_err(|_| "the image could not be processed".to_owned())?;
-    match outcome {
-        Ok(reading) => Ok(result::from_image(&reading)),
-        Err(error) => Err(format!("The image could not be used: {error}")),
-    }
-}
-
 fn decode_base64(encoded: &str) -> Result<Vec<u8>, String> {
     let compact: String = encoded.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     // Accept data URLs as browsers produce them.
