@@ -1,6 +1,242 @@
-//! `mrtd-load`: drives an mrtd server with a bounded mix of MCP requests.
+//! `mrtd-load`: drives an mrtd server with a bounded mix of MCP 2026-07-28 requests.
+//!
+//! - `run`: N connections for S seconds (or a request budget) mixing `scan_document` on
+//!   real images, `get_scan` on ids it received and `tools/list`; reports failures by kind,
+//!   p50/p90/p99 per method, throughput and the server's memory over time.
+//! - `verify`: every scan id in a file (written by `run --ids-out`) is still readable.
+//! - `handoff`: a scan and an `input_required` round trip move between two replicas.
+//!
+//! Exit status: 0 when every expectation holds, 1 when one is broken, 2 on a setup error.
 
-fn main() {
-    eprintln!("mrtd-load: no scenario yet");
-    std::process::exit(2);
+mod client;
+mod error;
+mod handoff;
+mod png;
+mod report;
+mod rss;
+mod run;
+mod stats;
+mod verify;
+
+use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::{client::Endpoint, error::LoadError, report::Expectations, run::Mix};
+
+#[derive(Debug, Parser)]
+#[command(name = "mrtd-load", version, about = "Load, soak and fault driver for an mrtd server")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Send a mix of requests over N connections for S seconds.
+    Run(RunArgs),
+    /// Check that every scan id in a file is still readable through get_scan.
+    Verify(VerifyArgs),
+    /// Make a scan on one replica, read and delete it on the other, and finish an
+    /// input_required round trip on the other.
+    Handoff(HandoffArgs),
+}
+
+#[derive(Debug, Args)]
+struct Common {
+    /// The MCP endpoint, e.g. http://127.0.0.1:8080/mcp.
+    #[arg(long)]
+    url: String,
+    /// An API key sent as X-Api-Key (for servers with --auth api-key).
+    #[arg(long, env = "MRTD_LOAD_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
+    /// Seconds any one request may take before it counts as a timeout.
+    #[arg(long, default_value_t = 120.0)]
+    timeout_secs: f64,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Concurrent connections, each sending one request at a time.
+    #[arg(short, long, default_value_t = 64)]
+    connections: usize,
+    /// How long to run, in seconds.
+    #[arg(short, long, default_value_t = 60.0)]
+    duration_secs: f64,
+    /// Stop after this many requests, even before the duration is over.
+    #[arg(long)]
+    requests: Option<u64>,
+    /// Directory of specimen images; those the server reads are used.
+    #[arg(long, default_value = "tests/data/images")]
+    images: PathBuf,
+    /// Relative weights of scan_document, get_scan and tools/list.
+    #[arg(long, default_value = "scan=1,get=4,list=1")]
+    mix: String,
+    /// retain_hours of every scan_document (0 keeps nothing and leaves get_scan unused).
+    #[arg(long, default_value_t = 1)]
+    retain_hours: u32,
+    /// Append every acknowledged scan id to this file as soon as it is acknowledged.
+    #[arg(long)]
+    ids_out: Option<PathBuf>,
+    /// Sample this process's VmRSS during the run (repeatable).
+    #[arg(long = "server-pid")]
+    server_pids: Vec<u32>,
+    /// Milliseconds between memory samples.
+    #[arg(long, default_value_t = 1000)]
+    rss_interval_ms: u64,
+    /// Fail the run unless every sampled server's memory stays flat (the last quarter's
+    /// median at most 10 % above the second quarter's).
+    #[arg(long)]
+    expect_flat_memory: bool,
+    /// Failures tolerated beyond those matching --allow-error.
+    #[arg(long, default_value_t = 0)]
+    max_failures: u64,
+    /// Tolerate any number of failures (for a run during which the server is killed).
+    #[arg(long)]
+    allow_failures: bool,
+    /// A failure whose message contains this text is expected (repeatable).
+    #[arg(long = "allow-error")]
+    allowed_errors: Vec<String>,
+    /// A failure whose message contains this text breaks the run whatever else is allowed,
+    /// e.g. backend internals that must not reach clients (repeatable).
+    #[arg(long = "forbid-text")]
+    forbidden_texts: Vec<String>,
+    /// Fail the run unless at least one request failed (the run covers an outage).
+    #[arg(long)]
+    expect_failures: bool,
+}
+
+#[derive(Debug, Args)]
+struct VerifyArgs {
+    #[command(flatten)]
+    common: Common,
+    /// The file of scan ids, one per line.
+    #[arg(long)]
+    ids: PathBuf,
+    /// Concurrent connections.
+    #[arg(short, long, default_value_t = 8)]
+    connections: usize,
+}
+
+#[derive(Debug, Args)]
+struct HandoffArgs {
+    /// The first replica's MCP endpoint.
+    #[arg(long)]
+    first: String,
+    /// The second replica's MCP endpoint.
+    #[arg(long)]
+    second: String,
+    /// A proxy in front of both (e.g. nginx); the same checks run through it as well.
+    #[arg(long)]
+    via: Option<String>,
+    /// A photo the server reads.
+    #[arg(long, default_value = "tests/data/images/100_pass-uto.jpg")]
+    image: PathBuf,
+    /// Seconds any one request may take.
+    #[arg(long, default_value_t = 60.0)]
+    timeout_secs: f64,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("mrtd-load: cannot start the async runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(dispatch(cli.command)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(error) => {
+            eprint!("mrtd-load: {error}");
+            let mut source = std::error::Error::source(&error);
+            while let Some(cause) = source {
+                eprint!(": {cause}");
+                source = cause.source();
+            }
+            eprintln!();
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn seconds(value: f64) -> Duration {
+    Duration::from_secs_f64(value.max(0.001))
+}
+
+/// Runs a subcommand; `Ok(false)` when it ran but an expectation was broken.
+async fn dispatch(command: Command) -> Result<bool, LoadError> {
+    match command {
+        Command::Run(args) => {
+            let config = run::RunConfig {
+                endpoint: Arc::new(Endpoint::parse(&args.common.url)?),
+                api_key: args.common.api_key.map(Arc::from),
+                connections: args.connections.max(1),
+                duration: seconds(args.duration_secs),
+                request_budget: args.requests,
+                images: args.images,
+                mix: Mix::parse(&args.mix)?,
+                retain_hours: args.retain_hours,
+                timeout: seconds(args.common.timeout_secs),
+                ids_out: args.ids_out,
+                server_pids: args.server_pids,
+                rss_interval: Duration::from_millis(args.rss_interval_ms.max(10)),
+                allowed_errors: args.allowed_errors,
+                forbidden_texts: args.forbidden_texts,
+            };
+            let report = run::run(config).await?;
+            report.print();
+            let expectations = Expectations {
+                max_failures: if args.allow_failures { u64::MAX } else { args.max_failures },
+                expect_failures: args.expect_failures,
+                expect_flat_memory: args.expect_flat_memory,
+            };
+            let broken = report.violations(&expectations);
+            for sentence in &broken {
+                println!("VIOLATION: {sentence}");
+            }
+            Ok(broken.is_empty())
+        }
+        Command::Verify(args) => {
+            let endpoint = Arc::new(Endpoint::parse(&args.common.url)?);
+            let outcome = verify::verify(
+                endpoint,
+                args.common.api_key.map(Arc::from),
+                &args.ids,
+                args.connections,
+                seconds(args.common.timeout_secs),
+            )
+            .await?;
+            outcome.print(&args.ids);
+            Ok(outcome.passed())
+        }
+        Command::Handoff(args) => {
+            let first = Arc::new(Endpoint::parse(&args.first)?);
+            let second = Arc::new(Endpoint::parse(&args.second)?);
+            let timeout = seconds(args.timeout_secs);
+            let mut passed = 0;
+            let mut failed = 0;
+            let mut pairs = vec![
+                ("replica A", first.clone(), "replica B", second.clone()),
+                ("replica B", second, "replica A", first),
+            ];
+            if let Some(via) = &args.via {
+                let proxy = Arc::new(Endpoint::parse(via)?);
+                pairs.push(("proxy", proxy.clone(), "proxy", proxy));
+            }
+            for (name_a, a, name_b, b) in pairs {
+                println!("hand-off from {name_a} to {name_b}:");
+                let checks =
+                    handoff::handoff(&a, &b, (name_a, name_b), &args.image, timeout).await?;
+                passed += checks.passed;
+                failed += checks.failed;
+            }
+            println!("RESULT handoff_checks={} passed={passed} failed={failed}", passed + failed);
+            Ok(failed == 0)
+        }
+    }
 }

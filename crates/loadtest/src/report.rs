@@ -1,0 +1,225 @@
+//! The report of a run: what it printed and whether it met its expectations.
+
+use std::time::Duration;
+
+use crate::{
+    rss::RssSeries,
+    run::{FailureCount, RunConfig, Tally},
+    stats::{Flatness, LatencySummary},
+};
+
+/// What a run measured.
+pub struct Report {
+    pub url: String,
+    pub connections: usize,
+    pub elapsed: Duration,
+    pub ok: u64,
+    pub methods: Vec<(&'static str, LatencySummary)>,
+    pub failures: Vec<((String, String), FailureCount)>,
+    pub kept: u64,
+    pub ids_out: Option<String>,
+    pub memory: Vec<(RssSeries, Flatness)>,
+    pub flat_tolerance: f64,
+}
+
+/// What the caller requires of a run; anything else is a violation.
+pub struct Expectations {
+    /// Failures allowed beyond those matching `--allow-error`.
+    pub max_failures: u64,
+    /// At least one failure must happen (the run covers an outage).
+    pub expect_failures: bool,
+    /// Every sampled server's memory must be flat.
+    pub expect_flat_memory: bool,
+}
+
+pub fn build(
+    config: &RunConfig,
+    tally: Tally,
+    elapsed: Duration,
+    kept: u64,
+    memory: Vec<RssSeries>,
+) -> Report {
+    let tolerance = 0.10;
+    Report {
+        url: format!("http://{}{}", config.endpoint.authority, config.endpoint.path),
+        connections: config.connections,
+        elapsed,
+        ok: tally.ok,
+        methods: tally
+            .latencies
+            .into_iter()
+            .filter_map(|(method, samples)| Some((method, LatencySummary::of(samples)?)))
+            .collect(),
+        failures: tally.failures.into_iter().collect(),
+        kept,
+        ids_out: config.ids_out.as_ref().map(|p| p.display().to_string()),
+        memory: memory
+            .into_iter()
+            .map(|series| {
+                let verdict = crate::stats::flatness(&series.samples, tolerance);
+                (series, verdict)
+            })
+            .collect(),
+        flat_tolerance: tolerance,
+    }
+}
+
+impl Report {
+    pub fn failed(&self) -> u64 {
+        self.failures.iter().map(|(_, c)| c.count).sum()
+    }
+
+    /// Failures neither allowed by `--allow-error` nor forbidden outright.
+    pub fn unexpected(&self) -> u64 {
+        self.failures.iter().map(|(_, c)| c.count - c.allowed - c.forbidden).sum()
+    }
+
+    pub fn forbidden(&self) -> u64 {
+        self.failures.iter().map(|(_, c)| c.forbidden).sum()
+    }
+
+    fn per_second(&self, count: u64) -> f64 {
+        count as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    fn scans(&self) -> u64 {
+        self.methods
+            .iter()
+            .find(|(method, _)| *method == "scan_document")
+            .map_or(0, |(_, s)| s.count as u64)
+    }
+
+    /// The expectations this run broke, as sentences.
+    pub fn violations(&self, expect: &Expectations) -> Vec<String> {
+        let mut broken = Vec::new();
+        if self.unexpected() > expect.max_failures {
+            broken.push(format!(
+                "{} requests failed unexpectedly (at most {} allowed)",
+                self.unexpected(),
+                expect.max_failures
+            ));
+        }
+        if self.forbidden() > 0 {
+            broken.push(format!("{} failures showed forbidden text", self.forbidden()));
+        }
+        if expect.expect_failures && self.failed() == 0 {
+            broken.push("no request failed, but the run was expected to see failures".into());
+        }
+        if expect.expect_flat_memory {
+            if self.memory.is_empty() {
+                broken.push("memory flatness was expected but no --server-pid was given".into());
+            }
+            for (series, verdict) in &self.memory {
+                if !verdict.is_flat() {
+                    broken.push(format!("server {} memory is not flat: {verdict:?}", series.pid));
+                }
+            }
+        }
+        broken
+    }
+
+    pub fn print(&self) {
+        let seconds = self.elapsed.as_secs_f64();
+        println!("target: {} with {} connections for {seconds:.1} s", self.url, self.connections);
+        let total = self.ok + self.failed();
+        println!(
+            "requests: {total} ({:.1}/s), {} ok, {} failed ({} allowed, {} unexpected, {} forbidden)",
+            self.per_second(total),
+            self.ok,
+            self.failed(),
+            self.failures.iter().map(|(_, c)| c.allowed).sum::<u64>(),
+            self.unexpected(),
+            self.forbidden(),
+        );
+        println!(
+            "{:<14} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "method", "ok", "per s", "p50 ms", "p90 ms", "p99 ms", "max ms"
+        );
+        for (method, s) in &self.methods {
+            println!(
+                "{method:<14} {:>8} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
+                s.count,
+                self.per_second(s.count as u64),
+                ms(s.p50),
+                ms(s.p90),
+                ms(s.p99),
+                ms(s.max)
+            );
+        }
+        for ((method, kind), count) in &self.failures {
+            println!(
+                "failed: {method} {kind} x{} ({} allowed, {} forbidden), e.g. \"{}\"",
+                count.count, count.allowed, count.forbidden, count.sample
+            );
+        }
+        if let Some(path) = &self.ids_out {
+            println!(
+                "scans kept (retain_hours > 0): {} acknowledged ids written to {path}",
+                self.kept
+            );
+        }
+        for (series, verdict) in &self.memory {
+            print_memory(series, verdict, self.flat_tolerance);
+        }
+        let flat = if self.memory.is_empty() {
+            "n/a"
+        } else if self.memory.iter().all(|(_, v)| v.is_flat()) {
+            "yes"
+        } else {
+            "no"
+        };
+        println!(
+            "RESULT requests={total} ok={} failed={} unexpected={} rps={:.2} scan_rps={:.2} \
+             scans_kept={} memory_flat={flat}",
+            self.ok,
+            self.failed(),
+            self.unexpected(),
+            self.per_second(total),
+            self.per_second(self.scans()),
+            self.kept,
+        );
+    }
+}
+
+fn ms(micros: u64) -> f64 {
+    micros as f64 / 1000.0
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn print_memory(series: &RssSeries, verdict: &Flatness, tolerance: f64) {
+    let samples = &series.samples;
+    let (Some(first), Some(max)) = (samples.first(), samples.iter().max()) else {
+        println!("server memory (pid {}): no samples ({} missed)", series.pid, series.missed);
+        return;
+    };
+    // Ten evenly spaced points show the shape of the curve without flooding the output.
+    let points: Vec<String> = (0..10.min(samples.len()))
+        .map(|i| format!("{:.0}", mib(samples[i * samples.len() / 10.min(samples.len())])))
+        .collect();
+    println!(
+        "server memory (VmRSS, pid {}): {} samples, start {:.1} MiB, max {:.1} MiB, last {:.1} MiB; \
+         over time (MiB): {}",
+        series.pid,
+        samples.len(),
+        mib(*first),
+        mib(*max),
+        mib(*samples.last().unwrap_or(first)),
+        points.join(" ")
+    );
+    match verdict {
+        Flatness::TooFewSamples(n) => {
+            println!("memory verdict: too few samples ({n}) to judge");
+        }
+        Flatness::Measured { second_quarter, last_quarter, change_percent, flat } => println!(
+            "memory verdict: {} (last-quarter median {:.1} MiB vs second-quarter median {:.1} MiB, \
+             {change_percent:+.1} %, limit +{:.0} %)",
+            if *flat { "FLAT" } else { "GROWING" },
+            mib(*last_quarter),
+            mib(*second_quarter),
+            tolerance * 100.0
+        ),
+    }
+}

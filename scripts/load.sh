@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Load and soak test: `mrtd serve` (release build, SQLite in a temporary data directory) under
+# 64 connections mixing scan_document on the specimen photos (retain_hours 1), get_scan on
+# the ids it got back and tools/list, for 300 s; then recognition throughput with one
+# recognition slot against two.
+#
+#   scripts/load.sh [--quick] [SECONDS] [CONNECTIONS]
+#
+#   --quick      20 s of load and 8 s per scaling step (for CI); memory is reported, not judged
+#   SECONDS      length of the mixed load (default 300)
+#   CONNECTIONS  concurrent connections (default 64)
+#
+# Passes when no request failed and (full runs) the server's memory stayed flat: the median
+# VmRSS of the last quarter of the run at most 10 % above that of the second quarter.
+# Server settings used, because one load driver is one caller: --rate-limit 0 (no per-caller
+# limit) and --scan-wait-secs 120 (recognitions queue for a slot rather than answer 503).
+set -euo pipefail
+source "$(dirname "$0")/../crates/loadtest/scripts/common.sh"
+
+QUICK=""
+if [[ "${1:-}" == "--quick" ]]; then
+    QUICK=1
+    shift
+fi
+SECONDS_OF_LOAD="${1:-$([[ -n "$QUICK" ]] && echo 20 || echo 300)}"
+CONNECTIONS="${2:-64}"
+SCALING_SECONDS="$([[ -n "$QUICK" ]] && echo 8 || echo 30)"
+SCALING_CONNECTIONS=8
+CORES="$(nproc)"
+
+build_binaries
+
+say "mixed load: $CONNECTIONS connections for $SECONDS_OF_LOAD s on $CORES cores"
+start_server soak --data-dir "$WORK/soak-data" "${LOAD_SERVER_ARGS[@]}"
+FLAT=()
+[[ -z "$QUICK" ]] && FLAT=(--expect-flat-memory)
+STATUS=0
+load run --url "$SERVER_URL" --connections "$CONNECTIONS" --duration-secs "$SECONDS_OF_LOAD" \
+    --mix scan=1,get=4,list=1 --retain-hours 1 --server-pid "$SERVER_PID" \
+    --rss-interval-ms "$([[ -n "$QUICK" ]] && echo 250 || echo 1000)" "${FLAT[@]}" \
+    | tee "$WORK/soak.out" || STATUS=1
+stop_server "$SERVER_PID"
+
+# Recognition throughput against recognition slots: the same scan-only load (nothing kept)
+# with --max-concurrent-scans 1 and then 2.
+declare -A SCANS_PER_SECOND
+for slots in 1 2; do
+    say "recognition throughput with --max-concurrent-scans $slots"
+    start_server "slots-$slots" --data-dir "$WORK/slots-$slots" "${LOAD_SERVER_ARGS[@]}" \
+        --max-concurrent-scans "$slots"
+    load run --url "$SERVER_URL" --connections "$SCALING_CONNECTIONS" \
+        --duration-secs "$SCALING_SECONDS" --mix scan=1 --retain-hours 0 \
+        | tee "$WORK/slots-$slots.out" || STATUS=1
+    SCANS_PER_SECOND[$slots]="$(result_field "$WORK/slots-$slots.out" scan_rps)"
+    stop_server "$SERVER_PID"
+done
+
+echo
+say "summary"
+grep -E '^(target|requests|method|scan_document|get_scan|tools/list|memory verdict|server memory)' \
+    "$WORK/soak.out" || true
+echo "recognition: ${SCANS_PER_SECOND[1]} scans/s with 1 slot, ${SCANS_PER_SECOND[2]} scans/s" \
+    "with 2 slots: x$(ratio "${SCANS_PER_SECOND[2]}" "${SCANS_PER_SECOND[1]}") on $CORES cores" \
+    "(the load driver shares those cores)"
+FAILED="$(result_field "$WORK/soak.out" failed)"
+if [[ "$STATUS" -eq 0 && "$FAILED" == "0" ]]; then
+    echo "PASS: load.sh ($SECONDS_OF_LOAD s, $CONNECTIONS connections, 0 failed requests)"
+else
+    echo "FAIL: load.sh (failed requests: ${FAILED:-unknown}; see the VIOLATION lines above)"
+    exit 1
+fi
