@@ -14,6 +14,8 @@
 //!   plain-text errors from the protocol layer are turned into JSON-RPC errors;
 //! * `GET` and `DELETE` on the endpoint get `405` unless legacy sessions are enabled.
 //!
+//! [`observe`] adds Prometheus metrics, health probes and per-request tracing spans.
+//!
 //! ```no_run
 //! # async fn example() -> std::io::Result<()> {
 //! use mrtd_server::{HttpConfig, McpEndpoint};
@@ -33,6 +35,7 @@ mod endpoint;
 mod guard;
 pub mod http;
 pub mod jsonrpc;
+pub mod observe;
 pub mod stdio;
 
 pub use config::HttpConfig;

@@ -1,0 +1,157 @@
+//! The request middleware: a tracing span and the request metrics for every request.
+
+use std::{
+    sync::{Arc, Mutex, PoisonError},
+    time::Instant,
+};
+
+use axum::{
+    body::Body,
+    extract::{MatchedPath, State},
+    middleware::Next,
+    response::Response,
+};
+use http::{Method, Request};
+use http_body_util::BodyExt;
+use tracing::{Instrument, field::Empty};
+
+use super::{
+    HTTP_IN_FLIGHT, HTTP_REQUEST_DURATION, HTTP_REQUESTS, RequestSpan, sniff::MethodSniffer,
+};
+
+/// What the middleware needs to know about the server.
+#[derive(Debug)]
+pub(super) struct Tracker {
+    /// Path of the MCP endpoint, whose requests are labelled by JSON-RPC method.
+    pub(super) endpoint_path: String,
+}
+
+/// Route label of a request no route matched; raw paths would let clients mint series.
+const UNMATCHED: &str = "unmatched";
+
+pub(super) async fn track(
+    State(tracker): State<Arc<Tracker>>,
+    mut request: Request<Body>,
+    next: Next,
+) -> Response {
+    let start = Instant::now();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| UNMATCHED.to_owned(), |path| path.as_str().to_owned());
+    let http_method = method_label(request.method());
+    let is_mcp = route == tracker.endpoint_path && request.method() == Method::POST;
+
+    let span = tracing::info_span!(
+        "request",
+        http.method = http_method,
+        http.route = %route,
+        rpc.method = Empty,
+        http.status = Empty,
+        latency_ms = Empty,
+    );
+    request.extensions_mut().insert(RequestSpan(span.clone()));
+
+    // The body is watched as the inner layers read it, never read here: the guard must be
+    // the first to look at a request.
+    let sniffer = Arc::new(Mutex::new(MethodSniffer::new()));
+    if is_mcp {
+        let watcher = sniffer.clone();
+        request = request.map(|body| {
+            Body::new(body.map_frame(move |frame| {
+                if let Some(data) = frame.data_ref() {
+                    let mut sniffer = watcher.lock().unwrap_or_else(PoisonError::into_inner);
+                    if !sniffer.is_done() {
+                        sniffer.feed(data);
+                    }
+                }
+                frame
+            }))
+        });
+    }
+
+    let in_flight = InFlight::enter();
+    let response = next.run(request).instrument(span.clone()).await;
+    drop(in_flight);
+
+    let elapsed = start.elapsed();
+    let method = if is_mcp {
+        sniffer.lock().unwrap_or_else(PoisonError::into_inner).label()
+    } else {
+        http_method
+    };
+    let status = response.status();
+    span.record("rpc.method", method);
+    span.record("http.status", status.as_u16());
+    span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
+    if status.is_server_error() {
+        tracing::warn!(parent: &span, status = status.as_u16(), "request failed");
+    } else {
+        tracing::debug!(parent: &span, status = status.as_u16(), "request finished");
+    }
+
+    let status_label = status_label(status.as_u16());
+    metrics::counter!(
+        HTTP_REQUESTS,
+        "route" => route.clone(),
+        "method" => method,
+        "status" => status_label,
+    )
+    .increment(1);
+    metrics::histogram!(HTTP_REQUEST_DURATION, "route" => route, "method" => method)
+        .record(elapsed.as_secs_f64());
+    response
+}
+
+/// Counts a request as in flight until it is dropped, even if the client goes away.
+struct InFlight;
+
+impl InFlight {
+    fn enter() -> Self {
+        metrics::gauge!(HTTP_IN_FLIGHT).increment(1.0);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        metrics::gauge!(HTTP_IN_FLIGHT).decrement(1.0);
+    }
+}
+
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        _ => "OTHER",
+    }
+}
+
+/// The status as a static string, so recording allocates nothing for it.
+fn status_label(status: u16) -> metrics::SharedString {
+    const COMMON: &[(u16, &str)] = &[
+        (200, "200"),
+        (202, "202"),
+        (204, "204"),
+        (400, "400"),
+        (401, "401"),
+        (403, "403"),
+        (404, "404"),
+        (405, "405"),
+        (406, "406"),
+        (413, "413"),
+        (415, "415"),
+        (429, "429"),
+        (500, "500"),
+        (503, "503"),
+    ];
+    match COMMON.iter().find(|(code, _)| *code == status) {
+        Some((_, label)) => metrics::SharedString::const_str(label),
+        None => metrics::SharedString::from(status.to_string()),
+    }
+}

@@ -1,0 +1,331 @@
+//! Observability: Prometheus metrics, health probes, a tracing span per request, and W3C
+//! trace context continued from MCP `_meta`.
+//!
+//! Libraries record through the [`metrics`] facade (a no-op until a recorder is
+//! installed, so tests and the stdio server pay nothing); the binary installs the
+//! Prometheus recorder once with [`Observability::install`] and serves it on `/metrics`.
+//!
+//! # Wiring (what `mrtd serve` does)
+//!
+//! ```no_run
+//! # async fn example(store_ping: fn() -> std::future::Ready<Result<(), std::io::Error>>)
+//! # -> Result<(), Box<dyn std::error::Error>> {
+//! use mrtd_server::{HttpConfig, McpEndpoint, auth::{AuthGuard, AuthMode, AuthSettings}};
+//! use mrtd_server::observe::{Observability, Readiness};
+//! # #[derive(Clone)] struct Handler;
+//! # impl rmcp::ServerHandler for Handler {}
+//! let http = HttpConfig::default();
+//! // 1. Once, inside the Tokio runtime, before anything records.
+//! let obs = Observability::install(&http)?;
+//! // 2. The probes and /metrics join the other routes *inside* the guard: the guard lets
+//! //    /healthz, /livez and /readyz through unauthenticated (they are public paths) and
+//! //    treats /metrics as a protected REST read (scans:read with OAuth).
+//! let readiness = Readiness::new().check("store", move || store_ping());
+//! let rest = axum::Router::new().merge(obs.routes(readiness));
+//! let endpoint = McpEndpoint::new(|| Ok(Handler), &http);
+//! let guard = AuthGuard::new(AuthSettings::new(AuthMode::None), &http);
+//! // 3. `track` goes outermost, last, so refusals by the guard are measured too.
+//! let app = obs.track(guard.protect(mrtd_server::http::router(endpoint, &http, rest)));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! mrtd_server::http::serve(listener, app, mrtd_server::http::shutdown_signal()).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `track` only sees routes that exist when it is called, so call it on the finished router.
+//!
+//! # Metrics
+//!
+//! | name | kind | labels |
+//! |---|---|---|
+//! | `mrtd_http_requests_total` | counter | `route` (matched route or `unmatched`), `method` (JSON-RPC method on the MCP endpoint, else the HTTP method), `status` |
+//! | `mrtd_http_request_duration_seconds` | histogram | `route`, `method` |
+//! | `mrtd_http_requests_in_flight` | gauge | |
+//! | `mrtd_recognition_duration_seconds` | histogram | `outcome` (`read`, `partial`, `failed`, `unusable`, ...) |
+//! | `mrtd_recognition_queue_depth` | gauge | (recognitions waiting for a slot plus running) |
+//! | `mrtd_recognitions_running` | gauge | |
+//! | `mrtd_tool_calls_total` | counter | `tool`, `outcome` (`ok`, `tool_error`, `protocol_error`) |
+//! | `mrtd_store_errors_total` | counter | `operation` |
+//! | `mrtd_readiness_failures_total` | counter | `check` |
+//!
+//! JSON-RPC methods outside the MCP set are labelled `other`, bodies without one
+//! `invalid`, batches `batch` and bodies nobody read (refused first) `unread`, so clients
+//! cannot create series at will.
+
+mod health;
+mod layer;
+pub mod sniff;
+pub mod trace;
+
+use std::{
+    sync::{Arc, Mutex, PoisonError},
+    time::{Duration, Instant},
+};
+
+use axum::{Router, response::IntoResponse, routing::get};
+use http::{HeaderValue, StatusCode, header};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+pub use health::{CHECK_TIMEOUT, Readiness};
+pub use sniff::{MethodSniffer, sniff_method};
+pub use trace::{TraceParent, valid_tracestate};
+
+use crate::HttpConfig;
+
+/// Counter of HTTP requests.
+pub const HTTP_REQUESTS: &str = "mrtd_http_requests_total";
+/// Histogram of HTTP request latency, in seconds, to the response head.
+pub const HTTP_REQUEST_DURATION: &str = "mrtd_http_request_duration_seconds";
+/// Gauge of HTTP requests being answered.
+pub const HTTP_IN_FLIGHT: &str = "mrtd_http_requests_in_flight";
+/// Histogram of the time the vision engine takes for one image, in seconds.
+pub const RECOGNITION_DURATION: &str = "mrtd_recognition_duration_seconds";
+/// Gauge of recognitions waiting for a slot or running.
+pub const RECOGNITION_QUEUE_DEPTH: &str = "mrtd_recognition_queue_depth";
+/// Gauge of recognitions running.
+pub const RECOGNITIONS_RUNNING: &str = "mrtd_recognitions_running";
+/// Counter of tool calls by tool and outcome.
+pub const TOOL_CALLS: &str = "mrtd_tool_calls_total";
+/// Counter of failed store operations (a missing scan is not a failure).
+pub const STORE_ERRORS: &str = "mrtd_store_errors_total";
+/// Counter of failed readiness checks.
+pub const READINESS_FAILURES: &str = "mrtd_readiness_failures_total";
+
+/// Buckets of the HTTP latency histogram, in seconds: small MCP calls to slow scans.
+const HTTP_BUCKETS: &[f64] =
+    &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
+/// Buckets of the recognition histogram, in seconds.
+const RECOGNITION_BUCKETS: &[f64] =
+    &[0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.5, 5.0, 10.0, 30.0];
+
+/// The Prometheus recorder, installed at most once per process.
+static INSTALLED: Mutex<Option<PrometheusHandle>> = Mutex::new(None);
+
+/// Errors from [`Observability::install`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObserveError {
+    /// Another metrics recorder is already installed in this process.
+    #[error("another metrics recorder is already installed")]
+    RecorderTaken,
+    /// The histogram buckets were refused.
+    #[error("the metrics recorder could not be built: {0}")]
+    Build(#[from] metrics_exporter_prometheus::BuildError),
+}
+
+/// The installed metrics recorder and what the request middleware needs; cheap to clone.
+#[derive(Clone)]
+pub struct Observability {
+    handle: PrometheusHandle,
+    tracker: Arc<layer::Tracker>,
+}
+
+impl std::fmt::Debug for Observability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Observability").field("tracker", &self.tracker).finish_non_exhaustive()
+    }
+}
+
+impl Observability {
+    /// Installs the Prometheus recorder as the process's metrics recorder (once; later
+    /// calls share it) and returns the handle that serves and tracks.
+    ///
+    /// Called inside a Tokio runtime, it also starts a task that trims the histograms'
+    /// sample buffers every few seconds, so memory stays flat when nobody scrapes.
+    pub fn install(http: &HttpConfig) -> Result<Self, ObserveError> {
+        let mut installed = INSTALLED.lock().unwrap_or_else(PoisonError::into_inner);
+        let handle = match &*installed {
+            Some(handle) => handle.clone(),
+            None => {
+                let recorder = PrometheusBuilder::new()
+                    .set_buckets_for_metric(
+                        Matcher::Full(HTTP_REQUEST_DURATION.to_owned()),
+                        HTTP_BUCKETS,
+                    )?
+                    .set_buckets_for_metric(
+                        Matcher::Full(RECOGNITION_DURATION.to_owned()),
+                        RECOGNITION_BUCKETS,
+                    )?
+                    .build_recorder();
+                let handle = recorder.handle();
+                metrics::set_global_recorder(recorder).map_err(|_| ObserveError::RecorderTaken)?;
+                describe();
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    let upkeep = handle.clone();
+                    runtime.spawn(async move {
+                        let mut interval = tokio::time::interval(Duration::from_secs(5));
+                        loop {
+                            interval.tick().await;
+                            upkeep.run_upkeep();
+                        }
+                    });
+                }
+                *installed = Some(handle.clone());
+                handle
+            }
+        };
+        Ok(Observability {
+            handle,
+            tracker: Arc::new(layer::Tracker { endpoint_path: http.endpoint_path.clone() }),
+        })
+    }
+
+    /// The metrics in the Prometheus text format, as `/metrics` serves them.
+    pub fn render(&self) -> String {
+        self.handle.render()
+    }
+
+    /// `/metrics`, `/healthz`, `/livez` and `/readyz` (running `readiness`).
+    ///
+    /// Merge these into the router the auth guard protects: the probes are public paths
+    /// the guard lets through, `/metrics` is not.
+    pub fn routes(&self, readiness: Readiness) -> Router {
+        let handle = self.handle.clone();
+        health::routes(readiness).route(
+            "/metrics",
+            get(move || {
+                let handle = handle.clone();
+                async move {
+                    let mut response = (StatusCode::OK, handle.render()).into_response();
+                    response.headers_mut().insert(
+                        header::CONTENT_TYPE,
+                        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+                    );
+                    response
+                }
+            }),
+        )
+    }
+
+    /// Wraps every route of `app` in the request middleware: a `request` span (HTTP method,
+    /// route, JSON-RPC method, status, latency) around the request, the HTTP metrics, and a
+    /// [`RequestSpan`] in the request's extensions so handlers can attach their spans to it.
+    pub fn track(&self, app: Router) -> Router {
+        app.layer(axum::middleware::from_fn_with_state(self.tracker.clone(), layer::track))
+    }
+}
+
+fn describe() {
+    metrics::describe_counter!(HTTP_REQUESTS, "HTTP requests answered");
+    metrics::describe_histogram!(
+        HTTP_REQUEST_DURATION,
+        metrics::Unit::Seconds,
+        "Time to answer an HTTP request (to the response head)"
+    );
+    metrics::describe_gauge!(HTTP_IN_FLIGHT, "HTTP requests being answered");
+    metrics::describe_histogram!(
+        RECOGNITION_DURATION,
+        metrics::Unit::Seconds,
+        "Time the vision engine took for one image"
+    );
+    metrics::describe_gauge!(RECOGNITION_QUEUE_DEPTH, "Recognitions waiting for a slot or running");
+    metrics::describe_gauge!(RECOGNITIONS_RUNNING, "Recognitions running");
+    metrics::describe_counter!(TOOL_CALLS, "MCP tool calls by tool and outcome");
+    metrics::describe_counter!(STORE_ERRORS, "Failed scan store operations");
+    metrics::describe_counter!(READINESS_FAILURES, "Failed readiness checks");
+}
+
+/// The span of the HTTP request being answered, put into its extensions by
+/// [`Observability::track`], so work done for it elsewhere can be its child.
+#[derive(Debug, Clone)]
+pub struct RequestSpan(pub tracing::Span);
+
+/// One recognition's passage through the queue: counted as queued from creation, as running
+/// from [`start`](Self::start), and out of both when dropped (even when the caller gives up).
+#[derive(Debug)]
+#[must_use = "the recognition counts as queued until the ticket is dropped"]
+pub struct RecognitionTicket {
+    started: Option<Instant>,
+}
+
+impl RecognitionTicket {
+    /// A recognition joins the queue.
+    pub fn queued() -> Self {
+        metrics::gauge!(RECOGNITION_QUEUE_DEPTH).increment(1.0);
+        RecognitionTicket { started: None }
+    }
+
+    /// The recognition got its slot and starts running.
+    pub fn start(&mut self) {
+        if self.started.is_none() {
+            metrics::gauge!(RECOGNITIONS_RUNNING).increment(1.0);
+            self.started = Some(Instant::now());
+        }
+    }
+
+    /// The recognition ended with `outcome` (the reading's status, or `unusable`); records
+    /// how long it ran.
+    pub fn finish(self, outcome: &'static str) {
+        if let Some(started) = self.started {
+            metrics::histogram!(RECOGNITION_DURATION, "outcome" => outcome)
+                .record(started.elapsed().as_secs_f64());
+        }
+    }
+}
+
+impl Drop for RecognitionTicket {
+    fn drop(&mut self) {
+        metrics::gauge!(RECOGNITION_QUEUE_DEPTH).decrement(1.0);
+        if self.started.is_some() {
+            metrics::gauge!(RECOGNITIONS_RUNNING).decrement(1.0);
+        }
+    }
+}
+
+/// Counts a failed store operation (`insert`, `get`, ...).
+pub fn record_store_error(operation: &'static str) {
+    metrics::counter!(STORE_ERRORS, "operation" => operation).increment(1);
+}
+
+/// Counts a tool call. `tool` must come from a fixed list (unknown names as `unknown`).
+pub fn record_tool_call(tool: &'static str, outcome: &'static str) {
+    metrics::counter!(TOOL_CALLS, "tool" => tool, "outcome" => outcome).increment(1);
+}
+
+/// Longest tool name written into a span; names are the client's text.
+const SPAN_TOOL_NAME_LIMIT: usize = 64;
+
+/// The span of one tool call: a child of the HTTP request's span when there is one, with
+/// the caller's W3C trace context from `_meta` recorded as `trace_id`, `parent_span_id`,
+/// `trace_sampled` and `tracestate` when (and only when) it parses.
+pub fn tool_call_span(
+    tool: &str,
+    traceparent: Option<&str>,
+    tracestate: Option<&str>,
+    request: Option<&RequestSpan>,
+) -> tracing::Span {
+    let tool = match tool.char_indices().nth(SPAN_TOOL_NAME_LIMIT) {
+        Some((cut, _)) => &tool[..cut],
+        None => tool,
+    };
+    // Without an HTTP request (stdio), the span joins whatever span is current.
+    let span = match request {
+        Some(RequestSpan(parent)) => tracing::info_span!(
+            parent: parent,
+            "tool_call",
+            tool = tool,
+            trace_id = tracing::field::Empty,
+            parent_span_id = tracing::field::Empty,
+            trace_sampled = tracing::field::Empty,
+            tracestate = tracing::field::Empty,
+        ),
+        None => tracing::info_span!(
+            "tool_call",
+            tool = tool,
+            trace_id = tracing::field::Empty,
+            parent_span_id = tracing::field::Empty,
+            trace_sampled = tracing::field::Empty,
+            tracestate = tracing::field::Empty,
+        ),
+    };
+    if let Some(context) = traceparent.and_then(TraceParent::parse) {
+        span.record("trace_id", context.trace_id_hex());
+        span.record("parent_span_id", context.parent_id_hex());
+        span.record("trace_sampled", context.sampled());
+        let state = tracestate.and_then(valid_tracestate);
+        if let Some(state) = state {
+            span.record("tracestate", state);
+        }
+    }
+    span
+}
