@@ -17,10 +17,12 @@ mod prompts;
 mod resources;
 mod result;
 mod server;
+pub mod service;
 mod state;
 mod tools;
 
 pub use principal::Principal;
 pub use server::MrtdServer;
+pub use service::ServiceError;
 pub use state::{AppState, McpConfig, StateError};
 pub use tools::tool_catalog;

@@ -91,7 +91,7 @@ pub(super) async fn call(
                 }
                 stored_lines.iter().map(String::as_str).collect()
             }
-            Err(error) => return store_failure(&error),
+            Err(error) => return store_failure(error),
         },
         (None, Some(lines)) => lines,
         _ => return failure("give exactly one of scan_id and lines"),

@@ -1,12 +1,10 @@
 //! `delete_scan`: forget a kept scan now.
 
-use std::time::SystemTime;
-
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use super::{failure, store_failure, success};
-use crate::{AppState, Principal, input::Arguments};
+use super::{failure, outcome};
+use crate::{AppState, Principal, input::Arguments, service};
 
 pub(super) fn output_schema() -> Value {
     json!({
@@ -24,15 +22,10 @@ pub(super) async fn call(
     principal: &Principal,
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
-    let scan_id = match arguments.only_scan_id() {
-        Ok(id) => id,
-        Err(message) => return failure(message),
-    };
-    match state.store.delete(&principal.0, scan_id, SystemTime::now()).await {
-        Ok(()) => success(
-            format!("Deleted scan {scan_id}."),
-            json!({ "scan_id": scan_id, "deleted": true }),
-        ),
-        Err(error) => store_failure(&error),
+    match arguments.only_scan_id() {
+        Ok(scan_id) => outcome(service::delete(state, principal, scan_id).await, |_| {
+            format!("Deleted scan {scan_id}.")
+        }),
+        Err(message) => failure(message),
     }
 }

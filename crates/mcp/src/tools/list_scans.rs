@@ -1,12 +1,10 @@
 //! `list_scans`: the caller's own kept scans, newest first.
 
-use std::time::SystemTime;
-
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use super::{failure, scan_document::rfc3339, store_failure, success};
-use crate::{AppState, Principal, input::Arguments};
+use super::{failure, outcome};
+use crate::{AppState, Principal, input::Arguments, service};
 
 pub(super) fn input_schema() -> Value {
     json!({
@@ -48,41 +46,19 @@ pub(super) async fn call(
     principal: &Principal,
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
-    let parsed = arguments.only(&["cursor", "limit"]).and_then(|()| {
-        Ok((arguments.string("cursor")?, arguments.integer("limit", 1, 100)?.unwrap_or(20)))
-    });
+    let parsed = arguments
+        .only(&["cursor", "limit"])
+        .and_then(|()| Ok((arguments.string("cursor")?, arguments.integer("limit", 1, 100)?)));
     let (cursor, limit) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return failure(message),
     };
-    let limit = u32::try_from(limit).unwrap_or(20);
-    match state.store.list(&principal.0, SystemTime::now(), cursor, limit).await {
-        Ok(page) => {
-            let scans: Vec<Value> = page
-                .items
-                .iter()
-                .map(|record| {
-                    json!({
-                        "scan_id": record.id.as_str(),
-                        "created_at": rfc3339(record.created_at),
-                        "expires_at": rfc3339(record.expires_at),
-                        "status": record.result.get("status").cloned().unwrap_or(Value::Null),
-                        "format": record.result.get("format").cloned().unwrap_or(Value::Null),
-                    })
-                })
-                .collect();
-            let summary = format!(
-                "{} kept scan(s) on this page{}.",
-                scans.len(),
-                if page.next_cursor.is_some() { "; more with next_cursor" } else { "" }
-            );
-            success(summary, json!({ "scans": scans, "next_cursor": page.next_cursor }))
-        }
-        // The store reports a cursor it did not issue as `InvalidCursor`; that is the
-        // caller's mistake, not an outage.
-        Err(mrtd_store::StoreError::InvalidCursor | mrtd_store::StoreError::NotFound) => {
-            failure("The cursor is not valid; start again without one.")
-        }
-        Err(error) => store_failure(&error),
-    }
+    let limit = limit.and_then(|n| u32::try_from(n).ok());
+    outcome(service::list(state, principal, cursor, limit).await, |page| {
+        format!(
+            "{} kept scan(s) on this page{}.",
+            page["scans"].as_array().map_or(0, Vec::len),
+            if page["next_cursor"].is_string() { "; more with next_cursor" } else { "" }
+        )
+    })
 }

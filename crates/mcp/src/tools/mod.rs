@@ -12,7 +12,7 @@ use rmcp::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::{AppState, Principal, input::Arguments};
+use crate::{AppState, Principal, input::Arguments, service::ServiceError};
 
 mod check_document;
 mod delete_scan;
@@ -20,7 +20,7 @@ mod get_scan;
 mod list_scans;
 mod parse_mrz;
 mod scan_document;
-pub(crate) use scan_document::rfc3339;
+pub(crate) use crate::service::rfc3339;
 mod schema;
 
 /// One tool's published definition.
@@ -160,18 +160,23 @@ pub(crate) fn failure(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])
 }
 
-/// The message for any scan the caller cannot see: unknown, expired, deleted or foreign.
-pub(crate) const SCAN_NOT_FOUND: &str = "No scan with this scan_id: it never existed, expired, was deleted, or belongs to another caller.";
+/// A failed operation, with the service's message (safe to show, with advice).
+pub(crate) fn service_failure(error: &ServiceError) -> CallToolResult {
+    failure(error.to_string())
+}
 
 /// Maps a store failure to a result, without leaking internals.
-pub(crate) fn store_failure(error: &mrtd_store::StoreError) -> CallToolResult {
-    match error {
-        mrtd_store::StoreError::NotFound => failure(SCAN_NOT_FOUND),
-        other => {
-            tracing::error!(error = %other, source = ?std::error::Error::source(other), "scan store failed");
-            failure(
-                "The scan store is unavailable right now; nothing was changed. Try again shortly.",
-            )
-        }
+pub(crate) fn store_failure(error: mrtd_store::StoreError) -> CallToolResult {
+    service_failure(&ServiceError::from_store(error))
+}
+
+/// The structured result of a service call as a tool result with its summary.
+pub(crate) fn outcome(
+    result: Result<Value, ServiceError>,
+    summary: impl FnOnce(&Value) -> String,
+) -> CallToolResult {
+    match result {
+        Ok(structured) => success(summary(&structured), structured),
+        Err(error) => service_failure(&error),
     }
 }

@@ -3,8 +3,8 @@
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use super::{failure, success};
-use crate::{dates, input::Arguments, result};
+use super::{failure, outcome};
+use crate::{input::Arguments, result, service};
 
 pub(super) fn input_schema() -> Value {
     json!({
@@ -30,21 +30,10 @@ pub(super) fn input_schema() -> Value {
 pub(super) fn call(arguments: &Arguments<'_>) -> CallToolResult {
     let parsed = arguments.only(&["lines", "reference_date"]).and_then(|()| {
         let lines = arguments.string_list("lines")?.ok_or("'lines' is required")?;
-        let date = dates::reference_date(arguments.string("reference_date")?)?;
-        Ok((lines, date))
+        Ok((lines, arguments.string("reference_date")?))
     });
-    let (lines, date) = match parsed {
-        Ok(parsed) => parsed,
-        Err(message) => return failure(message),
-    };
-    if lines.iter().map(|l| l.len()).sum::<usize>() > 1_000 {
-        return failure("'lines' is far longer than any MRZ (at most 3 lines of 44 characters).");
-    }
-    match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
-        Ok(reading) => {
-            let structured = result::from_text(&reading);
-            success(result::summary(&structured), structured)
-        }
-        Err(not_mrz) => failure(format!("This is not an MRZ: {not_mrz}.")),
+    match parsed {
+        Ok((lines, date)) => outcome(service::parse(&lines, date), result::summary),
+        Err(message) => failure(message),
     }
 }

@@ -7,10 +7,9 @@
 
 use std::{
     path::{Path, PathBuf},
-    time::{Duration, SystemTime},
+    time::Duration,
 };
 
-use base64::Engine as _;
 use rmcp::{
     ErrorData, RoleServer,
     model::{
@@ -23,15 +22,18 @@ use rmcp::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{failure, store_failure};
-use crate::{AppState, Principal, dates, input::Arguments, result};
+use super::{failure, service_failure};
+use crate::{
+    AppState, Principal, dates,
+    input::Arguments,
+    result,
+    service::{self, MAX_RETAIN_HOURS},
+};
 
 /// Key of the one input request this tool makes.
 const MRZ_TEXT: &str = "mrz_text";
 /// How long a user has to answer before the request state expires.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
-/// Longest retention a caller may ask for: one year.
-const MAX_RETAIN_HOURS: i64 = 8760;
 
 pub(super) fn input_schema() -> Value {
     json!({
@@ -82,7 +84,9 @@ pub(super) async fn call(
             let reference_date = arguments.string("reference_date")?;
             dates::reference_date(reference_date)?;
             let image = match (arguments.string("image_base64")?, arguments.string("image_path")?) {
-                (Some(encoded), None) => decode_base64(encoded)?,
+                (Some(encoded), None) => {
+                    service::decode_base64(encoded).map_err(|error| error.to_string())?
+                }
                 (None, Some(path)) => read_image_path(state.image_dir.as_deref(), path)?,
                 (Some(_), Some(_)) => {
                     return Err("give image_base64 or image_path, not both".into());
@@ -100,9 +104,9 @@ pub(super) async fn call(
         Ok(date) => date,
         Err(message) => return Ok(failure(message).into()),
     };
-    let structured = match state.recognise(image, date).await {
+    let structured = match service::recognise(state, image, date).await {
         Ok(structured) => structured,
-        Err(message) => return Ok(failure(message).into()),
+        Err(error) => return Ok(service_failure(&error).into()),
     };
     if structured["status"] != "read" {
         let advice = result::summary(&structured);
@@ -211,54 +215,27 @@ async fn resume(
     }
 }
 
-/// Keeps the result when asked to, and wraps it up.
+/// Keeps the result when asked to, and wraps it up with a link to the kept scan.
 async fn finish(
     state: &AppState,
     principal: &Principal,
-    mut structured: Value,
+    structured: Value,
     retain_hours: i64,
 ) -> CallToolResult {
-    let mut link = None;
-    if retain_hours > 0 {
-        let hours = u64::try_from(retain_hours).unwrap_or(0);
-        let new_scan = mrtd_store::NewScan {
-            owner: principal.0.clone(),
-            result: structured.clone(),
-            retain_until: SystemTime::now() + Duration::from_secs(hours * 3600),
-        };
-        match state.store.insert(new_scan).await {
-            Ok(record) => {
-                let id = record.id.as_str().to_owned();
-                structured["scan_id"] = json!(id);
-                structured["expires_at"] = json!(rfc3339(record.expires_at));
-                let mut resource =
-                    Resource::new(format!("mrtd://scans/{id}"), format!("scan {id}"));
-                resource.mime_type = Some("application/json".into());
-                resource.description = Some("The kept scan result (yours only).".into());
-                link = Some(ContentBlock::resource_link(resource));
-            }
-            Err(error) => return store_failure(&error),
-        }
-    }
+    let structured = match service::keep(state, principal, structured, retain_hours).await {
+        Ok(structured) => structured,
+        Err(error) => return service_failure(&error),
+    };
     let mut content = vec![ContentBlock::text(result::summary(&structured))];
-    content.extend(link);
+    if let Some(id) = structured["scan_id"].as_str() {
+        let mut resource = Resource::new(format!("mrtd://scans/{id}"), format!("scan {id}"));
+        resource.mime_type = Some("application/json".into());
+        resource.description = Some("The kept scan result (yours only).".into());
+        content.push(ContentBlock::resource_link(resource));
+    }
     let mut result = CallToolResult::success(content);
     result.structured_content = Some(structured);
     result
-}
-
-/// Runs the engine off the async threads, at most `max_concurrent_reads` at a time.
-fn decode_base64(encoded: &str) -> Result<Vec<u8>, String> {
-    let compact: String = encoded.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    // Accept data URLs as browsers produce them.
-    let payload = match compact.split_once(";base64,") {
-        Some((prefix, data)) if prefix.starts_with("data:") => data,
-        _ => compact.as_str(),
-    };
-    base64::engine::general_purpose::STANDARD
-        .decode(payload)
-        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(payload))
-        .map_err(|_| "image_base64 is not valid base64".to_owned())
 }
 
 /// Resolves `path` inside the image directory; anything else is refused the same way.
@@ -278,42 +255,9 @@ pub(crate) fn read_image_path(image_dir: Option<&Path>, path: &str) -> Result<Ve
     std::fs::read(&canonical).map_err(|_| refused())
 }
 
-/// Formats a time as RFC 3339 in UTC, to the second.
-pub(crate) fn rfc3339(time: SystemTime) -> String {
-    let seconds = time.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
-    let rest = seconds % 86_400;
-    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rfc3339_formats_known_instants() {
-        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200 + 3_723);
-        assert_eq!(rfc3339(t), "2026-12-01T01:02:03Z");
-        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
-    }
 
     #[test]
     fn image_path_stays_inside_the_directory() {

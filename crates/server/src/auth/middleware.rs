@@ -100,7 +100,7 @@ async fn check(
     } else if on_endpoint {
         (request, scopes::Requirement::default())
     } else {
-        let requirement = scopes::for_rest(request.method());
+        let requirement = scopes::for_rest(request.method(), request.uri().path());
         (request, requirement)
     };
     let id = requirement.id.clone().unwrap_or(Value::Null);

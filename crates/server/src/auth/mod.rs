@@ -2,7 +2,8 @@
 //!
 //! One middleware ([`AuthGuard::protect`]) guards every route of the router it is applied
 //! to, the MCP endpoint and the REST API alike, except the public ones: `/`, `/healthz`,
-//! `/livez`, `/readyz`, everything under `/.well-known/`, and CORS preflights. For each
+//! `/livez`, `/readyz`, everything under `/.well-known/`, what the web layer publishes
+//! (`/assets/`, `/docs/`, `/llms.txt`, `/openapi.json`), and CORS preflights. For each
 //! request it, in order:
 //!
 //! 1. checks `Host` and `Origin` (a foreign `Origin` gets `403` before anything else);
@@ -159,7 +160,12 @@ impl AuthGuard {
     }
 }
 
-/// Paths served to anyone: discovery, health probes and `/.well-known/`.
+/// Paths served to anyone: discovery, health probes, `/.well-known/`, and what the web
+/// layer publishes for people and agents (the page and its assets, `/llms.txt`, the docs
+/// and the OpenAPI document). None of them reads or changes a scan.
 pub fn is_public_path(path: &str) -> bool {
-    matches!(path, "/" | "/healthz" | "/livez" | "/readyz") || path.starts_with("/.well-known/")
+    matches!(path, "/" | "/healthz" | "/livez" | "/readyz" | "/llms.txt" | "/openapi.json")
+        || path.starts_with("/.well-known/")
+        || path.starts_with("/assets/")
+        || path.starts_with("/docs/")
 }

@@ -108,11 +108,17 @@ fn add_message(requirement: &mut Requirement, message: &Message) {
 const SCANS: &str = "mrtd://scans";
 
 /// The requirement of a REST request: reads need `scans:read`, changes `scans:write`.
-pub(super) fn for_rest(method: &Method) -> Requirement {
+/// Reading a photo (`POST /v1/scans`) also needs a recognition slot, like the MCP
+/// `scan_document` tool, so both share one bound on concurrent recognitions.
+pub(super) fn for_rest(method: &Method, path: &str) -> Requirement {
     let scope =
         if matches!(*method, Method::GET | Method::HEAD) { SCOPE_READ } else { SCOPE_WRITE };
-    Requirement { scopes: BTreeSet::from([scope]), ..Requirement::default() }
+    let recognition = *method == Method::POST && path.trim_end_matches('/') == SCANS_PATH;
+    Requirement { scopes: BTreeSet::from([scope]), recognition, ..Requirement::default() }
 }
+
+/// The REST collection whose `POST` reads a photo.
+const SCANS_PATH: &str = "/v1/scans";
 
 /// The needed scopes that `granted` lacks; `scans:write` implies `scans:read`.
 pub(super) fn missing(
@@ -178,6 +184,19 @@ mod tests {
             r#"{"method":"tools/list","method":"tools/call","params":{"name":"delete_scan"}}"#;
         assert_eq!(scopes(odd), [SCOPE_READ, SCOPE_WRITE]);
         assert!(for_mcp_body(b"not json").is_none());
+    }
+
+    #[test]
+    fn rest_scans_need_a_recognition_slot() {
+        let post = for_rest(&Method::POST, "/v1/scans");
+        assert!(post.recognition);
+        assert_eq!(post.scopes.into_iter().collect::<Vec<_>>(), [SCOPE_WRITE]);
+        assert!(for_rest(&Method::POST, "/v1/scans/").recognition);
+        assert!(!for_rest(&Method::POST, "/v1/parse").recognition);
+        assert!(!for_rest(&Method::GET, "/v1/scans").recognition);
+        assert!(!for_rest(&Method::DELETE, "/v1/scans/scn_1").recognition);
+        let get = for_rest(&Method::GET, "/v1/scans/scn_1");
+        assert_eq!(get.scopes.into_iter().collect::<Vec<_>>(), [SCOPE_READ]);
     }
 
     #[test]

@@ -1,0 +1,309 @@
+//! The document operations without a transport: what the MCP tools and the REST API
+//! both do, returning the tools' structured JSON or a typed [`ServiceError`].
+//!
+//! Every operation takes the caller's [`Principal`]; kept scans belong to it, and an
+//! unknown, expired, deleted or foreign scan is the same [`ServiceError::NotFound`].
+
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::{AppState, Principal, dates, result};
+
+/// Longest retention a caller may ask for: one year, in hours.
+pub const MAX_RETAIN_HOURS: i64 = 8760;
+/// Most scans one page of [`list`] holds.
+pub const MAX_PAGE_SIZE: u32 = 100;
+/// Scans one page of [`list`] holds when the caller does not say.
+pub const DEFAULT_PAGE_SIZE: u32 = 20;
+
+/// Why an operation failed. The `Display` text is safe to show to a caller.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServiceError {
+    /// The request itself is wrong (a bad date, bad base64, an out-of-range number).
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The text given to parse is not an MRZ.
+    #[error("This is not an MRZ: {0}.")]
+    NotMrz(String),
+    /// The bytes are not an image the engine can use; the message says why.
+    #[error("{0}")]
+    UnusableImage(String),
+    /// No scan the caller may see has this id.
+    #[error(
+        "No scan with this scan_id: it never existed, expired, was deleted, or belongs to another caller."
+    )]
+    NotFound,
+    /// The list cursor was not issued by this server.
+    #[error("The cursor is not valid; start again without one.")]
+    InvalidCursor,
+    /// The store cannot be reached; nothing was changed.
+    #[error("The scan store is unavailable right now; nothing was changed. Try again shortly.")]
+    Unavailable,
+}
+
+impl ServiceError {
+    /// Maps a store failure, logging the backend detail and keeping it from the caller.
+    pub(crate) fn from_store(error: mrtd_store::StoreError) -> Self {
+        match error {
+            mrtd_store::StoreError::NotFound => ServiceError::NotFound,
+            mrtd_store::StoreError::InvalidCursor => ServiceError::InvalidCursor,
+            other => {
+                tracing::error!(error = %other, source = ?std::error::Error::source(&other), "scan store failed");
+                ServiceError::Unavailable
+            }
+        }
+    }
+}
+
+/// Parses an optional `YYYY-MM-DD` reference date; today (UTC) when absent.
+pub fn reference_date(text: Option<&str>) -> Result<mrtd_mrz::Date, ServiceError> {
+    dates::reference_date(text).map_err(ServiceError::InvalidInput)
+}
+
+/// Checks a retention in hours: 0 (keep nothing) to [`MAX_RETAIN_HOURS`].
+pub fn retain_hours(hours: i64) -> Result<i64, ServiceError> {
+    if (0..=MAX_RETAIN_HOURS).contains(&hours) {
+        Ok(hours)
+    } else {
+        Err(ServiceError::InvalidInput(format!(
+            "'retain_hours' must be a whole number from 0 to {MAX_RETAIN_HOURS}"
+        )))
+    }
+}
+
+/// Decodes `image_base64`, accepting padding or not, whitespace, and `data:` URLs as
+/// browsers produce them.
+pub fn decode_base64(encoded: &str) -> Result<Vec<u8>, ServiceError> {
+    let compact: String = encoded.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let payload = match compact.split_once(";base64,") {
+        Some((prefix, data)) if prefix.starts_with("data:") => data,
+        _ => compact.as_str(),
+    };
+    base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(payload))
+        .map_err(|_| ServiceError::InvalidInput("image_base64 is not valid base64".to_owned()))
+}
+
+/// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
+/// `no_mrz`, with diagnostics), not an error; only bytes that are no usable image fail.
+pub async fn recognise(
+    state: &AppState,
+    image: Vec<u8>,
+    date: mrtd_mrz::Date,
+) -> Result<Value, ServiceError> {
+    state.recognise(image, date).await.map_err(ServiceError::UnusableImage)
+}
+
+/// Keeps `structured` for `retain_hours` hours as the caller's scan, adding `scan_id`
+/// and `expires_at` to it; with 0 hours it keeps nothing and returns it unchanged.
+pub async fn keep(
+    state: &AppState,
+    principal: &Principal,
+    mut structured: Value,
+    retain_hours: i64,
+) -> Result<Value, ServiceError> {
+    let hours = u64::try_from(self::retain_hours(retain_hours)?).unwrap_or(0);
+    if hours == 0 {
+        return Ok(structured);
+    }
+    let new_scan = mrtd_store::NewScan {
+        owner: principal.0.clone(),
+        result: structured.clone(),
+        retain_until: SystemTime::now() + Duration::from_secs(hours * 3600),
+    };
+    let record = state.store.insert(new_scan).await.map_err(ServiceError::from_store)?;
+    structured["scan_id"] = json!(record.id.as_str());
+    structured["expires_at"] = json!(rfc3339(record.expires_at));
+    Ok(structured)
+}
+
+/// Reads an image and, when every check digit is verified and `retain_hours` is above 0,
+/// keeps the result. A result that is not `read` is returned but never kept.
+pub async fn scan(
+    state: &AppState,
+    principal: &Principal,
+    image: Vec<u8>,
+    retain_hours: i64,
+    reference_date: Option<&str>,
+) -> Result<Value, ServiceError> {
+    let retain_hours = self::retain_hours(retain_hours)?;
+    let date = self::reference_date(reference_date)?;
+    let structured = recognise(state, image, date).await?;
+    if structured["status"] != "read" {
+        return Ok(structured);
+    }
+    keep(state, principal, structured, retain_hours).await
+}
+
+/// The caller's kept scan, with its `scan_id` and `expires_at`.
+pub async fn get(state: &AppState, principal: &Principal, id: &str) -> Result<Value, ServiceError> {
+    let record = state
+        .store
+        .get(&principal.0, id, SystemTime::now())
+        .await
+        .map_err(ServiceError::from_store)?;
+    let mut structured = record.result;
+    structured["scan_id"] = record.id.as_str().into();
+    structured["expires_at"] = rfc3339(record.expires_at).into();
+    Ok(structured)
+}
+
+/// Forgets the caller's kept scan now; `{"scan_id", "deleted": true}`.
+pub async fn delete(
+    state: &AppState,
+    principal: &Principal,
+    id: &str,
+) -> Result<Value, ServiceError> {
+    state
+        .store
+        .delete(&principal.0, id, SystemTime::now())
+        .await
+        .map_err(ServiceError::from_store)?;
+    Ok(json!({ "scan_id": id, "deleted": true }))
+}
+
+/// One page of the caller's kept scans, newest first: `{"scans": [...], "next_cursor"}`.
+/// Each item has `scan_id`, `created_at`, `expires_at`, `status` and `format`, never
+/// document fields.
+pub async fn list(
+    state: &AppState,
+    principal: &Principal,
+    cursor: Option<&str>,
+    limit: Option<u32>,
+) -> Result<Value, ServiceError> {
+    let limit = match limit {
+        None => DEFAULT_PAGE_SIZE,
+        Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
+        Some(_) => {
+            return Err(ServiceError::InvalidInput(format!(
+                "'limit' must be a whole number from 1 to {MAX_PAGE_SIZE}"
+            )));
+        }
+    };
+    let page = match state.store.list(&principal.0, SystemTime::now(), cursor, limit).await {
+        Ok(page) => page,
+        // A cursor the store did not issue is the caller's mistake, not an outage.
+        Err(mrtd_store::StoreError::InvalidCursor | mrtd_store::StoreError::NotFound) => {
+            return Err(ServiceError::InvalidCursor);
+        }
+        Err(error) => return Err(ServiceError::from_store(error)),
+    };
+    let scans: Vec<Value> = page
+        .items
+        .iter()
+        .map(|record| {
+            json!({
+                "scan_id": record.id.as_str(),
+                "created_at": rfc3339(record.created_at),
+                "expires_at": rfc3339(record.expires_at),
+                "status": record.result.get("status").cloned().unwrap_or(Value::Null),
+                "format": record.result.get("format").cloned().unwrap_or(Value::Null),
+            })
+        })
+        .collect();
+    Ok(json!({ "scans": scans, "next_cursor": page.next_cursor }))
+}
+
+/// Longest text [`parse`] accepts, far above any MRZ (3 lines of 44 characters).
+const MAX_PARSE_CHARS: usize = 1_000;
+
+/// Parses typed or pasted MRZ lines (one string holding all lines also works).
+pub fn parse<S: AsRef<str>>(
+    lines: &[S],
+    reference_date: Option<&str>,
+) -> Result<Value, ServiceError> {
+    let date = self::reference_date(reference_date)?;
+    if lines.iter().map(|l| l.as_ref().len()).sum::<usize>() > MAX_PARSE_CHARS {
+        return Err(ServiceError::InvalidInput(
+            "'lines' is far longer than any MRZ (at most 3 lines of 44 characters).".to_owned(),
+        ));
+    }
+    if lines.is_empty() {
+        return Err(ServiceError::InvalidInput("'lines' is required".to_owned()));
+    }
+    let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
+    match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
+        Ok(reading) => Ok(result::from_text(&reading)),
+        Err(not_mrz) => Err(ServiceError::NotMrz(not_mrz.to_string())),
+    }
+}
+
+/// A one-line summary of a result for people, without any document fields.
+pub fn summary(structured: &Value) -> String {
+    result::summary(structured)
+}
+
+/// Formats a time as RFC 3339 in UTC, to the second.
+pub fn rfc3339(time: SystemTime) -> String {
+    let seconds = time.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
+    let rest = seconds % 86_400;
+    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_083_200 + 3_723);
+        assert_eq!(rfc3339(t), "2026-12-01T01:02:03Z");
+        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn base64_accepts_data_urls_and_missing_padding() {
+        assert_eq!(decode_base64("data:image/png;base64,AAE=").unwrap(), [0, 1]);
+        assert_eq!(decode_base64("AAE").unwrap(), [0, 1]);
+        assert_eq!(decode_base64(" AA\nE= ").unwrap(), [0, 1]);
+        assert!(matches!(decode_base64("***"), Err(ServiceError::InvalidInput(_))));
+    }
+
+    #[test]
+    fn retention_and_dates_are_checked() {
+        assert!(retain_hours(0).is_ok());
+        assert!(retain_hours(MAX_RETAIN_HOURS).is_ok());
+        assert!(retain_hours(-1).is_err());
+        assert!(retain_hours(MAX_RETAIN_HOURS + 1).is_err());
+        assert!(reference_date(Some("2024-02-30")).is_err());
+        assert!(reference_date(Some("2024-02-29")).is_ok());
+    }
+
+    #[test]
+    fn parse_reads_lines_and_refuses_other_text() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let read = parse(&lines, Some("2010-01-01")).unwrap();
+        assert_eq!(read["status"], "read");
+        assert_eq!(read["fields"]["surname"], "ERIKSSON");
+        assert!(matches!(parse(&["hello"], None), Err(ServiceError::NotMrz(_))));
+        assert!(matches!(parse::<&str>(&[], None), Err(ServiceError::InvalidInput(_))));
+        let long = "A".repeat(MAX_PARSE_CHARS + 1);
+        assert!(matches!(parse(&[long], None), Err(ServiceError::InvalidInput(_))));
+    }
+}

@@ -1,0 +1,159 @@
+//! The reading layer: `/llms.txt` and the docs as Markdown under `/docs/`.
+
+use axum::{
+    extract::Path,
+    response::{IntoResponse, Response},
+};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
+
+use crate::negotiate;
+
+/// One document: its name in `/docs/{name}.md`, a title and the Markdown.
+pub(crate) struct Doc {
+    pub(crate) name: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) summary: &'static str,
+    pub(crate) body: &'static str,
+}
+
+/// Every document served, in the order `/llms.txt` lists them.
+pub(crate) const DOCS: [Doc; 10] = [
+    Doc {
+        name: "rest",
+        title: "REST API",
+        summary: "scan a photo, parse MRZ text, keep, list and delete scans over plain HTTP",
+        body: include_str!("../docs/rest.md"),
+    },
+    Doc {
+        name: "scan_document",
+        title: "scan_document tool",
+        summary: "read a photo of a passport, ID card or visa",
+        body: include_str!("../../mcp/docs/tools/scan_document.md"),
+    },
+    Doc {
+        name: "parse_mrz",
+        title: "parse_mrz tool",
+        summary: "parse typed or pasted MRZ lines",
+        body: include_str!("../../mcp/docs/tools/parse_mrz.md"),
+    },
+    Doc {
+        name: "get_scan",
+        title: "get_scan tool",
+        summary: "fetch a kept scan by id",
+        body: include_str!("../../mcp/docs/tools/get_scan.md"),
+    },
+    Doc {
+        name: "list_scans",
+        title: "list_scans tool",
+        summary: "the caller's kept scans, newest first",
+        body: include_str!("../../mcp/docs/tools/list_scans.md"),
+    },
+    Doc {
+        name: "delete_scan",
+        title: "delete_scan tool",
+        summary: "forget a kept scan now",
+        body: include_str!("../../mcp/docs/tools/delete_scan.md"),
+    },
+    Doc {
+        name: "check_document",
+        title: "check_document tool",
+        summary: "yes/no answers (age, validity, nationality) without revealing the document",
+        body: include_str!("../../mcp/docs/tools/check_document.md"),
+    },
+    Doc {
+        name: "photo-guide",
+        title: "Photo guide",
+        summary: "how to photograph a document so the MRZ reads",
+        body: include_str!("../../mcp/docs/resources/photo-guide.md"),
+    },
+    Doc {
+        name: "supported-documents",
+        title: "Supported documents",
+        summary: "the ICAO 9303 layouts read and what is checked",
+        body: include_str!("../../mcp/docs/resources/supported-documents.md"),
+    },
+    Doc {
+        name: "verify-traveller",
+        title: "verify-traveller prompt",
+        summary: "the MCP prompt that walks through checking a traveller's document",
+        body: include_str!("../../mcp/docs/prompts/verify-traveller.md"),
+    },
+];
+
+fn markdown(body: String) -> Response {
+    let mut response =
+        ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], body).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// `GET /llms.txt` (llmstxt.org): a title, a summary and the links worth reading.
+pub(crate) async fn llms_txt() -> Response {
+    let mut text = String::from(
+        "# mrtd\n\n\
+         > mrtd reads the machine readable zone (ICAO 9303) of passports, ID cards and visas \
+         from photos, verifies every check digit, corrects what the check digits prove, and \
+         serves the result over MCP (Streamable HTTP at /mcp, or stdio), a REST API under /v1 \
+         and a web page at /.\n\n\
+         Results are JSON with `status` (read, partial, no_mrz), `format`, `fields`, `checks`, \
+         `corrections` and `diagnostics`. Scans are kept only when asked (`retain_hours`), \
+         only for their owner.\n\n## Docs\n\n",
+    );
+    for doc in DOCS.iter().filter(|d| d.name != "verify-traveller") {
+        text.push_str(&format!("- [{}](/docs/{}.md): {}\n", doc.title, doc.name, doc.summary));
+    }
+    text.push_str(
+        "\n## API\n\n\
+         - [OpenAPI 3.1 document](/openapi.json): the REST API, every request and response\n\
+         - [Discovery document](/): `GET /` with `Accept: application/json`\n\
+         - [Service overview](/): `GET /` with `Accept: text/markdown`\n\n## Optional\n\n",
+    );
+    for doc in DOCS.iter().filter(|d| d.name == "verify-traveller") {
+        text.push_str(&format!("- [{}](/docs/{}.md): {}\n", doc.title, doc.name, doc.summary));
+    }
+    let mut response =
+        ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// `GET /docs/{name}.md` always gives Markdown; `GET /docs/{name}` gives Markdown to
+/// callers that accept it and a minimal page to browsers.
+pub(crate) async fn serve(Path(name): Path<String>, headers: HeaderMap) -> Response {
+    let (stem, explicit) = match name.strip_suffix(".md") {
+        Some(stem) => (stem, true),
+        None => (name.as_str(), false),
+    };
+    let Some(doc) = DOCS.iter().find(|d| d.name == stem) else {
+        let mut response =
+            (StatusCode::NOT_FOUND, "No such document; /llms.txt lists them.\n").into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+        return response;
+    };
+    let body = format!("{}\n", doc.body.trim_end());
+    if explicit {
+        return markdown(body);
+    }
+    let mut response = match negotiate::preferred(
+        &headers,
+        &["text/markdown", "text/html", "text/plain"],
+    ) {
+        Some("text/html") => {
+            let escaped = body.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+            let html = format!(
+                "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+                     <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+                     <title>{} - mrtd</title><link rel=\"stylesheet\" href=\"/assets/style.css\">\
+                     </head><body><main class=\"doc\"><p><a href=\"/\">mrtd</a> · \
+                     <a href=\"/docs/{}.md\">Markdown</a></p><pre>{escaped}</pre></main></body></html>\n",
+                doc.title, doc.name
+            );
+            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+        }
+        _ => markdown(body),
+    };
+    response.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
+}

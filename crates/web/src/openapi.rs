@@ -1,0 +1,251 @@
+//! `GET /openapi.json`: OpenAPI 3.1 for the REST API.
+//!
+//! The result schemas are the MCP tools' `outputSchema`s, taken from the tool catalog, so
+//! the REST API and the tools cannot drift apart.
+
+use std::sync::OnceLock;
+
+use axum::{
+    Json,
+    response::{IntoResponse, Response},
+};
+use http::{HeaderValue, header};
+use serde_json::{Map, Value, json};
+
+/// The output schema of one MCP tool.
+fn tool_output(name: &str) -> Value {
+    mrtd_mcp::tool_catalog()
+        .into_iter()
+        .find(|tool| tool.name == name)
+        .and_then(|tool| tool.output_schema)
+        .map_or_else(|| json!({ "type": "object" }), |schema| Value::Object((*schema).clone()))
+}
+
+/// The `retain_hours` and `reference_date` schemas of the scan_document tool's input.
+fn tool_input_property(tool: &str, property: &str) -> Value {
+    mrtd_mcp::tool_catalog()
+        .into_iter()
+        .find(|t| t.name == tool)
+        .and_then(|t| t.input_schema.get("properties").and_then(|p| p.get(property)).cloned())
+        .unwrap_or_else(|| json!({}))
+}
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+    })
+}
+
+fn error_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/responses/{name}") })
+}
+
+/// Responses every protected operation may give before it runs.
+fn guarded(mut responses: Map<String, Value>) -> Value {
+    for (status, name) in
+        [("401", "Unauthorized"), ("403", "Forbidden"), ("429", "TooManyRequests")]
+    {
+        responses.entry(status).or_insert_with(|| error_ref(name));
+    }
+    Value::Object(responses)
+}
+
+fn result_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DocumentResult" } } }
+    })
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+fn scan_id_parameter() -> Value {
+    json!({
+        "name": "id", "in": "path", "required": true,
+        "description": "The scan_id returned when the scan was kept.",
+        "schema": { "type": "string" }
+    })
+}
+
+/// The OpenAPI 3.1 document of the REST API.
+pub fn document() -> Value {
+    let retain_hours = tool_input_property("scan_document", "retain_hours");
+    let reference_date = tool_input_property("scan_document", "reference_date");
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "mrtd REST API",
+            "version": env!("CARGO_PKG_VERSION"),
+            "summary": "Read passports, ID cards and visas (ICAO 9303 MRZ) from photos.",
+            "description": "The same operations and results as mrtd's MCP tools over plain HTTP. Results are the tools' structuredContent. Kept scans belong to the caller: another caller's scan is 404, like an unknown or expired one. When the server runs with authentication, send an API key (X-Api-Key or Authorization: Bearer) or an OAuth access token.",
+            "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" }
+        },
+        "servers": [{ "url": "/" }],
+        "security": [{ "apiKey": [] }, { "bearer": [] }, {}],
+        "paths": {
+            "/v1/scans": {
+                "post": {
+                    "operationId": "scan_document",
+                    "summary": "Read a photo of a travel document",
+                    "description": "Reads the MRZ of a photo. A photo without a readable MRZ is still a result (status partial or no_mrz, with diagnostics). With retain_hours above 0 a fully read result is kept for get; the answer is then 201 with Location.",
+                    "requestBody": {
+                        "required": true,
+                        "content": {
+                            "multipart/form-data": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF or BMP)." },
+                                        "retain_hours": retain_hours,
+                                        "reference_date": reference_date
+                                    },
+                                    "required": ["image"]
+                                },
+                                "encoding": { "image": { "contentType": "image/*, application/octet-stream" } }
+                            },
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "image_base64": { "type": "string", "contentEncoding": "base64", "description": "The photo encoded as base64 (a data: URL also works)." },
+                                        "retain_hours": retain_hours,
+                                        "reference_date": reference_date
+                                    },
+                                    "required": ["image_base64"],
+                                    "additionalProperties": false
+                                }
+                            }
+                        }
+                    },
+                    "responses": guarded(object(json!({
+                        "200": result_response("The document result (not kept)."),
+                        "201": {
+                            "description": "The document result, kept as the caller's scan.",
+                            "headers": { "Location": { "schema": { "type": "string" }, "description": "/v1/scans/{scan_id}" } },
+                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DocumentResult" } } }
+                        },
+                        "400": error_ref("BadRequest"),
+                        "413": error_ref("PayloadTooLarge"),
+                        "415": error_ref("UnsupportedMediaType"),
+                        "422": error_response("The body is not an image this server can decode (code unreadable_image)."),
+                        "503": error_ref("Unavailable")
+                    })))
+                },
+                "get": {
+                    "operationId": "list_scans",
+                    "summary": "List the caller's kept scans, newest first",
+                    "parameters": [
+                        { "name": "cursor", "in": "query", "schema": { "type": "string" }, "description": "next_cursor from the previous page." },
+                        { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20 } }
+                    ],
+                    "responses": guarded(object(json!({
+                        "200": {
+                            "description": "One page of kept scans (no document fields).",
+                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ScanList" } } }
+                        },
+                        "400": error_ref("BadRequest"),
+                        "503": error_ref("Unavailable")
+                    })))
+                }
+            },
+            "/v1/scans/{id}": {
+                "parameters": [scan_id_parameter()],
+                "get": {
+                    "operationId": "get_scan",
+                    "summary": "Get one of the caller's kept scans",
+                    "responses": guarded(object(json!({
+                        "200": result_response("The kept result, with scan_id and expires_at."),
+                        "404": error_ref("NotFound"),
+                        "503": error_ref("Unavailable")
+                    })))
+                },
+                "delete": {
+                    "operationId": "delete_scan",
+                    "summary": "Forget one of the caller's kept scans now",
+                    "responses": guarded(object(json!({
+                        "204": { "description": "Deleted." },
+                        "404": error_ref("NotFound"),
+                        "503": error_ref("Unavailable")
+                    })))
+                }
+            },
+            "/v1/parse": {
+                "post": {
+                    "operationId": "parse_mrz",
+                    "summary": "Parse typed or pasted MRZ lines",
+                    "requestBody": {
+                        "required": true,
+                        "content": { "application/json": { "schema": {
+                            "type": "object",
+                            "properties": {
+                                "lines": { "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 3, "description": "The 2 or 3 MRZ lines, top first." },
+                                "text": { "type": "string", "description": "The lines as one text, one per line." },
+                                "reference_date": reference_date
+                            },
+                            "oneOf": [{ "required": ["lines"] }, { "required": ["text"] }],
+                            "additionalProperties": false
+                        } } }
+                    },
+                    "responses": guarded(object(json!({
+                        "200": result_response("The document result."),
+                        "400": error_ref("BadRequest"),
+                        "413": error_ref("PayloadTooLarge"),
+                        "415": error_ref("UnsupportedMediaType"),
+                        "422": error_response("The text is not an MRZ (code not_mrz).")
+                    })))
+                }
+            }
+        },
+        "components": {
+            "schemas": {
+                "DocumentResult": tool_output("scan_document"),
+                "ScanList": tool_output("list_scans"),
+                "Error": {
+                    "type": "object",
+                    "description": "An error. REST handlers give code and message; the authentication layer gives status, message and, for limits, retry_after.",
+                    "properties": {
+                        "error": {
+                            "type": "object",
+                            "properties": {
+                                "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "store_unavailable", "internal"] },
+                                "status": { "type": "integer" },
+                                "message": { "type": "string" },
+                                "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." }
+                            },
+                            "required": ["message"]
+                        }
+                    },
+                    "required": ["error"]
+                }
+            },
+            "responses": {
+                "BadRequest": error_response("The request is not valid (code invalid_request or invalid_cursor)."),
+                "Unauthorized": error_response("Credentials are missing or not valid; see WWW-Authenticate."),
+                "Forbidden": error_response("The credentials lack a scope this operation needs, or the Origin is not allowed."),
+                "NotFound": error_response("No scan the caller may see has this id: unknown, expired, deleted or another caller's."),
+                "PayloadTooLarge": error_response("The body exceeds the server's limit (36 MiB by default)."),
+                "UnsupportedMediaType": error_response("The body's Content-Type is not one this operation takes."),
+                "TooManyRequests": error_response("The caller's rate limit is exceeded; see Retry-After."),
+                "Unavailable": error_response("The scan store or every recognition slot is busy; see Retry-After.")
+            },
+            "securitySchemes": {
+                "apiKey": { "type": "apiKey", "in": "header", "name": "X-Api-Key", "description": "A key from `mrtd keys create` (servers run with --auth api-key)." },
+                "bearer": { "type": "http", "scheme": "bearer", "description": "An API key or an OAuth 2.1 access token (servers run with --auth oauth; scopes scans:read, scans:write)." }
+            }
+        }
+    })
+}
+
+/// `GET /openapi.json`.
+pub(crate) async fn serve() -> Response {
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    let mut response = Json(DOCUMENT.get_or_init(document).clone()).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}

@@ -1,0 +1,247 @@
+//! The REST API under `/v1`: the same operations and results as the MCP tools, through
+//! [`mrtd_mcp::service`], for the caller the authentication layer identified.
+
+use axum::{
+    Json,
+    body::{Body, Bytes},
+    extract::{FromRequest, FromRequestParts, Multipart, Path, Query, State},
+    response::{IntoResponse, Response},
+};
+use http::{HeaderValue, Request, StatusCode, header, request::Parts};
+use mrtd_mcp::{AppState, Principal, service};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::ApiError;
+
+/// The state of the REST handlers.
+#[derive(Clone)]
+pub(crate) struct Shared {
+    state: AppState,
+}
+
+impl Shared {
+    pub(crate) fn new(state: AppState) -> Self {
+        Shared { state }
+    }
+}
+
+/// The caller: the principal the authentication layer put into the request's
+/// extensions, or the local user when the server runs without authentication.
+pub(crate) struct Caller(Principal);
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let principal =
+            if let Some(verified) = parts.extensions.get::<mrtd_server::auth::Principal>() {
+                Principal::from(verified.clone())
+            } else {
+                parts.extensions.get::<Principal>().cloned().unwrap_or_else(Principal::local)
+            };
+        Ok(Caller(principal))
+    }
+}
+
+/// A JSON result that no cache may keep: results hold personal data.
+fn private_json(status: StatusCode, body: Value) -> Response {
+    let mut response = (status, Json(body)).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The JSON body of `POST /v1/scans`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScanJson {
+    image_base64: String,
+    #[serde(default)]
+    retain_hours: i64,
+    reference_date: Option<String>,
+}
+
+/// What `POST /v1/scans` was asked to do, whatever the body's media type.
+struct ScanInput {
+    image: Vec<u8>,
+    retain_hours: i64,
+    reference_date: Option<String>,
+}
+
+/// `POST /v1/scans`: read a photo; `201` with `Location` when kept, `200` otherwise.
+pub(crate) async fn create_scan(
+    State(shared): State<Shared>,
+    Caller(principal): Caller,
+    request: Request<Body>,
+) -> Result<Response, ApiError> {
+    let input = match media_type(request.headers()).as_deref() {
+        Some("multipart/form-data") => from_multipart(request).await?,
+        Some(json) if is_json(json) => from_json(request).await?,
+        _ => {
+            return Err(ApiError::unsupported_media_type(
+                "Send the photo as multipart/form-data (an 'image' file part) or as JSON \
+                 ({\"image_base64\": ...}).",
+            ));
+        }
+    };
+    let result = service::scan(
+        &shared.state,
+        &principal,
+        input.image,
+        input.retain_hours,
+        input.reference_date.as_deref(),
+    )
+    .await?;
+    let Some(id) = result["scan_id"].as_str() else {
+        return Ok(private_json(StatusCode::OK, result));
+    };
+    let location = HeaderValue::from_str(&format!("/v1/scans/{id}")).ok();
+    let mut response = private_json(StatusCode::CREATED, result);
+    if let Some(location) = location {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// The media type of the body, lower case, without parameters.
+fn media_type(headers: &http::HeaderMap) -> Option<String> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(value.split(';').next()?.trim().to_ascii_lowercase())
+}
+
+fn is_json(media_type: &str) -> bool {
+    media_type == "application/json" || media_type.ends_with("+json")
+}
+
+async fn from_json(request: Request<Body>) -> Result<ScanInput, ApiError> {
+    let bytes = Bytes::from_request(request, &()).await?;
+    let body: ScanJson = serde_json::from_slice(&bytes)
+        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))?;
+    Ok(ScanInput {
+        image: service::decode_base64(&body.image_base64)?,
+        retain_hours: body.retain_hours,
+        reference_date: body.reference_date,
+    })
+}
+
+async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
+    let mut multipart = Multipart::from_request(request, &()).await?;
+    let mut input = ScanInput { image: Vec::new(), retain_hours: 0, reference_date: None };
+    let mut has_image = false;
+    while let Some(field) = multipart.next_field().await? {
+        let name = field.name().unwrap_or_default().to_owned();
+        match name.as_str() {
+            "image" => {
+                input.image = field.bytes().await?.to_vec();
+                has_image = true;
+            }
+            "retain_hours" => {
+                let text = field.text().await?;
+                input.retain_hours = text.trim().parse().map_err(|_| {
+                    ApiError::bad_request("'retain_hours' must be a whole number of hours")
+                })?;
+            }
+            "reference_date" => {
+                let text = field.text().await?;
+                input.reference_date = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+            }
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "unknown form field '{other}'; this endpoint takes: image, retain_hours, \
+                     reference_date"
+                )));
+            }
+        }
+    }
+    if !has_image || input.image.is_empty() {
+        return Err(ApiError::bad_request("Add the photo as a file part named 'image'."));
+    }
+    Ok(input)
+}
+
+/// The query of `GET /v1/scans`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListQuery {
+    cursor: Option<String>,
+    limit: Option<String>,
+}
+
+/// `GET /v1/scans`: the caller's kept scans, newest first, a page at a time.
+pub(crate) async fn list_scans(
+    State(shared): State<Shared>,
+    Caller(principal): Caller,
+    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|_| {
+        ApiError::bad_request("This endpoint takes the query parameters cursor and limit only.")
+    })?;
+    let limit =
+        match query.limit.as_deref() {
+            None => None,
+            Some(text) => Some(text.trim().parse::<u32>().map_err(|_| {
+                ApiError::bad_request("'limit' must be a whole number from 1 to 100")
+            })?),
+        };
+    let cursor = query.cursor.as_deref().filter(|c| !c.is_empty());
+    let page = service::list(&shared.state, &principal, cursor, limit).await?;
+    Ok(private_json(StatusCode::OK, page))
+}
+
+/// `GET /v1/scans/{id}`: one kept scan of the caller.
+pub(crate) async fn get_scan(
+    State(shared): State<Shared>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let result = service::get(&shared.state, &principal, &id).await?;
+    Ok(private_json(StatusCode::OK, result))
+}
+
+/// `DELETE /v1/scans/{id}`: forget a kept scan now; `204`.
+pub(crate) async fn delete_scan(
+    State(shared): State<Shared>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    service::delete(&shared.state, &principal, &id).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The body of `POST /v1/parse`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ParseJson {
+    lines: Option<Vec<String>>,
+    text: Option<String>,
+    reference_date: Option<String>,
+}
+
+/// `POST /v1/parse`: typed or pasted MRZ lines in, the document result out.
+pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> {
+    if !media_type(request.headers()).as_deref().is_some_and(is_json) {
+        return Err(ApiError::unsupported_media_type(
+            "Send {\"lines\": [...]} or {\"text\": \"...\"} as application/json.",
+        ));
+    }
+    let bytes = Bytes::from_request(request, &()).await?;
+    let body: ParseJson = serde_json::from_slice(&bytes)
+        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))?;
+    let lines: Vec<String> = match (body.lines, body.text) {
+        (Some(lines), None) => lines,
+        (None, Some(text)) => {
+            text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect()
+        }
+        _ => return Err(ApiError::bad_request("Give exactly one of 'lines' and 'text'.")),
+    };
+    if lines.len() > 3 {
+        return Err(ApiError::bad_request("An MRZ has 2 or 3 lines; give at most 3."));
+    }
+    let result = service::parse(&lines, body.reference_date.as_deref())?;
+    Ok(private_json(StatusCode::OK, result))
+}
+
+/// Any other path under `/v1`.
+pub(crate) async fn not_found() -> ApiError {
+    ApiError::no_route()
+}
