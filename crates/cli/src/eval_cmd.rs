@@ -11,6 +11,7 @@ use anyhow::Context;
 use mrtd_engine::{EngineBuilder, ParseOptions, Status};
 use serde_json::json;
 
+use crate::exit::CliError;
 use crate::scan_cmd::{FileOutcome, read_file};
 
 /// Arguments of `mrtd eval`.
@@ -71,9 +72,11 @@ fn percentile(sorted: &[f64], fraction: f64) -> f64 {
 
 /// Runs `mrtd eval`.
 pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&args.manifest)
-        .with_context(|| format!("cannot read {}", args.manifest.display()))?;
-    let cases = parse_manifest(&text)?;
+    let text = std::fs::read_to_string(&args.manifest).map_err(|error| {
+        CliError::Unusable(format!("cannot read {}: {error}", args.manifest.display()))
+    })?;
+    let cases = parse_manifest(&text)
+        .map_err(|error| CliError::Unusable(format!("{}: {error:#}", args.manifest.display())))?;
     let engine = EngineBuilder::new().build();
     let options = ParseOptions::default();
     let (mut n_mrz, mut n_exact, mut n_read_exact, mut n_valid, mut n_valid_wrong) =

@@ -65,12 +65,12 @@ async fn keys(args: KeysArgs) -> anyhow::Result<ExitCode> {
     match args.action {
         KeysAction::Create { name } => {
             if name.trim().is_empty() || name.chars().any(char::is_control) {
-                anyhow::bail!("the key name must be non-empty text");
+                crate::exit::usage!("the key name must be non-empty text");
             }
             let key = generate_api_key();
             let record = match store.create_api_key(&name, &hash_api_key(&key)).await {
                 Err(StoreError::Conflict { .. }) => {
-                    anyhow::bail!("a live key named {name:?} already exists; revoke it first")
+                    crate::exit::usage!("a live key named {name:?} already exists; revoke it first")
                 }
                 other => other.context("creating the key")?,
             };
@@ -98,7 +98,7 @@ async fn keys(args: KeysArgs) -> anyhow::Result<ExitCode> {
         KeysAction::Revoke { name_or_id } => match store.revoke_api_key(&name_or_id).await {
             Ok(record) => eprintln!("revoked {} ({})", record.name, record.id),
             Err(StoreError::NotFound) => {
-                anyhow::bail!("no live key has the name or id {name_or_id:?}")
+                crate::exit::usage!("no live key has the name or id {name_or_id:?}")
             }
             Err(error) => return Err(error).context("revoking the key"),
         },

@@ -2,65 +2,133 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod config;
+mod connect;
 mod discovery;
 mod eval_cmd;
+mod exit;
 mod keys_cmd;
+mod output;
 mod parse_cmd;
 mod scan_cmd;
 mod serve_cmd;
 
 /// Reads passports, ID cards and visas (ICAO 9303 machine readable zones).
 #[derive(Debug, Parser)]
-#[command(name = "mrtd", version, about)]
+#[command(name = "mrtd", version, about, after_help = exit::EXIT_STATUS_HELP)]
 struct Cli {
+    /// Log format on standard error.
+    #[arg(long, global = true, env = "MRTD_LOG_FORMAT", value_enum, default_value = "human")]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// One readable line per event.
+    Human,
+    /// One JSON object per event, for log collectors.
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve MCP over Streamable HTTP (default) or stdio.
+    #[command(after_help = serve_cmd::SERVE_HELP)]
     Serve(Box<serve_cmd::ServeArgs>),
     /// Parse and validate MRZ text lines.
+    #[command(after_help = exit::EXIT_STATUS_HELP)]
     Parse(parse_cmd::ParseArgs),
     /// Read the MRZ in image files, folders or globs.
+    #[command(after_help = exit::EXIT_STATUS_HELP)]
     Scan(scan_cmd::ScanArgs),
     /// Create, list and revoke API keys for `mrtd serve --auth api-key`.
     Keys(keys_cmd::KeysArgs),
     /// Score the reader against a manifest of images with known MRZs.
     Eval(eval_cmd::EvalArgs),
+    /// Print a shell completion script (e.g. `mrtd completions bash > ~/.local/share/bash-completion/completions/mrtd`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    init_logging();
+    let cli = match parse_command_line() {
+        Ok(cli) => cli,
+        Err(error) => {
+            eprintln!("mrtd: {error:#}");
+            return exit::status_of(&error).into();
+        }
+    };
+    init_logging(cli.log_format);
     let outcome = match cli.command {
-        Command::Serve(args) => serve_cmd::run(*args),
+        Command::Serve(args) => serve_cmd::run(*args, cli.log_format == LogFormat::Json),
         Command::Parse(args) => parse_cmd::run(args),
         Command::Scan(args) => scan_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
         Command::Keys(args) => keys_cmd::run(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "mrtd", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match outcome {
         Ok(code) => code,
         Err(error) => {
             eprintln!("mrtd: {error:#}");
-            ExitCode::from(1)
+            exit::status_of(&error).into()
         }
     }
 }
 
+/// Parses the command line, with `mrtd serve`'s configuration file merged under the flags
+/// and the environment. Usage errors from clap print themselves and exit with 2.
+fn parse_command_line() -> anyhow::Result<Cli> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command = Cli::command();
+    let matches = command.clone().get_matches_from(argv.clone());
+    let (merged, config_path) = config::merge(&command, &matches, argv)?;
+    let matches = match command.try_get_matches_from(merged) {
+        Ok(matches) => matches,
+        Err(error) => {
+            // The command line alone parsed, so the file's value is the one at fault.
+            let path = config_path.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+            let text = error.to_string();
+            let first = text.lines().next().unwrap_or("").trim_start_matches("error: ");
+            exit::usage!("configuration file {path}: {first}")
+        }
+    };
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let Command::Serve(args) = &mut cli.command {
+        args.config = config_path;
+    }
+    Ok(cli)
+}
+
 /// Logs go to stderr, never stdout: in stdio mode stdout carries the protocol.
-/// `RUST_LOG` sets the filter; `MRTD_LOG_FORMAT=json` switches to JSON lines.
-fn init_logging() {
+/// `RUST_LOG` sets the filter (default `info`).
+fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    if std::env::var("MRTD_LOG_FORMAT").is_ok_and(|v| v == "json") {
-        builder.json().init();
-    } else {
-        builder.init();
+    match format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Human => builder.init(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

@@ -1,14 +1,18 @@
-//! `mrtd parse`: reads MRZ text lines and prints the reading as one JSON object.
+//! `mrtd parse`: reads MRZ text lines and prints the reading.
 //!
-//! Exit status: 0 when the lines were read as an MRZ (whatever the check digits say: the JSON
-//! reports them), 2 when the input is not an MRZ or the arguments are invalid. The JSON schema is
-//! documented in `crates/mrz/SCHEMA.md`.
+//! Output: a table on a terminal, otherwise the JSON object documented in
+//! `crates/mrz/SCHEMA.md` (`--format` chooses). Exit status: 0 when the lines were read as
+//! an MRZ (whatever the check digits say: the output reports them), 1 when the input is not
+//! an MRZ, 2 for invalid arguments, 3 when standard input cannot be read as text.
 
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use mrtd_mrz::{Date, ParseOptions, parse_text};
+
+use crate::exit::{CliError, Exit, usage};
+use crate::output::{Format, reading_table};
 
 /// Arguments of `mrtd parse`.
 #[derive(Debug, clap::Args)]
@@ -23,32 +27,27 @@ pub(crate) struct ParseArgs {
     /// Report check digit failures without correcting anything.
     #[arg(long)]
     no_correct: bool,
-    /// Print the JSON on one line.
-    #[arg(long)]
+    /// Output format (default: table on a terminal, json otherwise).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Print the JSON on one line (the same as `--format ndjson`).
+    #[arg(long, conflicts_with = "format")]
     compact: bool,
 }
-
-/// Exit status for input that is not an MRZ, and for invalid arguments (as clap uses).
-const EXIT_NOT_MRZ: u8 = 2;
 
 /// Runs `mrtd parse`.
 pub(crate) fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
     let reference_date = match args.today.as_deref() {
         Some(text) => match Date::parse_iso(text) {
             Ok(date) => date,
-            Err(error) => {
-                eprintln!("mrtd: --today: {error}");
-                return Ok(ExitCode::from(EXIT_NOT_MRZ));
-            }
+            Err(error) => usage!("--today: {error}"),
         },
         None => Date::today_utc(),
     };
     let lines = if args.lines.is_empty() {
-        io::stdin()
-            .lock()
-            .lines()
-            .collect::<Result<Vec<String>, _>>()
-            .context("reading MRZ lines from standard input")?
+        io::stdin().lock().lines().collect::<Result<Vec<String>, _>>().map_err(|error| {
+            CliError::Unusable(format!("reading MRZ lines from standard input: {error}"))
+        })?
     } else {
         args.lines
     };
@@ -58,17 +57,23 @@ pub(crate) fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
         Ok(reading) => reading,
         Err(not_mrz) => {
             eprintln!("mrtd: not an MRZ: {not_mrz}");
-            return Ok(ExitCode::from(EXIT_NOT_MRZ));
+            return Ok(Exit::NotRead.into());
         }
     };
-    let json = if args.compact {
-        serde_json::to_string(&reading)
-    } else {
-        serde_json::to_string_pretty(&reading)
-    }
-    .context("serialising the reading")?;
+    let format =
+        if args.compact { Format::Ndjson } else { Format::resolve(args.format, Format::Json) };
+    let text = match format {
+        Format::Json => {
+            serde_json::to_string_pretty(&reading).context("serialising the reading")?
+        }
+        Format::Ndjson => serde_json::to_string(&reading).context("serialising the reading")?,
+        Format::Table => {
+            let json = serde_json::to_value(&reading).context("serialising the reading")?;
+            reading_table(&json).trim_end().to_owned()
+        }
+    };
     let mut stdout = io::stdout().lock();
-    match writeln!(stdout, "{json}").and_then(|()| stdout.flush()) {
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         // A closed pipe (`mrtd parse ... | head`) is the reader's choice, not a failure.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),

@@ -1,8 +1,9 @@
 //! `mrtd scan`: reads the MRZ in image files, folders and globs.
 //!
-//! Output: a table on a terminal, otherwise (or with `--json`) one JSON object
-//! per image per line. Exit status: 0 when every image was read, 2 when any
-//! image was only partly read, had no MRZ or could not be decoded.
+//! Output: a table on a terminal, otherwise one JSON object per image per line
+//! (`--format` chooses). Exit status: the worst outcome of the batch: 0 when every
+//! image was read, 1 when some image was only partly read or had no MRZ, 3 when some
+//! file could not be used (missing, not an image, over the limits).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -12,22 +13,25 @@ use anyhow::Context;
 use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions, Status};
 use serde_json::{Value, json};
 
+use crate::exit::{CliError, Exit};
+use crate::output::{Format, reading_table};
+
 /// Arguments of `mrtd scan`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ScanArgs {
     /// Image files, folders (searched recursively) or glob patterns.
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<String>,
-    /// Print one JSON object per image per line (the default when stdout is not a terminal).
-    #[arg(long)]
+    /// Output format (default: table on a terminal, ndjson otherwise).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// The same as `--format ndjson`.
+    #[arg(long, hide = true, conflicts_with = "format")]
     json: bool,
     /// Do not show a progress bar.
     #[arg(long)]
     no_progress: bool,
 }
-
-/// Exit status when some image was not read.
-const EXIT_NOT_READ: u8 = 2;
 
 /// Image extensions picked up when a folder is scanned.
 const EXTENSIONS: [&str; 8] = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif"];
@@ -43,11 +47,16 @@ pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Vec<PathBuf>> 
             files.push(path.to_path_buf());
         } else {
             let matches: Vec<PathBuf> = glob::glob(pattern)
-                .with_context(|| format!("invalid glob pattern {pattern:?}"))?
+                .map_err(|error| {
+                    CliError::Usage(format!("invalid glob pattern {pattern:?}: {error}"))
+                })?
                 .filter_map(Result::ok)
                 .collect();
             if matches.is_empty() {
-                anyhow::bail!("{pattern}: no such file, folder or matching glob");
+                return Err(CliError::Unusable(format!(
+                    "{pattern}: no such file, folder or matching glob"
+                ))
+                .into());
             }
             for matched in matches {
                 if matched.is_dir() {
@@ -63,7 +72,7 @@ pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Vec<PathBuf>> 
 
 fn collect_dir(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot list {}", dir.display()))?
+        .map_err(|error| CliError::Unusable(format!("cannot list {}: {error}", dir.display())))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .collect();
     entries.sort();
@@ -131,6 +140,8 @@ pub(crate) fn to_json(file: &Path, outcome: &FileOutcome) -> Value {
                 "valid": reading.is_some_and(|r| r.valid),
                 "fields": reading.map(|r| json!(r.fields)).unwrap_or(json!({})),
                 "checks": reading.map(|r| json!(r.checks)).unwrap_or(json!([])),
+                "evidence": reading.map(|r| json!(r.evidence)).unwrap_or(json!([])),
+                "derived": reading.map(|r| json!(r.derived)),
                 "corrections": reading.map(|r| json!(r.corrections)).unwrap_or(json!([])),
                 "ambiguities": reading.map(|r| json!(r.ambiguities)).unwrap_or(json!([])),
                 "warnings": reading.map(|r| json!(r.warnings)).unwrap_or(json!([])),
@@ -144,31 +155,75 @@ pub(crate) fn to_json(file: &Path, outcome: &FileOutcome) -> Value {
     }
 }
 
-fn table_row(file: &Path, outcome: &FileOutcome) -> String {
-    let name = file.display().to_string();
+/// The exit status one file earns.
+fn outcome_exit(outcome: &FileOutcome) -> Exit {
     match outcome {
-        FileOutcome::Error(message) => format!("{name:<36} {:<8} {message}", "error"),
-        FileOutcome::Reading(image) => {
-            let status = status_name(image.status);
-            match &image.reading {
-                Some(reading) => {
-                    let fields = &reading.fields;
-                    let name_text = format!("{}, {}", fields.surname, fields.given_names);
-                    format!(
-                        "{name:<36} {status:<8} {:<6} {:<12} {:<30} {:>6.0} ms",
-                        reading.format.as_str(),
-                        fields.document_number,
-                        name_text,
-                        image.timing_ms
-                    )
-                }
-                None => {
-                    let why = image.diagnostics.first().map(|d| d.message.as_str()).unwrap_or("");
-                    format!("{name:<36} {status:<8} {why}")
-                }
-            }
-        }
+        FileOutcome::Error(_) => Exit::Unusable,
+        FileOutcome::Reading(image) if image.status == Status::Read => Exit::Success,
+        FileOutcome::Reading(_) => Exit::NotRead,
     }
+}
+
+/// The columns of the batch table, sized to the longest file name.
+struct Table {
+    file_width: usize,
+}
+
+impl Table {
+    fn new(files: &[PathBuf]) -> Table {
+        let longest = files.iter().map(|f| f.display().to_string().chars().count()).max();
+        Table { file_width: longest.unwrap_or(4).clamp(4, 60) }
+    }
+
+    fn header(&self) -> String {
+        format!(
+            "{:<w$}  {:<7}  {:<6}  {:<7}  {:<12}  {:<30}  {:>7}",
+            "FILE",
+            "STATUS",
+            "FORMAT",
+            "CHECKS",
+            "NUMBER",
+            "NAME",
+            "TIME",
+            w = self.file_width
+        )
+    }
+
+    /// One row: the file, what was read and the verdict of its check digits.
+    fn row(&self, result: &Value) -> String {
+        let file = result["file"].as_str().unwrap_or("");
+        let status = result["status"].as_str().unwrap_or("");
+        let text = |v: &Value| v.as_str().unwrap_or("").to_owned();
+        if result["format"].is_null() {
+            let why = result["diagnostics"][0]["message"].as_str().unwrap_or("");
+            return format!("{file:<w$}  {status:<7}  {why}", w = self.file_width);
+        }
+        let checks = result["checks"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let printed = checks.iter().filter(|c| c["status"] != "absent").count();
+        let verified = checks.iter().filter(|c| c["status"] == "verified").count();
+        let verdict = format!("{verified}/{printed}");
+        let fields = &result["fields"];
+        let name = format!("{}, {}", text(&fields["surname"]), text(&fields["given_names"]));
+        let time = result["timing_ms"].as_f64().map(|ms| format!("{ms:.0} ms")).unwrap_or_default();
+        format!(
+            "{file:<w$}  {status:<7}  {:<6}  {verdict:<7}  {:<12}  {name:<30}  {time:>7}",
+            text(&result["format"]),
+            text(&fields["document_number"]),
+            w = self.file_width
+        )
+    }
+}
+
+/// Counts of each outcome, for the JSON document and the table's last line.
+fn summary(results: &[Value]) -> Value {
+    let count = |status: &str| results.iter().filter(|r| r["status"] == status).count();
+    json!({
+        "files": results.len(),
+        "read": count("read"),
+        "partial": count("partial"),
+        "no_mrz": count("no_mrz"),
+        "error": count("error"),
+    })
 }
 
 /// Runs `mrtd scan`.
@@ -176,8 +231,11 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let files = expand_paths(&args.paths)?;
     let engine = EngineBuilder::new().build();
     let options = ParseOptions::default();
-    let stdout = std::io::stdout();
-    let as_json = args.json || !stdout.is_terminal();
+    let format =
+        if args.json { Format::Ndjson } else { Format::resolve(args.format, Format::Ndjson) };
+    // One file in a table gets the full field view; a batch gets one row per file.
+    let detailed = format == Format::Table && files.len() == 1;
+    let table = Table::new(&files);
     let progress = if files.len() > 1 && !args.no_progress && std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(files.len() as u64);
         bar.set_style(
@@ -188,32 +246,82 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let mut out = stdout.lock();
-    if !as_json {
-        let header = format!(
-            "{:<36} {:<8} {:<6} {:<12} {:<30} {:>9}",
-            "FILE", "STATUS", "FORMAT", "NUMBER", "NAME", "TIME"
-        );
-        write_line(&mut out, &header, progress.as_ref())?;
+    let mut out = std::io::stdout().lock();
+    if format == Format::Table
+        && !detailed
+        && !write_line(&mut out, &table.header(), progress.as_ref())?
+    {
+        return Ok(ExitCode::SUCCESS);
     }
-    let mut all_read = true;
+    let mut worst = Exit::Success;
+    let mut results = Vec::new();
     for file in &files {
         let outcome = read_file(&engine, file, &options);
-        all_read &= matches!(&outcome, FileOutcome::Reading(r) if r.status == Status::Read);
-        let line =
-            if as_json { to_json(file, &outcome).to_string() } else { table_row(file, &outcome) };
-        if !write_line(&mut out, &line, progress.as_ref())? {
+        worst = worst.max(outcome_exit(&outcome));
+        let result = to_json(file, &outcome);
+        let line = match format {
+            Format::Json => None,
+            Format::Ndjson => Some(result.to_string()),
+            Format::Table if detailed => Some(detailed_view(&result)),
+            Format::Table => Some(table.row(&result)),
+        };
+        if let Some(line) = line
+            && !write_line(&mut out, &line, progress.as_ref())?
+        {
             // The reader went away (a closed pipe): stop quietly.
             return Ok(ExitCode::SUCCESS);
         }
         if let Some(bar) = &progress {
             bar.inc(1);
         }
+        results.push(result);
     }
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    Ok(if all_read { ExitCode::SUCCESS } else { ExitCode::from(EXIT_NOT_READ) })
+    let summary = summary(&results);
+    let closing = match format {
+        Format::Json => {
+            let document = json!({"results": results, "summary": summary});
+            Some(serde_json::to_string_pretty(&document).context("serialising the results")?)
+        }
+        Format::Table if !detailed => Some(format!(
+            "{} files: {} read, {} partly read, {} without an MRZ, {} unusable",
+            summary["files"],
+            summary["read"],
+            summary["partial"],
+            summary["no_mrz"],
+            summary["error"]
+        )),
+        _ => None,
+    };
+    if let Some(text) = closing {
+        write_line(&mut out, &text, None)?;
+    }
+    Ok(worst.into())
+}
+
+/// The full view of one file: its status, then the reading's fields and verdicts.
+fn detailed_view(result: &Value) -> String {
+    let mut text = format!(
+        "{:<20} {}\n{:<20} {}\n",
+        "File",
+        result["file"].as_str().unwrap_or(""),
+        "Status",
+        result["status"].as_str().unwrap_or("")
+    );
+    if result["format"].is_null() {
+        for diagnostic in result["diagnostics"].as_array().map(Vec::as_slice).unwrap_or_default() {
+            text.push_str(&format!(
+                "{:<20} {}\n",
+                "Diagnostic",
+                diagnostic["message"].as_str().unwrap_or("")
+            ));
+        }
+    } else {
+        text.push_str(&reading_table(result));
+    }
+    text.trim_end().to_owned()
 }
 
 /// Writes a line above the progress bar; returns false when stdout is closed.

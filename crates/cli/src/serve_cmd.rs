@@ -8,7 +8,7 @@ use std::{
     time::Duration,
 };
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use mrtd_mcp::{AppState, McpConfig, MrtdServer};
 use mrtd_server::{
     HttpConfig, McpEndpoint,
@@ -17,7 +17,27 @@ use mrtd_server::{
     },
 };
 
-use crate::{discovery, keys_cmd::StoreKeys};
+use crate::{
+    connect, discovery,
+    exit::{CliError, usage},
+    keys_cmd::StoreKeys,
+};
+
+/// The text `mrtd serve --help` ends with.
+pub(crate) const SERVE_HELP: &str = "\
+Configuration file:
+  --config PATH (or MRTD_CONFIG), else $XDG_CONFIG_HOME/mrtd/config.toml or
+  ~/.config/mrtd/config.toml when it exists. TOML whose keys are the flags'
+  names with underscores (the MRTD_* variable without its prefix, lower case):
+    listen = \"127.0.0.1:8080\"
+    data_dir = \"/var/lib/mrtd\"
+    allowed_origins = [\"https://app.example.com\"]
+    legacy_sessions = true
+  Precedence: flags, then MRTD_* environment variables, then the file, then
+  the defaults.
+
+Exit status: 0 after a clean shutdown, 2 for invalid flags, variables or
+configuration, 4 when the server cannot start or fails.";
 
 /// How HTTP callers authenticate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,6 +53,9 @@ pub(crate) enum AuthKind {
 /// Arguments of `mrtd serve`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ServeArgs {
+    /// Configuration file (TOML; keys are the flags' names, see below).
+    #[arg(long, env = "MRTD_CONFIG", value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
     /// Serve MCP over stdin/stdout instead of HTTP.
     #[arg(long)]
     stdio: bool,
@@ -100,22 +123,25 @@ pub(crate) struct ServeArgs {
 }
 
 /// Runs `mrtd serve`.
-pub(crate) fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: ServeArgs, json_logs: bool) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(serve(args))?;
+    runtime.block_on(serve(args, json_logs))?;
     Ok(ExitCode::SUCCESS)
 }
 
-async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
+    if let Some(path) = &args.config {
+        tracing::info!(path = %path.display(), "read the configuration file");
+    }
     if !args.stdio
         && args.auth == AuthKind::None
         && !args.listen.ip().is_loopback()
         && !args.insecure_no_auth
     {
-        bail!(
+        usage!(
             "refusing to listen on {} without authentication: anyone who can reach this address \
              could read documents and kept scans. Use --auth api-key (keys from `mrtd keys \
              create NAME`) or --auth oauth, listen on 127.0.0.1, or pass --insecure-no-auth if \
@@ -159,7 +185,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
         if !args.listen.ip().is_loopback() && args.allowed_hosts.is_empty() && public_host.is_none()
         {
-            bail!(
+            usage!(
                 "listening on {} needs --allowed-host NAME for the names clients use to reach \
                  this server (the Host header is checked against DNS rebinding)",
                 args.listen
@@ -173,7 +199,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("binding {}", args.listen))?;
         let address = listener.local_addr()?;
-        print_how_to_connect(address);
+        connect::announce(
+            &connect::Endpoint {
+                address,
+                public_url: args.public_url.as_deref(),
+                allowed_host: args.allowed_hosts.first().map(String::as_str),
+                needs_credentials: args.auth != AuthKind::None,
+            },
+            json_logs,
+        );
         if args.auth == AuthKind::None && !args.listen.ip().is_loopback() {
             tracing::warn!("serving without authentication on a non-loopback address");
         }
@@ -199,7 +233,7 @@ async fn auth_settings(
             let (Some(resource), Some(issuer), Some(jwks)) =
                 (&args.public_url, &args.oauth_issuer, &args.oauth_jwks)
             else {
-                bail!("--auth oauth needs --public-url, --oauth-issuer and --oauth-jwks");
+                usage!("--auth oauth needs --public-url, --oauth-issuer and --oauth-jwks");
             };
             let jwks = JwksSource::parse(jwks, args.oauth_jwks_allow_private)?;
             let config = OAuthConfig { resource: resource.clone(), issuer: issuer.clone(), jwks };
@@ -236,15 +270,6 @@ fn tokio_util_shutdown() -> tokio_util::sync::CancellationToken {
     token
 }
 
-fn print_how_to_connect(address: SocketAddr) {
-    let url = format!("http://{address}/mcp");
-    // Logs and this notice go to stderr; stdout stays free for the protocol in stdio mode.
-    eprintln!("mrtd {} serving MCP at {url}", env!("CARGO_PKG_VERSION"));
-    eprintln!("Connect an MCP client with:");
-    eprintln!("  {{\"mcpServers\": {{\"mrtd\": {{\"type\": \"http\", \"url\": \"{url}\"}}}}}}");
-    eprintln!("Stop with Ctrl-C.");
-}
-
 /// `$XDG_DATA_HOME/mrtd`, or `~/.local/share/mrtd`, or `./mrtd-data`.
 pub(crate) fn default_data_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
@@ -259,9 +284,11 @@ pub(crate) fn default_data_dir() -> PathBuf {
 /// The given hex key, or the one kept in the data directory (created on first start).
 fn request_state_key(given: Option<&str>, data_dir: &Path) -> anyhow::Result<Vec<u8>> {
     if let Some(hex) = given {
-        let key = decode_hex(hex.trim()).context("--request-state-key must be hex")?;
+        let key = decode_hex(hex.trim()).map_err(|error| {
+            CliError::Usage(format!("--request-state-key must be hex: {error}"))
+        })?;
         if key.len() < 32 {
-            bail!("--request-state-key must be at least 32 bytes (64 hex digits)");
+            usage!("--request-state-key must be at least 32 bytes (64 hex digits)");
         }
         return Ok(key);
     }
@@ -290,12 +317,16 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     options.open(path)?.write_all(text.as_bytes())
 }
 
-fn decode_hex(text: &str) -> anyhow::Result<Vec<u8>> {
+fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
     if !text.len().is_multiple_of(2) {
-        bail!("odd number of hex digits");
+        return Err("odd number of hex digits".to_owned());
     }
     (0..text.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).context("not a hex digit"))
+        .map(|i| {
+            text.get(i..i + 2)
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                .ok_or_else(|| "not a hex digit".to_owned())
+        })
         .collect()
 }

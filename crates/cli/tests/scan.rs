@@ -43,8 +43,8 @@ fn scan_of_a_folder_reports_files_that_are_not_images() {
     std::fs::copy(images().join("100_pass2-uto.jpg"), dir.path().join("a.jpg")).expect("copy");
     std::fs::write(dir.path().join("b.png"), b"not a png").expect("write");
     let output = mrtd().args(["scan", "--json"]).arg(dir.path()).output().expect("mrtd runs");
-    // Exit status 2: not every image was read.
-    assert_eq!(output.status.code(), Some(2));
+    // Exit status 3: a file could not be used at all.
+    assert_eq!(output.status.code(), Some(3));
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 2);

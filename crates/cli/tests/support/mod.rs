@@ -70,6 +70,9 @@ impl ServerProcess {
             .env("RUST_LOG", "warn")
             .env_remove("MRTD_DATABASE_URL")
             .env_remove("MRTD_IMAGE_DIR")
+            .env_remove("MRTD_CONFIG")
+            // A configuration file in the user's home must not change the server under test.
+            .env("XDG_CONFIG_HOME", data_dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -106,6 +109,9 @@ impl ServerProcess {
             .env("RUST_LOG", "warn")
             .env_remove("MRTD_DATABASE_URL")
             .env_remove("MRTD_IMAGE_DIR")
+            .env_remove("MRTD_CONFIG")
+            // A configuration file in the user's home must not change the server under test.
+            .env("XDG_CONFIG_HOME", data_dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -1,0 +1,207 @@
+//! `mrtd serve` configuration through the real binary: a TOML file under `MRTD_*`
+//! variables under flags, and `--log-format`.
+//!
+//! The listen address tells the sources apart: every loopback address in 127.0.0.0/8 can be
+//! bound, so the file, the variable and the flag each name a different one (with port 0)
+//! and the address the server announces says which one won.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// `mrtd serve` with a clean environment: no `MRTD_*` variable, the configuration home in a
+/// temporary folder.
+fn serve(config_home: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mrtd"));
+    command.arg("serve").arg("--data-dir").arg(config_home.join("data")).args(args);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("MRTD_") {
+            command.env_remove(name);
+        }
+    }
+    command.env("XDG_CONFIG_HOME", config_home).env("RUST_LOG", "warn");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    command
+}
+
+/// A started server: the stderr lines up to and including the one that names the MCP URL.
+struct Started {
+    child: Child,
+    lines: Vec<String>,
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Started {
+    fn start(mut command: Command) -> Started {
+        let mut child = command.spawn().expect("mrtd serve starts");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = Vec::new();
+            let mut sender = Some(sender);
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let announced = line.contains("serving MCP at http://");
+                lines.push(line);
+                if announced && let Some(tx) = sender.take() {
+                    let _ = tx.send(lines.clone());
+                }
+            }
+            if let Some(tx) = sender.take() {
+                let _ = tx.send(lines);
+            }
+        });
+        let lines = receiver.recv_timeout(Duration::from_secs(30)).expect("mrtd serve reports");
+        Started { child, lines }
+    }
+
+    /// The announced address.
+    fn address(&self) -> SocketAddr {
+        let line = self.lines.iter().find(|l| l.contains("serving MCP at http://"));
+        let line = line.unwrap_or_else(|| panic!("no address announced: {:?}", self.lines));
+        let rest = line.split("serving MCP at http://").nth(1).expect("a URL");
+        let authority = rest.split("/mcp").next().expect("an authority");
+        authority.parse().expect("a socket address")
+    }
+}
+
+fn write_config(home: &Path, relative: &str, text: &str) -> std::path::PathBuf {
+    let path = home.join(relative);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("create the folder");
+    std::fs::write(&path, text).expect("write the configuration file");
+    path
+}
+
+#[test]
+fn the_default_file_applies_when_nothing_else_says() {
+    let home = tempfile::tempdir().unwrap();
+    write_config(home.path(), "mrtd/config.toml", "listen = \"127.0.0.2:0\"\n");
+    let started = Started::start(serve(home.path(), &[], &[]));
+    assert_eq!(started.address().ip().to_string(), "127.0.0.2");
+}
+
+#[test]
+fn the_environment_wins_over_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    write_config(home.path(), "mrtd/config.toml", "listen = \"127.0.0.2:0\"\n");
+    let started = Started::start(serve(home.path(), &[], &[("MRTD_LISTEN", "127.0.0.3:0")]));
+    assert_eq!(started.address().ip().to_string(), "127.0.0.3");
+}
+
+#[test]
+fn a_flag_wins_over_the_environment_and_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    write_config(home.path(), "mrtd/config.toml", "listen = \"127.0.0.2:0\"\n");
+    let started = Started::start(serve(
+        home.path(),
+        &["--listen", "127.0.0.4:0"],
+        &[("MRTD_LISTEN", "127.0.0.3:0")],
+    ));
+    assert_eq!(started.address().ip().to_string(), "127.0.0.4");
+}
+
+#[test]
+fn config_and_mrtd_config_choose_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    write_config(home.path(), "mrtd/config.toml", "listen = \"127.0.0.2:0\"\n");
+    let chosen = write_config(home.path(), "elsewhere.toml", "listen = \"127.0.0.5:0\"\n");
+    let chosen = chosen.to_str().expect("a UTF-8 path");
+    let by_flag = Started::start(serve(home.path(), &["--config", chosen], &[]));
+    assert_eq!(by_flag.address().ip().to_string(), "127.0.0.5");
+    let by_variable = Started::start(serve(home.path(), &[], &[("MRTD_CONFIG", chosen)]));
+    assert_eq!(by_variable.address().ip().to_string(), "127.0.0.5");
+}
+
+/// The status code of a POST to /mcp carrying `origin`.
+fn status_for_origin(address: SocketAddr, origin: &str) -> u16 {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nOrigin: {origin}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(address).expect("connect");
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    response.split(' ').nth(1).and_then(|code| code.parse().ok()).expect("a status line")
+}
+
+#[test]
+fn lists_and_kebab_case_keys_work_in_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    write_config(
+        home.path(),
+        "mrtd/config.toml",
+        "listen = \"127.0.0.1:0\"\nallowed-origins = [\"https://one.example\", \"https://two.example\"]\n",
+    );
+    let started = Started::start(serve(home.path(), &[], &[]));
+    let address = started.address();
+    assert_ne!(status_for_origin(address, "https://one.example"), 403);
+    assert_ne!(status_for_origin(address, "https://two.example"), 403);
+    assert_eq!(status_for_origin(address, "https://three.example"), 403);
+}
+
+#[test]
+fn a_bad_file_is_a_usage_error_that_names_it() {
+    let home = tempfile::tempdir().unwrap();
+    for (text, expected) in [
+        ("listen = \"127.0.0.1:0\"\nlisen = \"x\"\n", "unknown key \"lisen\""),
+        ("listen = \"not an address\"\n", "--listen"),
+        ("legacy_sessions = \"yes\"\n", "must be true or false"),
+        ("listen = [\n", "config.toml"),
+    ] {
+        write_config(home.path(), "mrtd/config.toml", text);
+        let output = serve(home.path(), &[], &[]).output().expect("mrtd runs");
+        assert_eq!(output.status.code(), Some(2), "{text}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("config.toml"), "{text}: {stderr}");
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+    }
+    let output = serve(home.path(), &["--config", "/nonexistent/mrtd.toml"], &[]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn json_logs_keep_stderr_json_and_still_announce_the_url() {
+    let home = tempfile::tempdir().unwrap();
+    let started = Started::start(serve(
+        home.path(),
+        &["--listen", "127.0.0.1:0"],
+        &[("MRTD_LOG_FORMAT", "json"), ("RUST_LOG", "info")],
+    ));
+    for line in &started.lines {
+        let event: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+        assert!(event.get("level").is_some(), "{line}");
+    }
+    let announcement = started.lines.last().expect("an announcement");
+    let event: serde_json::Value = serde_json::from_str(announcement).unwrap();
+    let url = event["fields"]["url"].as_str().expect("the URL as a field");
+    assert_eq!(url, format!("http://{}/mcp", started.address()));
+
+    // The file can choose the format too, and the flag beats it.
+    write_config(home.path(), "mrtd/config.toml", "log_format = \"json\"\n");
+    let from_file =
+        Started::start(serve(home.path(), &["--listen", "127.0.0.1:0"], &[("RUST_LOG", "info")]));
+    assert!(from_file.lines.iter().all(|l| l.starts_with('{')), "{:?}", from_file.lines);
+    let human = Started::start(serve(
+        home.path(),
+        &["--listen", "127.0.0.1:0", "--log-format", "human"],
+        &[],
+    ));
+    assert!(human.lines.iter().any(|l| l.starts_with("mrtd ")), "{:?}", human.lines);
+}

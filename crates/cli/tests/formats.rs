@@ -1,0 +1,192 @@
+//! `--format`, exit statuses and shell completions, through the real binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const TD3_LINE1: &str = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<";
+const TD3_LINE2: &str = "L898902C36UTO7408122F1204159ZE184226B<<<<<10";
+
+fn images() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images")
+}
+
+fn mrtd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mrtd")).args(args).output().expect("mrtd runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8")
+}
+
+/// A grey PNG with nothing on it: a real image without an MRZ.
+fn write_blank_png(path: &Path) {
+    image::RgbImage::from_pixel(320, 200, image::Rgb([200, 200, 200])).save(path).expect("a PNG");
+}
+
+#[test]
+fn parse_table_shows_each_field_with_its_verdict() {
+    let output =
+        mrtd(&["parse", "--format", "table", "--today", "2026-11-29", TD3_LINE1, TD3_LINE2]);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = text(&output.stdout);
+    let row = |label: &str| {
+        stdout.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {stdout}"))
+    };
+    assert!(row("Verdict").contains("VALID: all 5 check digits verified"));
+    assert!(row("Document number").contains("L898902C3"));
+    assert!(row("Document number").contains("check digit verified"));
+    assert!(row("Surname").contains("no check digit covers it"));
+    assert!(row("Expiry").contains("EXPIRED"));
+    // The value column starts at the same place on every row.
+    let value_start = |label: &str| {
+        let line = row(label);
+        label.len() + line[label.len()..].find(|c: char| c != ' ').expect("a value")
+    };
+    let starts = ["Document number", "Surname", "Date of birth"].map(value_start);
+    assert!(starts.windows(2).all(|w| w[0] == w[1]), "{starts:?}\n{stdout}");
+
+    let damaged = TD3_LINE2.replace("7408122", "7508122");
+    let output = mrtd(&[
+        "parse",
+        "--format",
+        "table",
+        "--no-correct",
+        "--today",
+        "2026-11-29",
+        TD3_LINE1,
+        &damaged,
+    ]);
+    let stdout = text(&output.stdout);
+    let birth = stdout.lines().find(|l| l.starts_with("Date of birth")).expect("a birth row");
+    assert!(birth.contains("WRONG"), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("Verdict") && l.contains("NOT VALID")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn parse_json_is_one_document_and_ndjson_one_line() {
+    let pretty = mrtd(&["parse", "--format", "json", TD3_LINE1, TD3_LINE2]);
+    let stdout = text(&pretty.stdout);
+    assert!(stdout.lines().count() > 10);
+    let reading: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    assert_eq!(reading["fields"]["document_number"], "L898902C3");
+
+    let compact = mrtd(&["parse", "--format", "ndjson", TD3_LINE1, TD3_LINE2]);
+    let stdout = text(&compact.stdout);
+    assert_eq!(stdout.lines().count(), 1);
+    let line: Value = serde_json::from_str(&stdout).expect("one JSON line");
+    assert_eq!(line, reading);
+}
+
+#[test]
+fn an_unknown_format_is_a_usage_error() {
+    let output = mrtd(&["parse", "--format", "yaml", TD3_LINE1, TD3_LINE2]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("yaml"));
+}
+
+#[test]
+fn scan_json_is_one_document_with_a_summary() {
+    let passport = images().join("100_pass-uto.jpg");
+    let card = images().join("100_id-si.jpg");
+    let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["scan", "--format", "json"])
+        .args([&passport, &card])
+        .output()
+        .expect("mrtd runs");
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let document: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
+    let results = document["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["fields"]["document_number"], "L898902C3");
+    assert_eq!(results[1]["format"], "TD1");
+    assert_eq!(document["summary"]["files"], 2);
+    assert_eq!(document["summary"]["read"], 2);
+    assert_eq!(document["summary"]["error"], 0);
+}
+
+#[test]
+fn scan_table_has_one_aligned_row_per_file_and_a_summary() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::copy(images().join("100_pass-uto.jpg"), dir.path().join("a-passport.jpg")).unwrap();
+    write_blank_png(&dir.path().join("b.png"));
+    let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["scan", "--format", "table"])
+        .arg(dir.path())
+        .output()
+        .expect("mrtd runs");
+    // The blank image has no MRZ: not read, exit status 1.
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[0].starts_with("FILE"));
+    let status_column = lines[0].find("STATUS").expect("a STATUS column");
+    assert!(lines[1][status_column..].starts_with("read "), "{stdout}");
+    assert!(lines[1].contains("TD3") && lines[1].contains("5/5") && lines[1].contains("L898902C3"));
+    assert!(lines[2][status_column..].starts_with("no_mrz"), "{stdout}");
+    assert_eq!(lines[3], "2 files: 1 read, 0 partly read, 1 without an MRZ, 0 unusable");
+}
+
+#[test]
+fn scan_ndjson_is_the_default_in_a_pipe_and_the_worst_outcome_decides_the_exit_status() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    write_blank_png(&dir.path().join("a.png"));
+    std::fs::write(dir.path().join("b.png"), b"not a png").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .arg("scan")
+        .arg(dir.path())
+        .output()
+        .expect("mrtd runs");
+    assert_eq!(output.status.code(), Some(3), "an unusable file outranks one without an MRZ");
+    let stdout = text(&output.stdout);
+    let statuses: Vec<String> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON lines")["status"].to_string())
+        .collect();
+    assert_eq!(statuses, ["\"no_mrz\"", "\"error\""]);
+}
+
+#[test]
+fn scan_of_a_missing_path_is_unusable_input() {
+    let output = mrtd(&["scan", "/nonexistent/mrtd/photo.jpg"]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(text(&output.stderr).contains("no such file"));
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn exit_statuses_are_documented_in_help() {
+    for args in [&["--help"][..], &["scan", "--help"], &["parse", "--help"]] {
+        let output = mrtd(args);
+        assert_eq!(output.status.code(), Some(0));
+        let help = text(&output.stdout);
+        assert!(help.contains("Exit status:"), "{args:?}: {help}");
+        assert!(help.contains("2  invalid arguments"), "{args:?}");
+    }
+    let serve = text(&mrtd(&["serve", "--help"]).stdout);
+    assert!(serve.contains("Configuration file:") && serve.contains("Precedence: flags"));
+}
+
+#[test]
+fn completions_for_each_shell_name_the_subcommands() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef mrtd"),
+        ("fish", "complete -c mrtd"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let output = mrtd(&["completions", shell]);
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        let script = text(&output.stdout);
+        assert!(script.contains(marker), "{shell}: no {marker:?}");
+        for subcommand in ["serve", "scan", "parse", "keys", "eval"] {
+            assert!(script.contains(subcommand), "{shell}: no {subcommand}");
+        }
+    }
+    assert_eq!(mrtd(&["completions", "tcsh"]).status.code(), Some(2));
+}

@@ -1,0 +1,90 @@
+"""Drives `mrtd serve` with the official MCP Python SDK (PyPI package `mcp`).
+
+Usage: client.py (--stdio MRTD_BIN DATA_DIR | --url URL) --image PATH --number DOC_NUMBER
+                 [--mode auto|legacy|2026-07-28]
+
+Lists the tools (the six, in order), scans the image sent as base64 (kept for an hour), checks the status
+and the document number in structuredContent, then fetches the kept scan with get_scan.
+Prints one line per check and exits non-zero on the first failure.
+"""
+
+import argparse
+import asyncio
+import base64
+import sys
+
+from mcp import Client, StdioServerParameters
+
+EXPECTED_TOOLS = [
+    "scan_document",
+    "get_scan",
+    "list_scans",
+    "delete_scan",
+    "parse_mrz",
+    "check_document",
+]
+
+
+def check(condition, what, detail=""):
+    if not condition:
+        raise SystemExit(f"FAIL {what}{': ' + str(detail) if detail else ''}")
+    print(f"ok   {what}")
+
+
+async def exercise(server, mode, image, number):
+    async with Client(server, mode=mode, read_timeout_seconds=120) as client:
+        print(f"     protocol version {client.protocol_version}")
+        listing = await client.list_tools()
+        names = [tool.name for tool in listing.tools]
+        check(names == EXPECTED_TOOLS, "tools/list names the six tools in order", names)
+
+        with open(image, "rb") as handle:
+            encoded = base64.b64encode(handle.read()).decode("ascii")
+        scanned = await client.call_tool("scan_document", {"image_base64": encoded, "retain_hours": 1})
+        check(not scanned.is_error, "scan_document succeeds", scanned.content)
+        structured = scanned.structured_content or {}
+        check(structured.get("status") == "read", "scan_document status is read", structured.get("status"))
+        fields = structured.get("fields") or {}
+        check(fields.get("document_number") == number, "scan_document reads the document number",
+              fields.get("document_number"))
+        scan_id = structured.get("scan_id")
+        check(isinstance(scan_id, str) and scan_id, "scan_document returns a scan_id", scan_id)
+
+        fetched = await client.call_tool("get_scan", {"scan_id": scan_id})
+        check(not fetched.is_error, "get_scan succeeds", fetched.content)
+        kept = fetched.structured_content or {}
+        kept_fields = kept.get("fields") or {}
+        check(kept.get("scan_id") == scan_id, "get_scan returns the same scan", kept.get("scan_id"))
+        check(kept_fields.get("document_number") == number, "get_scan has the document number",
+              kept_fields.get("document_number"))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--stdio", nargs=2, metavar=("MRTD_BIN", "DATA_DIR"))
+    target.add_argument("--url")
+    parser.add_argument("--image", required=True)
+    parser.add_argument("--number", required=True)
+    parser.add_argument("--mode", default="auto")
+    args = parser.parse_args()
+    if args.stdio:
+        binary, data_dir = args.stdio
+        server = StdioServerParameters(
+            command=binary,
+            args=["serve", "--stdio", "--data-dir", data_dir],
+            env={"RUST_LOG": "warn", "XDG_CONFIG_HOME": data_dir},
+        )
+    else:
+        server = args.url
+    asyncio.run(exercise(server, args.mode, args.image, args.number))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except SystemExit:
+        raise
+    except BaseException as error:  # An SDK exception is a failed interop check too.
+        print(f"FAIL {type(error).__name__}: {error}", file=sys.stderr)
+        sys.exit(1)

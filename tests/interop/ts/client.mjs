@@ -1,0 +1,99 @@
+// Drives `mrtd serve` with the official MCP TypeScript SDK (npm @modelcontextprotocol/sdk).
+//
+// Usage: node client.mjs (--stdio MRTD_BIN DATA_DIR | --url URL) --image PATH --number DOC_NUMBER
+//
+// Lists the tools (the six, in order), scans the image sent as base64 (kept for an hour),
+// checks the status and the document number in structuredContent, then fetches the kept
+// scan with get_scan. Prints one line per check and exits non-zero on the first failure.
+
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const EXPECTED_TOOLS = [
+  "scan_document",
+  "get_scan",
+  "list_scans",
+  "delete_scan",
+  "parse_mrz",
+  "check_document",
+];
+
+function check(condition, what, detail) {
+  if (!condition) {
+    throw new Error(`${what}${detail === undefined ? "" : `: ${JSON.stringify(detail)}`}`);
+  }
+  console.log(`ok   ${what}`);
+}
+
+function transportFor(options, rest) {
+  if (options.url) {
+    return new StreamableHTTPClientTransport(new URL(options.url));
+  }
+  const [binary, dataDir] = rest;
+  if (!binary || !dataDir) {
+    throw new Error("--stdio needs MRTD_BIN and DATA_DIR");
+  }
+  return new StdioClientTransport({
+    command: binary,
+    args: ["serve", "--stdio", "--data-dir", dataDir],
+    env: { ...process.env, RUST_LOG: "warn", XDG_CONFIG_HOME: dataDir },
+    stderr: "inherit",
+  });
+}
+
+async function exercise(client, image, number) {
+  const listing = await client.listTools();
+  const names = listing.tools.map((tool) => tool.name);
+  check(JSON.stringify(names) === JSON.stringify(EXPECTED_TOOLS), "tools/list names the six tools in order", names);
+
+  const encoded = readFileSync(image).toString("base64");
+  const scanned = await client.callTool(
+    { name: "scan_document", arguments: { image_base64: encoded, retain_hours: 1 } },
+    undefined,
+    { timeout: 120_000 },
+  );
+  check(!scanned.isError, "scan_document succeeds", scanned.content);
+  const structured = scanned.structuredContent ?? {};
+  check(structured.status === "read", "scan_document status is read", structured.status);
+  check(structured.fields?.document_number === number, "scan_document reads the document number", structured.fields?.document_number);
+  const scanId = structured.scan_id;
+  check(typeof scanId === "string" && scanId.length > 0, "scan_document returns a scan_id", scanId);
+
+  const fetched = await client.callTool({ name: "get_scan", arguments: { scan_id: scanId } });
+  check(!fetched.isError, "get_scan succeeds", fetched.content);
+  const kept = fetched.structuredContent ?? {};
+  check(kept.scan_id === scanId, "get_scan returns the same scan", kept.scan_id);
+  check(kept.fields?.document_number === number, "get_scan has the document number", kept.fields?.document_number);
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    options: {
+      stdio: { type: "boolean" },
+      url: { type: "string" },
+      image: { type: "string" },
+      number: { type: "string" },
+    },
+    allowPositionals: true,
+  });
+  if (Boolean(values.stdio) === Boolean(values.url) || !values.image || !values.number) {
+    throw new Error("usage: client.mjs (--stdio MRTD_BIN DATA_DIR | --url URL) --image PATH --number NUMBER");
+  }
+  const client = new Client({ name: "mrtd-interop-ts", version: "1.0.0" });
+  await client.connect(transportFor(values, positionals));
+  try {
+    console.log(`     protocol version ${client.transport?.protocolVersion ?? "negotiated"}`);
+    await exercise(client, values.image, values.number);
+  } finally {
+    await client.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(`FAIL ${error?.message ?? error}`);
+  process.exit(1);
+});
