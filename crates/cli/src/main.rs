@@ -6,7 +6,6 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod config;
 mod connect;
-mod discovery;
 mod eval_cmd;
 mod exit;
 mod keys_cmd;

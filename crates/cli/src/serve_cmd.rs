@@ -16,9 +16,10 @@ use mrtd_server::{
         AuthGuard, AuthMode, AuthSettings, OAuthConfig, RateLimit, TokenVerifier, jwks::JwksSource,
     },
 };
+use mrtd_web::WebConfig;
 
 use crate::{
-    connect, discovery,
+    connect,
     exit::{CliError, usage},
     keys_cmd::StoreKeys,
 };
@@ -191,10 +192,15 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
                 args.listen
             );
         }
+        // The page, its docs, OpenAPI and the REST API share the MCP tools' state, so both
+        // doors see the same scans for the same caller.
+        let web_config =
+            WebConfig { max_body_bytes: http.max_body_bytes, mcp_path: "/mcp".to_owned() };
+        let web = mrtd_web::routes_with(state.clone(), &web_config);
         let server = MrtdServer::new(state);
         let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
         let guard = AuthGuard::new(auth_settings(&args, &store).await?, &http);
-        let app = guard.protect(mrtd_server::http::router(endpoint, &http, discovery::routes()));
+        let app = guard.protect(mrtd_server::http::router(endpoint, &http, web));
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("binding {}", args.listen))?;

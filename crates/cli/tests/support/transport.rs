@@ -53,7 +53,53 @@ pub fn post(addr: SocketAddr, headers: &[(&str, String)], body: &Value) -> HttpR
     parse_response(&raw)
 }
 
-fn parse_response(raw: &[u8]) -> HttpReply {
+/// A response whose body is kept as text (the web page, the REST API, probes).
+pub struct TextReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl TextReply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {}", self.body))
+    }
+}
+
+/// Sends any request to `http://addr{path}` and returns the response with its body as text.
+pub fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> TextReply {
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let mut stream = TcpStream::connect(addr).expect("connect to the server");
+    stream.set_read_timeout(Some(REPLY_TIMEOUT)).expect("set a read timeout");
+    stream.write_all(request.as_bytes()).expect("send the request");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the whole response");
+    let (status, headers, body) = split_response(&raw);
+    TextReply { status, headers, body: String::from_utf8_lossy(&body).into_owned() }
+}
+
+/// The status, the headers (names in lower case) and the de-chunked body of a response.
+fn split_response(raw: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -75,6 +121,11 @@ fn parse_response(raw: &[u8]) -> HttpReply {
     if chunked {
         body = dechunk(&body);
     }
+    (status, headers, body)
+}
+
+fn parse_response(raw: &[u8]) -> HttpReply {
+    let (status, headers, body) = split_response(raw);
     let content_type =
         headers.iter().find(|(n, _)| n == "content-type").map_or("", |(_, v)| v.as_str());
     let text = String::from_utf8_lossy(&body);
