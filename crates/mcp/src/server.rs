@@ -11,6 +11,9 @@ use rmcp::{
     service::RequestContext,
 };
 
+use mrtd_server::observe::{self, RequestSpan};
+use tracing::Instrument;
+
 use crate::{AppState, Principal, prompts, resources, tools};
 
 /// The four revisions this server implements (2024-11-05 is not offered).
@@ -78,7 +81,29 @@ impl ServerHandler for MrtdServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        tools::call(&self.state, request, &context).await
+        // The tool call is a child of the HTTP request's span (when there is one) and
+        // carries the caller's W3C trace context from `_meta`, so logs of one call can be
+        // joined to the client's trace.
+        let http_span = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<RequestSpan>());
+        let span = observe::tool_call_span(
+            &request.name,
+            context.meta.get_traceparent(),
+            context.meta.get_tracestate(),
+            http_span,
+        );
+        let tool = tool_label(&request.name);
+        let response = tools::call(&self.state, request, &context).instrument(span).await;
+        let outcome = match &response {
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => "tool_error",
+            Ok(CallToolResponse::InputRequired(_)) => "input_required",
+            Ok(_) => "ok",
+            Err(_) => "protocol_error",
+        };
+        observe::record_tool_call(tool, outcome);
+        response
     }
 
     async fn list_resources(
@@ -129,4 +154,25 @@ impl ServerHandler for MrtdServer {
 /// Legacy results must not: those fields do not exist in the 2025 schemas.
 pub(crate) fn is_modern(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
+}
+
+/// A tool name as a metric label: the published name, or `unknown` for anything else, so
+/// callers cannot create series at will.
+fn tool_label(name: &str) -> &'static str {
+    const NAMES: &[&str] =
+        &["scan_document", "get_scan", "list_scans", "delete_scan", "parse_mrz", "check_document"];
+    NAMES.iter().find(|known| **known == name).copied().unwrap_or("unknown")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_published_tool_has_its_own_metric_label() {
+        for tool in tools::tool_catalog() {
+            assert_eq!(tool_label(&tool.name), tool.name.as_ref());
+        }
+        assert_eq!(tool_label("no_such_tool"), "unknown");
+    }
 }

@@ -1,9 +1,10 @@
 //! What every request shares: the engine, the store and the settings.
 
-use std::{path::PathBuf, sync::Arc};
+use std::{path::PathBuf, sync::Arc, time::SystemTime};
 
 use mrtd_engine::Engine;
-use mrtd_store::Store;
+use mrtd_server::observe::RecognitionTicket;
+use mrtd_store::{ApiKeyRecord, NewScan, Page, ScanRecord, Store, StoreError};
 use rmcp::model::RequestStateCodec;
 use tokio::sync::Semaphore;
 
@@ -64,7 +65,7 @@ impl AppState {
             .map_err(|_| StateError::RequestStateKey)?;
         Ok(AppState {
             engine,
-            store,
+            store: Arc::new(ObservedStore(store)),
             image_dir,
             codec,
             reads: Arc::new(Semaphore::new(config.max_concurrent_reads.max(1))),
@@ -88,8 +89,12 @@ impl AppState {
         image: Vec<u8>,
         date: mrtd_mrz::Date,
     ) -> Result<serde_json::Value, String> {
+        // The ticket counts this read as queued now, as running once it has a slot, and
+        // leaves both gauges when dropped, also when the caller goes away while waiting.
+        let mut ticket = RecognitionTicket::queued();
         let _permit =
             self.reads.acquire().await.map_err(|_| "the server is shutting down".to_owned())?;
+        ticket.start();
         let engine = self.engine.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             engine.read(&image, &mrtd_mrz::ParseOptions::new(date))
@@ -97,8 +102,88 @@ impl AppState {
         .await
         .map_err(|_| "the image could not be processed".to_owned())?;
         match outcome {
-            Ok(reading) => Ok(crate::result::from_image(&reading)),
-            Err(error) => Err(format!("The image could not be used: {error}")),
+            Ok(reading) => {
+                let structured = crate::result::from_image(&reading);
+                ticket.finish(outcome_label(&structured));
+                Ok(structured)
+            }
+            Err(error) => {
+                ticket.finish("unusable");
+                Err(format!("The image could not be used: {error}"))
+            }
         }
+    }
+}
+
+/// The reading's status as a metric label, from a fixed set.
+fn outcome_label(structured: &serde_json::Value) -> &'static str {
+    const STATUSES: &[&str] = &["read", "partial", "no_mrz"];
+    let status = structured["status"].as_str().unwrap_or("");
+    STATUSES.iter().find(|known| **known == status).copied().unwrap_or("other")
+}
+
+/// The store as every request uses it: each failure that is not the caller's (a missing
+/// scan, a bad cursor, a name in use) is counted in `mrtd_store_errors_total`.
+struct ObservedStore(Arc<dyn Store>);
+
+/// Passes `result` through, counting it when it is a failure of the store itself.
+fn observed<T>(operation: &'static str, result: Result<T, StoreError>) -> Result<T, StoreError> {
+    if let Err(error) = &result
+        && !matches!(
+            error,
+            StoreError::NotFound | StoreError::InvalidCursor | StoreError::Conflict { .. }
+        )
+    {
+        mrtd_server::observe::record_store_error(operation);
+    }
+    result
+}
+
+#[async_trait::async_trait]
+impl Store for ObservedStore {
+    async fn insert(&self, new_scan: NewScan) -> Result<ScanRecord, StoreError> {
+        observed("insert", self.0.insert(new_scan).await)
+    }
+
+    async fn get(&self, owner: &str, id: &str, now: SystemTime) -> Result<ScanRecord, StoreError> {
+        observed("get", self.0.get(owner, id, now).await)
+    }
+
+    async fn delete(&self, owner: &str, id: &str, now: SystemTime) -> Result<(), StoreError> {
+        observed("delete", self.0.delete(owner, id, now).await)
+    }
+
+    async fn list(
+        &self,
+        owner: &str,
+        now: SystemTime,
+        cursor: Option<&str>,
+        limit: u32,
+    ) -> Result<Page, StoreError> {
+        observed("list", self.0.list(owner, now, cursor, limit).await)
+    }
+
+    async fn purge_expired(&self, now: SystemTime) -> Result<u64, StoreError> {
+        observed("purge_expired", self.0.purge_expired(now).await)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        observed("ping", self.0.ping().await)
+    }
+
+    async fn create_api_key(&self, name: &str, hash: &str) -> Result<ApiKeyRecord, StoreError> {
+        observed("create_api_key", self.0.create_api_key(name, hash).await)
+    }
+
+    async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        observed("list_api_keys", self.0.list_api_keys().await)
+    }
+
+    async fn revoke_api_key(&self, name_or_id: &str) -> Result<ApiKeyRecord, StoreError> {
+        observed("revoke_api_key", self.0.revoke_api_key(name_or_id).await)
+    }
+
+    async fn find_api_key_by_hash(&self, hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
+        observed("find_api_key_by_hash", self.0.find_api_key_by_hash(hash).await)
     }
 }

@@ -41,10 +41,10 @@
 //! | `mrtd_http_requests_total` | counter | `route` (matched route or `unmatched`), `method` (JSON-RPC method on the MCP endpoint, else the HTTP method), `status` |
 //! | `mrtd_http_request_duration_seconds` | histogram | `route`, `method` |
 //! | `mrtd_http_requests_in_flight` | gauge | |
-//! | `mrtd_recognition_duration_seconds` | histogram | `outcome` (`read`, `partial`, `failed`, `unusable`, ...) |
+//! | `mrtd_recognition_duration_seconds` | histogram | `outcome` (`read`, `partial`, `no_mrz`, `unusable`) |
 //! | `mrtd_recognition_queue_depth` | gauge | (recognitions waiting for a slot plus running) |
 //! | `mrtd_recognitions_running` | gauge | |
-//! | `mrtd_tool_calls_total` | counter | `tool`, `outcome` (`ok`, `tool_error`, `protocol_error`) |
+//! | `mrtd_tool_calls_total` | counter | `tool`, `outcome` (`ok`, `tool_error`, `input_required`, `protocol_error`) |
 //! | `mrtd_store_errors_total` | counter | `operation` |
 //! | `mrtd_readiness_failures_total` | counter | `check` |
 //!
