@@ -15,6 +15,7 @@ use mrtd_server::{
     auth::{
         AuthGuard, AuthMode, AuthSettings, OAuthConfig, RateLimit, TokenVerifier, jwks::JwksSource,
     },
+    observe::{Observability, Readiness},
 };
 use mrtd_web::WebConfig;
 
@@ -200,7 +201,18 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         let server = MrtdServer::new(state);
         let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
         let guard = AuthGuard::new(auth_settings(&args, &store).await?, &http);
-        let app = guard.protect(mrtd_server::http::router(endpoint, &http, web));
+        // Metrics and probes: the probes are public paths the guard lets through, /metrics
+        // is a protected read; `track` goes outermost so the guard's refusals are counted.
+        let observability =
+            Observability::install(&http).context("installing the metrics recorder")?;
+        let pinged = store.clone();
+        let readiness = Readiness::new().check("store", move || {
+            let store = pinged.clone();
+            async move { store.ping().await }
+        });
+        let rest = web.merge(observability.routes(readiness));
+        let app =
+            observability.track(guard.protect(mrtd_server::http::router(endpoint, &http, rest)));
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("binding {}", args.listen))?;
