@@ -25,10 +25,23 @@ EXPECTED_TOOLS = [
 ]
 
 
+class CheckFailed(Exception):
+    """An interop check did not hold."""
+
+
 def check(condition, what, detail=""):
     if not condition:
-        raise SystemExit(f"FAIL {what}{': ' + str(detail) if detail else ''}")
+        raise CheckFailed(f"{what}{': ' + str(detail) if detail else ''}")
     print(f"ok   {what}")
+
+
+def leaves(error):
+    """The exceptions inside (nested) exception groups, which anyio task groups raise."""
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from leaves(inner)
+    else:
+        yield error
 
 
 async def exercise(server, mode, image, number):
@@ -45,7 +58,7 @@ async def exercise(server, mode, image, number):
         structured = scanned.structured_content or {}
         check(structured.get("status") == "read", "scan_document status is read", structured.get("status"))
         fields = structured.get("fields") or {}
-        check(fields.get("document_number") == number, "scan_document reads the document number",
+        check(fields.get("document_number") == number, f"scan_document reads the document number {number}",
               fields.get("document_number"))
         scan_id = structured.get("scan_id")
         check(isinstance(scan_id, str) and scan_id, "scan_document returns a scan_id", scan_id)
@@ -55,7 +68,7 @@ async def exercise(server, mode, image, number):
         kept = fetched.structured_content or {}
         kept_fields = kept.get("fields") or {}
         check(kept.get("scan_id") == scan_id, "get_scan returns the same scan", kept.get("scan_id"))
-        check(kept_fields.get("document_number") == number, "get_scan has the document number",
+        check(kept_fields.get("document_number") == number, f"get_scan has the document number {number}",
               kept_fields.get("document_number"))
 
 
@@ -86,5 +99,7 @@ if __name__ == "__main__":
     except SystemExit:
         raise
     except BaseException as error:  # An SDK exception is a failed interop check too.
-        print(f"FAIL {type(error).__name__}: {error}", file=sys.stderr)
+        for leaf in leaves(error):
+            name = "" if isinstance(leaf, CheckFailed) else f"{type(leaf).__name__}: "
+            print(f"FAIL {name}{leaf}", file=sys.stderr)
         sys.exit(1)

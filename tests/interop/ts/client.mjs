@@ -59,7 +59,7 @@ async function exercise(client, image, number) {
   check(!scanned.isError, "scan_document succeeds", scanned.content);
   const structured = scanned.structuredContent ?? {};
   check(structured.status === "read", "scan_document status is read", structured.status);
-  check(structured.fields?.document_number === number, "scan_document reads the document number", structured.fields?.document_number);
+  check(structured.fields?.document_number === number, `scan_document reads the document number ${number}`, structured.fields?.document_number);
   const scanId = structured.scan_id;
   check(typeof scanId === "string" && scanId.length > 0, "scan_document returns a scan_id", scanId);
 
@@ -67,7 +67,7 @@ async function exercise(client, image, number) {
   check(!fetched.isError, "get_scan succeeds", fetched.content);
   const kept = fetched.structuredContent ?? {};
   check(kept.scan_id === scanId, "get_scan returns the same scan", kept.scan_id);
-  check(kept.fields?.document_number === number, "get_scan has the document number", kept.fields?.document_number);
+  check(kept.fields?.document_number === number, `get_scan has the document number ${number}`, kept.fields?.document_number);
 }
 
 async function main() {
@@ -84,9 +84,17 @@ async function main() {
     throw new Error("usage: client.mjs (--stdio MRTD_BIN DATA_DIR | --url URL) --image PATH --number NUMBER");
   }
   const client = new Client({ name: "mrtd-interop-ts", version: "1.0.0" });
-  await client.connect(transportFor(values, positionals));
+  const transport = transportFor(values, positionals);
+  // The client tells the transport the version the handshake settled on; keep a copy to print.
+  let negotiated = "unknown";
+  const setVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (version) => {
+    negotiated = version;
+    setVersion?.(version);
+  };
+  await client.connect(transport);
   try {
-    console.log(`     protocol version ${client.transport?.protocolVersion ?? "negotiated"}`);
+    console.log(`     protocol version ${negotiated}`);
     await exercise(client, values.image, values.number);
   } finally {
     await client.close();
