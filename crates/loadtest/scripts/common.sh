@@ -60,7 +60,9 @@ start_server() {
     local name="$1"
     shift
     local log="$WORK/$name.log"
-    say "starting $name: mrtd serve --listen 127.0.0.1:${PORT:-0} $*"
+    # Secrets are masked in what is printed: the shared state key and database passwords.
+    say "starting $name: mrtd serve --listen 127.0.0.1:${PORT:-0} $*" \
+        | sed -E 's/(--request-state-key )[0-9a-f]+/\1***/; s|(://[^:/@ ]+:)[^@ ]+@|\1***@|g'
     RUST_LOG="${RUST_LOG:-warn}" "$MRTD_BIN" serve --listen "127.0.0.1:${PORT:-0}" "$@" \
         </dev/null >/dev/null 2>"$log" &
     SERVER_PID=$!
