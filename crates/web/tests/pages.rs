@@ -1,0 +1,210 @@
+//! The page, its assets, content negotiation on `/`, `/llms.txt` and the Markdown docs.
+
+mod support;
+
+use serde_json::Value;
+use support::request;
+
+const BROWSER: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+fn content_type(reply: &support::Reply) -> &str {
+    reply.header("content-type").unwrap_or("").split(';').next().unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_root_answers_each_reader_in_its_language() {
+    let server = support::start().await;
+    let addr = server.addr;
+
+    let page = request(addr, "GET", "/", &[("Accept", BROWSER)], b"").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(content_type(&page), "text/html");
+    assert_eq!(page.header("vary"), Some("Accept"));
+    let policy = page.header("content-security-policy").expect("a content security policy");
+    assert!(policy.contains("script-src 'self'") && policy.contains("connect-src 'self'"));
+    let html = page.text();
+    for needle in ["<label for=\"image\"", "type=\"file\"", "aria-live=\"polite\"", "lang=\"en\""] {
+        assert!(html.contains(needle), "the page lacks {needle}");
+    }
+    assert!(!html.contains("{{"), "every placeholder is filled");
+    assert!(!html.contains("https://cdn") && !html.contains("src=\"http"), "nothing external");
+
+    let ld = json_ld(&html);
+    let types: Vec<&str> =
+        ld["@graph"].as_array().unwrap().iter().filter_map(|n| n["@type"].as_str()).collect();
+    assert_eq!(types, ["WebAPI", "SoftwareApplication"]);
+    assert_eq!(ld["@context"], "https://schema.org");
+    assert_eq!(ld["@graph"][0]["documentation"], "/openapi.json");
+
+    let json = request(addr, "GET", "/", &[("Accept", "application/json")], b"").await;
+    assert_eq!(content_type(&json), "application/json");
+    let discovery = json.json();
+    assert_eq!(discovery["name"], "mrtd");
+    assert_eq!(discovery["endpoint"], "/mcp");
+    assert_eq!(discovery["stateless"], true);
+    assert_eq!(discovery["protocolVersions"][0], "2026-07-28");
+    assert_eq!(discovery["rest"]["openapi"], "/openapi.json");
+
+    let markdown = request(addr, "GET", "/", &[("Accept", "text/markdown")], b"").await;
+    assert_eq!(content_type(&markdown), "text/markdown");
+    assert!(markdown.text().starts_with("# mrtd "), "{}", markdown.text());
+    assert!(markdown.text().contains("POST /v1/scans"));
+
+    for accept in [None, Some("*/*"), Some("image/png")] {
+        let headers: Vec<(&str, &str)> = accept.iter().map(|a| ("Accept", *a)).collect();
+        let plain = request(addr, "GET", "/", &headers, b"").await;
+        assert_eq!(plain.status, 200);
+        assert_eq!(content_type(&plain), "text/plain", "Accept {accept:?}");
+        assert!(plain.text().contains("/mcp") && plain.text().len() < 400);
+    }
+}
+
+/// The JSON-LD block of the page.
+fn json_ld(html: &str) -> Value {
+    let start = html.find("<script type=\"application/ld+json\">").expect("a JSON-LD block");
+    let rest = &html[start..];
+    let open = rest.find('>').unwrap() + 1;
+    let close = rest.find("</script>").unwrap();
+    serde_json::from_str(&rest[open..close]).expect("the JSON-LD parses")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_assets_the_page_links_are_served_with_validators() {
+    let server = support::start().await;
+    let addr = server.addr;
+    let html = request(addr, "GET", "/", &[("Accept", BROWSER)], b"").await.text();
+    let mut linked = Vec::new();
+    for marker in ["src=\"/assets/", "href=\"/assets/"] {
+        for (at, _) in html.match_indices(marker) {
+            let from = at + marker.len() - "/assets/".len();
+            let end = html[from..].find('"').unwrap();
+            linked.push(html[from..from + end].to_owned());
+        }
+    }
+    linked.sort();
+    assert_eq!(linked.len(), 3, "script, style sheet and icon: {linked:?}");
+    for path in &linked {
+        let reply = request(addr, "GET", path, &[], b"").await;
+        assert_eq!(reply.status, 200, "{path}");
+        let cache = reply.header("cache-control").unwrap_or("");
+        assert!(cache.contains("max-age"), "{path}: {cache}");
+        let etag = reply.header("etag").expect("an ETag").to_owned();
+        let expected = match path.split('?').next().unwrap().rsplit('.').next() {
+            Some("js") => "text/javascript",
+            Some("css") => "text/css",
+            _ => "image/svg+xml",
+        };
+        assert_eq!(content_type(&reply), expected, "{path}");
+        let again = request(addr, "GET", path, &[("If-None-Match", &etag)], b"").await;
+        assert_eq!(again.status, 304, "{path}");
+        assert!(again.bytes.is_empty());
+    }
+    let script = request(addr, "GET", "/assets/app.js", &[], b"").await.text();
+    assert!(script.contains("modelContext") && script.contains("registerTool"), "WebMCP");
+    assert!(script.contains("X-Api-Key") && script.contains("sessionStorage"));
+    let missing = request(addr, "GET", "/assets/nothing.js", &[], b"").await;
+    assert_eq!(missing.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llms_txt_links_every_doc_and_every_link_resolves() {
+    let server = support::start().await;
+    let addr = server.addr;
+    let reply = request(addr, "GET", "/llms.txt", &[], b"").await;
+    assert_eq!(reply.status, 200);
+    let text = reply.text();
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    assert_eq!(lines.next(), Some("# mrtd"), "an H1 first");
+    assert!(lines.next().is_some_and(|l| l.starts_with("> ")), "then a blockquote summary");
+    assert!(text.contains("\n## Docs\n") && text.contains("\n## Optional\n"));
+    let links: Vec<&str> = text
+        .match_indices("](")
+        .map(|(at, _)| {
+            let rest = &text[at + 2..];
+            &rest[..rest.find(')').unwrap()]
+        })
+        .collect();
+    assert!(links.len() >= 10, "{links:?}");
+    for link in links {
+        let accept = if link == "/" { "text/markdown" } else { "*/*" };
+        let target = request(addr, "GET", link, &[("Accept", accept)], b"").await;
+        assert_eq!(target.status, 200, "{link}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docs_are_markdown_the_same_as_the_tools_publish() {
+    let server = support::start().await;
+    let addr = server.addr;
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp/docs");
+    let scan = request(addr, "GET", "/docs/scan_document.md", &[], b"").await;
+    assert_eq!(content_type(&scan), "text/markdown");
+    let published = std::fs::read_to_string(docs.join("tools/scan_document.md")).unwrap();
+    assert_eq!(scan.text().trim_end(), published.trim_end());
+    let guide = request(addr, "GET", "/docs/photo-guide.md", &[], b"").await;
+    let published = std::fs::read_to_string(docs.join("resources/photo-guide.md")).unwrap();
+    assert_eq!(guide.text().trim_end(), published.trim_end());
+
+    let rest = request(addr, "GET", "/docs/rest", &[("Accept", "text/markdown")], b"").await;
+    assert_eq!(content_type(&rest), "text/markdown");
+    assert!(rest.text().starts_with("# mrtd REST API"));
+    let browser = request(addr, "GET", "/docs/rest", &[("Accept", BROWSER)], b"").await;
+    assert_eq!(content_type(&browser), "text/html");
+    assert!(browser.text().contains("POST /v1/scans"));
+    let missing = request(addr, "GET", "/docs/nothing.md", &[], b"").await;
+    assert_eq!(missing.status, 404);
+    let escape = request(addr, "GET", "/docs/..%2FCargo.toml", &[], b"").await;
+    assert_eq!(escape.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_document_is_whole() {
+    let server = support::start().await;
+    let api = support::OpenApi::fetch(server.addr).await;
+    let document = api.document();
+    let mut operations = Vec::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            if method == "parameters" {
+                continue;
+            }
+            operations.push(operation["operationId"].as_str().unwrap().to_owned());
+            for (status, response) in operation["responses"].as_object().unwrap() {
+                // Every response schema compiles with its references resolved.
+                let pointer = match response["$ref"].as_str() {
+                    Some(target) => format!("{target}/content/application~1json/schema"),
+                    None => format!(
+                        "#/paths/{}/{method}/responses/{status}/content/application~1json/schema",
+                        support::pointer_token(path)
+                    ),
+                };
+                let plain = pointer.trim_start_matches('#').replace("%7B", "{").replace("%7D", "}");
+                let has_body = document.pointer(&plain).is_some();
+                if has_body && !status.starts_with('2') {
+                    let example =
+                        serde_json::json!({ "error": { "code": "not_found", "message": "m" } });
+                    api.validate(&pointer, &example, &format!("{method} {path} {status}"));
+                }
+            }
+        }
+    }
+    operations.sort();
+    assert_eq!(operations, ["delete_scan", "get_scan", "list_scans", "parse_mrz", "scan_document"]);
+    // The checker is not blind: wrong bodies fail.
+    let error = "#/components/schemas/Error";
+    assert!(
+        !api.errors(error, &serde_json::json!({ "error": { "code": "not_found" } })).is_empty()
+    );
+    let result = "#/components/schemas/DocumentResult";
+    assert!(!api.errors(result, &serde_json::json!({ "status": "read" })).is_empty());
+    assert!(!api.errors(result, &serde_json::json!({ "status": "maybe", "format": null, "valid": true, "lines": [], "fields": null, "checks": [], "corrections": [], "diagnostics": [] })).is_empty());
+    let list = "#/paths/~1v1~1scans/get/responses/200/content/application~1json/schema";
+    assert!(
+        !api.errors(list, &serde_json::json!({ "scans": [{}], "next_cursor": null })).is_empty()
+    );
+    let result = &document["components"]["schemas"]["DocumentResult"];
+    assert_eq!(
+        result["properties"]["status"]["enum"],
+        serde_json::json!(["read", "partial", "no_mrz"])
+    );
+}

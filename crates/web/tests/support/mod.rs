@@ -1,0 +1,331 @@
+//! The full HTTP composition on a real listener, a small HTTP/1.1 client, and a checker
+//! that validates every REST response against the OpenAPI document.
+//!
+//! Included by each test file with `mod support;`; on its own it holds no tests.
+#![allow(dead_code)]
+
+use std::{net::SocketAddr, path::PathBuf, sync::Arc};
+
+use mrtd_mcp::{AppState, McpConfig, MrtdServer};
+use mrtd_server::{
+    HttpConfig, McpEndpoint,
+    auth::{AuthGuard, AuthMode, AuthSettings, api_key::StaticApiKeys},
+};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream},
+};
+
+/// A sample photo from `tests/data/images`.
+pub fn image(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images").join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// The first MRZ line of a photo in `tests/data/images/MANIFEST.tsv`.
+pub fn manifest_mrz(name: &str) -> Vec<String> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images/MANIFEST.tsv");
+    let text = std::fs::read_to_string(path).expect("MANIFEST.tsv");
+    let row = text
+        .lines()
+        .map(|line| line.split('\t').collect::<Vec<_>>())
+        .find(|columns| columns.first() == Some(&name))
+        .expect("the photo is in the manifest");
+    row[7].split('|').map(str::to_owned).collect()
+}
+
+/// A running server: the MCP endpoint and the web routes behind the auth guard, with a
+/// SQLite store in a temporary directory and the real engine.
+pub struct Server {
+    pub addr: SocketAddr,
+    _dir: tempfile::TempDir,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// The two API keys of servers started with [`start_with_keys`].
+pub const KEY_ALICE: &str = "mrtd_alice_secret_for_tests";
+pub const KEY_BOB: &str = "mrtd_bob_secret_for_tests";
+
+/// A server without authentication (every caller is the local user).
+pub async fn start() -> Server {
+    start_with(AuthMode::None, 36 * 1024 * 1024).await
+}
+
+/// A server that needs an API key: [`KEY_ALICE`] or [`KEY_BOB`].
+pub async fn start_with_keys() -> Server {
+    let keys = StaticApiKeys::from_secrets([("alice", KEY_ALICE), ("bob", KEY_BOB)]);
+    start_with(AuthMode::ApiKey(Arc::new(keys)), 36 * 1024 * 1024).await
+}
+
+pub async fn start_with(mode: AuthMode, max_body_bytes: usize) -> Server {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let store = mrtd_store::open(&mrtd_store::default_sqlite_url(dir.path()))
+        .await
+        .expect("opening the SQLite store");
+    let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
+    let config =
+        McpConfig { image_dir: None, request_state_key: vec![7; 32], max_concurrent_reads: 2 };
+    let state = AppState::new(engine, store, &config).expect("state");
+    let http = HttpConfig { max_body_bytes, ..HttpConfig::default() };
+    let server = MrtdServer::new(state.clone());
+    let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
+    let web = mrtd_web::routes_with(
+        state,
+        &mrtd_web::WebConfig { max_body_bytes, ..mrtd_web::WebConfig::default() },
+    );
+    let guard = AuthGuard::new(AuthSettings::new(mode), &http);
+    let app = guard.protect(mrtd_server::http::router(endpoint, &http, web));
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binding a port");
+    let addr = listener.local_addr().expect("address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(mrtd_server::http::serve(listener, app, async move {
+        let _ = stopped.await;
+    }));
+    Server { addr, _dir: dir, stop: Some(stop) }
+}
+
+/// An HTTP response, its body kept as bytes and parsed as JSON when it is JSON.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub bytes: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.bytes)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+
+    /// The body of a JSON-RPC reply, sent as JSON or as one server-sent event.
+    pub fn rpc(&self) -> Value {
+        let text = self.text();
+        match text.lines().find_map(|line| line.strip_prefix("data:")) {
+            Some(data) if !text.trim_start().starts_with('{') => {
+                serde_json::from_str(data.trim()).expect("an SSE data line with JSON")
+            }
+            _ => self.json(),
+        }
+    }
+}
+
+/// One request; the connection closes after it.
+pub async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Reply {
+    let mut stream = TcpStream::connect(addr).await.expect("connecting");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.expect("writing the head");
+    // A server may answer (413) before it has read the whole body and close; a failed
+    // write is then expected, and the answer is still read below.
+    let _ = stream.write_all(body).await;
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw).await;
+    parse_response(&raw)
+}
+
+fn parse_response(raw: &[u8]) -> Reply {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete response head");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().expect("a status line");
+    let status: u16 = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked =
+        headers.iter().any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Reply { status, headers, bytes: body }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&data[..end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
+            .unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = end + 2;
+        out.extend_from_slice(&data[start..start + size]);
+        data = &data[start + size + 2..];
+    }
+    out
+}
+
+/// A multipart/form-data body: `(name, filename, bytes)` parts. Returns the content type
+/// and the body.
+pub fn multipart(parts: &[(&str, Option<&str>, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "mrtd-test-boundary-7MA4YWxkTrZu0gW";
+    let mut body = Vec::new();
+    for (name, filename, bytes) in parts {
+        body.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+        match filename {
+            Some(file) => body.extend_from_slice(
+                format!(
+                    "Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\n\
+                     Content-Type: application/octet-stream\r\n\r\n"
+                )
+                .as_bytes(),
+            ),
+            None => body.extend_from_slice(
+                format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes(),
+            ),
+        }
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// `path` as one JSON Pointer token inside a URI fragment (`{` and `}` percent-encoded).
+pub fn pointer_token(path: &str) -> String {
+    path.replace('~', "~0").replace('/', "~1").replace('{', "%7B").replace('}', "%7D")
+}
+
+/// Checks REST responses against the schemas the OpenAPI document gives their operation.
+pub struct OpenApi {
+    document: Value,
+}
+
+impl OpenApi {
+    /// Fetches `/openapi.json` from the server itself.
+    pub async fn fetch(addr: SocketAddr) -> OpenApi {
+        let reply = request(addr, "GET", "/openapi.json", &[], b"").await;
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        let document = reply.json();
+        assert_eq!(document["openapi"], "3.1.0");
+        OpenApi { document }
+    }
+
+    /// Asserts that `reply` is a response the document declares for `method` on the
+    /// templated `path`, and that a JSON body matches the declared schema.
+    pub fn check(&self, method: &str, path: &str, reply: &Reply) {
+        let operation = &self.document["paths"][path][method.to_ascii_lowercase()];
+        assert!(operation.is_object(), "no operation {method} {path} in the document");
+        let status = reply.status.to_string();
+        let mut response = &operation["responses"][&status];
+        assert!(
+            response.is_object(),
+            "{method} {path} answered {status}, which the document does not declare: {}",
+            reply.text()
+        );
+        let reference;
+        if let Some(target) = response["$ref"].as_str() {
+            reference = self.resolve(target);
+            response = &reference;
+        }
+        let content = &response["content"];
+        if !content.is_object() {
+            assert!(reply.bytes.is_empty(), "{method} {path} {status} should have no body");
+            return;
+        }
+        let media = reply.header("content-type").unwrap_or("").split(';').next().unwrap_or("");
+        assert!(
+            content[media].is_object(),
+            "{method} {path} {status}: content type {media} is not declared"
+        );
+        let pointer = format!(
+            "#/paths/{}/{}/responses/{status}",
+            pointer_token(path),
+            method.to_ascii_lowercase()
+        );
+        let schema_pointer = match operation["responses"][&status]["$ref"].as_str() {
+            Some(target) => format!("{target}/content/{}/schema", media.replace('/', "~1")),
+            None => format!("{pointer}/content/{}/schema", media.replace('/', "~1")),
+        };
+        self.validate(&schema_pointer, &reply.json(), &format!("{method} {path} {status}"));
+    }
+
+    /// Validates `instance` against the schema at `pointer` (a `#/...` reference into the
+    /// document), with every `$ref` inside it resolved against the document.
+    pub fn validate(&self, pointer: &str, instance: &Value, what: &str) {
+        let errors = self.errors(pointer, instance);
+        assert!(errors.is_empty(), "{what} does not match {pointer}: {errors:?}\n{instance}");
+    }
+
+    /// What is wrong with `instance` under the schema at `pointer`; empty when it fits.
+    pub fn errors(&self, pointer: &str, instance: &Value) -> Vec<String> {
+        let mut root = self.document.clone();
+        root["$ref"] = json!(pointer);
+        let validator = jsonschema::validator_for(&root)
+            .unwrap_or_else(|e| panic!("the schema at {pointer} does not compile: {e}"));
+        validator.iter_errors(instance).map(|e| e.to_string()).collect()
+    }
+
+    fn resolve(&self, target: &str) -> Value {
+        let pointer = target.strip_prefix('#').expect("a local reference");
+        self.document.pointer(pointer).cloned().expect("the reference resolves")
+    }
+
+    pub fn document(&self) -> &Value {
+        &self.document
+    }
+}
+
+/// A 2026-07-28 `tools/call` on the MCP endpoint; the JSON-RPC reply.
+pub async fn mcp_tool(
+    addr: SocketAddr,
+    name: &str,
+    arguments: Value,
+    headers: &[(&str, &str)],
+) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "name": name, "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }
+        }
+    });
+    let mut all: Vec<(&str, &str)> = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", name),
+    ];
+    all.extend_from_slice(headers);
+    let reply = request(addr, "POST", "/mcp", &all, body.to_string().as_bytes()).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.rpc()
+}

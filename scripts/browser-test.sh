@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Drives the web page in a real browser against the real `mrtd serve` binary:
+# uploads a sample photo, waits for the fields, checks the MRZ outline is drawn,
+# that the keyboard reaches the file input, and that WebMCP tools are registered.
+#
+# Needs Debian's chromium (installed with apt when missing, as root) and playwright-core
+# from npm (installed into the cache when missing); never downloads a browser.
+# Usage: scripts/browser-test.sh            (builds `mrtd` with cargo first)
+#        MRTD_BIN=path/to/mrtd scripts/browser-test.sh
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/mrtd/browser"
+playwright_version="1.65.1"
+chromium_bin="${CHROMIUM:-/usr/bin/chromium}"
+
+if [[ ! -x "$chromium_bin" ]]; then
+    if [[ "$(id -u)" != 0 ]]; then
+        echo "browser-test: $chromium_bin is missing; install Debian's chromium (apt-get install chromium)" >&2
+        exit 1
+    fi
+    echo "browser-test: installing chromium with apt" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+command -v node >/dev/null || { echo "browser-test: node (18 or later) is needed" >&2; exit 1; }
+
+if [[ ! -f "$cache/node_modules/playwright-core/package.json" ]]; then
+    echo "browser-test: installing playwright-core $playwright_version into $cache" >&2
+    mkdir -p "$cache"
+    (cd "$cache" && [[ -f package.json ]] || echo '{"private": true}' > package.json)
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$cache" --no-audit --no-fund \
+        --silent "playwright-core@$playwright_version" >&2
+fi
+
+if [[ -z "${MRTD_BIN:-}" ]]; then
+    (cd "$root" && cargo build -q -p mrtd)
+    MRTD_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/mrtd"
+fi
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+    if [[ -n "$server_pid" ]]; then
+        kill "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Port 0: the server picks a free port and says which on stderr.
+"$MRTD_BIN" serve --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
+server_pid=$!
+url=""
+for _ in $(seq 1 100); do
+    url="$(sed -n 's|.*serving MCP at \(http://[0-9.:]*\)/mcp.*|\1|p' "$work/server.log" | head -n1)"
+    [[ -n "$url" ]] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+    sleep 0.1
+done
+[[ -n "$url" ]] || { echo "browser-test: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+
+MRTD_URL="$url" \
+CHROMIUM="$chromium_bin" \
+PLAYWRIGHT_CORE="$cache/node_modules/playwright-core" \
+PROFILE_DIR="$work/profile" \
+SAMPLES="$root/tests/data/images" \
+    node "$root/tests/browser/page.test.cjs"

@@ -1,0 +1,124 @@
+// The web page in a real browser: upload a sample photo, read the fields shown, check the
+// MRZ outline and keyboard access, and the WebMCP tools. Run by scripts/browser-test.sh.
+"use strict";
+
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
+const { chromium } = require(process.env.PLAYWRIGHT_CORE);
+
+const url = process.env.MRTD_URL;
+const samples = process.env.SAMPLES;
+const PHOTO = "100_pass-uto.jpg";
+
+/** Surname and document number from the photo's ground truth in MANIFEST.tsv. */
+function expected() {
+  const rows = fs.readFileSync(path.join(samples, "MANIFEST.tsv"), "utf8").split("\n");
+  const row = rows.map((r) => r.split("\t")).find((c) => c[0] === PHOTO);
+  const [line1, line2] = row[7].split("|");
+  return {
+    surname: line1.slice(5).split("<<")[0].replace(/</g, " ").trim(),
+    documentNumber: line2.slice(0, 9).replace(/</g, ""),
+  };
+}
+
+async function test(name, body) {
+  const started = Date.now();
+  await body();
+  console.log(`ok - ${name} (${Date.now() - started} ms)`);
+}
+
+(async () => {
+  const context = await chromium.launchPersistentContext(process.env.PROFILE_DIR, {
+    executablePath: process.env.CHROMIUM,
+    headless: true,
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+  const errors = [];
+  try {
+    const page = await context.newPage();
+    page.on("pageerror", (error) => errors.push(String(error)));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+
+    await test("the keyboard reaches the file input", async () => {
+      await page.goto(url + "/", { waitUntil: "load" });
+      let reached = false;
+      for (let i = 0; i < 10 && !reached; i++) {
+        await page.keyboard.press("Tab");
+        reached = await page.evaluate(() => document.activeElement && document.activeElement.id === "image");
+      }
+      assert.ok(reached, "Tab never focused the file input");
+      const label = await page.evaluate(() => document.querySelector("label[for=image]").textContent);
+      assert.match(label, /photo/i);
+    });
+
+    await test("an uploaded photo shows its fields, checks and MRZ outline", async () => {
+      const want = expected();
+      await page.setInputFiles("#image", path.join(samples, PHOTO));
+      await page.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent),
+        null, { timeout: 60000 });
+      const surname = await page.textContent("dd[data-field=surname]");
+      const number = await page.textContent("dd[data-field=document_number]");
+      assert.equal(surname, want.surname);
+      assert.equal(number, want.documentNumber);
+      const verdicts = await page.$$eval("#checks tbody .verdict", (cells) => cells.map((c) => c.textContent));
+      assert.ok(verdicts.length >= 4 && verdicts.every((v) => v === "verified"), verdicts.join(", "));
+      const live = await page.getAttribute("#status", "aria-live");
+      assert.equal(live, "polite");
+
+      assert.equal(await page.getAttribute("#overlay", "data-drawn"), "true");
+      const points = await page.getAttribute("#overlay polygon", "points");
+      assert.equal(points.trim().split(/\s+/).length, 4, points);
+      const box = await page.locator("#overlay polygon").boundingBox();
+      const photo = await page.locator("#photo").boundingBox();
+      assert.ok(box && box.width > 20 && box.height > 5, JSON.stringify(box));
+      assert.ok(box.x >= photo.x - 2 && box.x + box.width <= photo.x + photo.width + 2,
+        "the outline lies on the photo");
+      assert.ok(box.y > photo.y + photo.height / 2, "the MRZ is in the lower half of the passport");
+    });
+
+    await test("typed lines parse on the page", async () => {
+      const rows = fs.readFileSync(path.join(samples, "MANIFEST.tsv"), "utf8").split("\n");
+      const lines = rows.map((r) => r.split("\t")).find((c) => c[0] === PHOTO)[7].split("|");
+      await page.fill("#mrz_text", lines.join("\n"));
+      await page.click("#parse-button");
+      await page.waitForFunction(() => /^Read a TD3/.test(document.getElementById("status").textContent));
+      assert.equal(await page.textContent("dd[data-field=surname]"), expected().surname);
+    });
+
+    await test("WebMCP tools are registered and call the REST API", async () => {
+      const agentPage = await context.newPage();
+      await agentPage.addInitScript(() => {
+        window.__tools = {};
+        Object.defineProperty(navigator, "modelContext", {
+          value: { registerTool: (tool) => { window.__tools[tool.name] = tool; } },
+        });
+      });
+      await agentPage.goto(url + "/", { waitUntil: "load" });
+      await agentPage.waitForFunction(() => Object.keys(window.__tools).length === 2);
+      const names = await agentPage.evaluate(() => Object.keys(window.__tools).sort());
+      assert.deepEqual(names, ["parse_mrz", "scan_document"]);
+      const rows = fs.readFileSync(path.join(samples, "MANIFEST.tsv"), "utf8").split("\n");
+      const lines = rows.map((r) => r.split("\t")).find((c) => c[0] === PHOTO)[7].split("|");
+      const result = await agentPage.evaluate((l) => window.__tools.parse_mrz.execute({ lines: l }), lines);
+      assert.equal(result.structuredContent.fields.surname, expected().surname);
+      const image = fs.readFileSync(path.join(samples, PHOTO)).toString("base64");
+      const scan = await agentPage.evaluate(
+        (b) => window.__tools.scan_document.execute({ image_base64: b }), image);
+      assert.equal(scan.structuredContent.fields.document_number, expected().documentNumber);
+      await agentPage.close();
+    });
+
+    assert.deepEqual(errors, [], "the page logged errors");
+  } finally {
+    await context.close();
+  }
+})().catch((error) => {
+  console.error("not ok -", error && error.stack ? error.stack : error);
+  process.exit(1);
+});
