@@ -66,4 +66,5 @@ CHROMIUM="$chromium_bin" \
 PLAYWRIGHT_CORE="$cache/node_modules/playwright-core" \
 PROFILE_DIR="$work/profile" \
 SAMPLES="$root/tests/data/images" \
+SCREENSHOT="${SCREENSHOT:-}" \
     node "$root/tests/browser/page.test.cjs"

@@ -80,6 +80,8 @@ async function test(name, body) {
       assert.ok(box.x >= photo.x - 2 && box.x + box.width <= photo.x + photo.width + 2,
         "the outline lies on the photo");
       assert.ok(box.y > photo.y + photo.height / 2, "the MRZ is in the lower half of the passport");
+      // SCREENSHOT=file.png keeps a picture of the result, for a person to look at.
+      if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
     });
 
     await test("typed lines parse on the page", async () => {

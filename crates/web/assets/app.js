@@ -102,8 +102,11 @@
   function summary(result) {
     const format = result.format || "unknown";
     if (result.status === "read") {
+      const derived = result.derived || {};
+      const expiry = derived.expired === true ? " The document expired on " + result.fields.expiry_date + "."
+        : derived.expired === false ? " The document is unexpired." : "";
       return "Read a " + format + " document: " +
-        (result.valid ? "every check digit verified." : "not every check digit verified.") +
+        (result.valid ? "every check digit verified." : "not every check digit verified.") + expiry +
         (result.scan_id ? " Kept as scan " + result.scan_id + " until " + result.expires_at + "." : "");
     }
     if (result.status === "partial") return "Found a " + format + " zone but could not read it with confidence.";
