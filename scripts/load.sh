@@ -49,7 +49,7 @@ for slots in 1 2; do
     start_server "slots-$slots" --data-dir "$WORK/slots-$slots" "${LOAD_SERVER_ARGS[@]}" \
         --max-concurrent-scans "$slots"
     load run --url "$SERVER_URL" --connections "$SCALING_CONNECTIONS" \
-        --duration-secs "$SCALING_SECONDS" --mix scan=1 --retain-hours 0 \
+        --duration-secs "$SCALING_SECONDS" --mix scan=1 --retain-hours 0 --server-pid "$SERVER_PID" \
         | tee "$WORK/slots-$slots.out" || STATUS=1
     SCANS_PER_SECOND[$slots]="$(result_field "$WORK/slots-$slots.out" scan_rps)"
     stop_server "$SERVER_PID"

@@ -99,10 +99,10 @@ load handoff --first "$A_URL" --second "$B_URL" --via "$PROXY_URL" | tee "$WORK/
 echo
 say "scan throughput: one replica directly, then two behind nginx ($CONNECTIONS connections, $STEP_SECONDS s each)"
 load run --url "$A_URL" --connections "$CONNECTIONS" --duration-secs "$STEP_SECONDS" --mix scan=1 \
-    --retain-hours 0 | tee "$WORK/one.out" || STATUS=1
+    --retain-hours 0 --server-pid "$A_PID" | tee "$WORK/one.out" || STATUS=1
 : >"$PREFIX/access.log"
 load run --url "$PROXY_URL" --connections "$CONNECTIONS" --duration-secs "$STEP_SECONDS" --mix scan=1 \
-    --retain-hours 0 | tee "$WORK/two.out" || STATUS=1
+    --retain-hours 0 --server-pid "$A_PID" --server-pid "$B_PID" | tee "$WORK/two.out" || STATUS=1
 ONE="$(result_field "$WORK/one.out" scan_rps)"
 TWO="$(result_field "$WORK/two.out" scan_rps)"
 SCAN_SPLIT="$(sed -n 's/.*upstream=\([^ ]*\)$/\1/p' "$PREFIX/access.log" | sort | uniq -c | tr -s ' ' | paste -sd, -)"

@@ -36,18 +36,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Builds (release) the server and the load driver unless MRTD_BIN and MRTD_LOAD_BIN are set.
+# Builds the server and the load driver unless MRTD_BIN and MRTD_LOAD_BIN are set: release by
+# default; MRTD_LOAD_PROFILE=dev reuses the test suite's debug build (dependencies and the
+# vision engine are optimised there too), which is enough for a CI smoke run.
 build_binaries() {
     local target="${CARGO_TARGET_DIR:-$ROOT/target}"
+    local flags=(--release) dir=release
+    if [[ "${MRTD_LOAD_PROFILE:-release}" == dev ]]; then
+        flags=() dir=debug
+    fi
     if [[ -z "${MRTD_BIN:-}" ]]; then
-        say "building: cargo build --release -p mrtd"
-        cargo build --release --quiet -p mrtd
-        MRTD_BIN="$target/release/mrtd"
+        say "building: cargo build ${flags[*]} -p mrtd"
+        cargo build "${flags[@]}" --quiet -p mrtd
+        MRTD_BIN="$target/$dir/mrtd"
     fi
     if [[ -z "${MRTD_LOAD_BIN:-}" ]]; then
-        say "building: cargo build --release -p mrtd-loadtest"
-        cargo build --release --quiet -p mrtd-loadtest
-        MRTD_LOAD_BIN="$target/release/mrtd-load"
+        say "building: cargo build ${flags[*]} -p mrtd-loadtest"
+        cargo build "${flags[@]}" --quiet -p mrtd-loadtest
+        MRTD_LOAD_BIN="$target/$dir/mrtd-load"
     fi
     [[ -x "$MRTD_BIN" ]] || fail "no server binary at $MRTD_BIN"
     [[ -x "$MRTD_LOAD_BIN" ]] || fail "no load driver at $MRTD_LOAD_BIN"

@@ -199,6 +199,9 @@ fn print_memory(series: &RssSeries, verdict: &Flatness, tolerance: f64) {
     let points: Vec<String> = (0..10.min(samples.len()))
         .map(|i| format!("{:.0}", mib(samples[i * samples.len() / 10.min(samples.len())])))
         .collect();
+    if let Some(cores) = series.cores_busy() {
+        println!("server CPU (pid {}): {cores:.2} cores busy on average", series.pid);
+    }
     println!(
         "server memory (VmRSS, pid {}): {} samples, start {:.1} MiB, max {:.1} MiB, last {:.1} MiB; \
          over time (MiB): {}",

@@ -1,6 +1,7 @@
-//! Samples a server's resident memory (`VmRSS` in `/proc/PID/status`) during a run.
+//! Samples a server's resident memory (`VmRSS` in `/proc/PID/status`) and CPU time
+//! (`/proc/PID/stat`) during a run.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::{sync::watch, task::JoinHandle};
 
@@ -22,6 +23,25 @@ pub fn read_rss_kib(pid: u32) -> Option<u64> {
     parse_vm_rss(&status)
 }
 
+/// Clock ticks per second of the CPU times in `/proc/PID/stat`: `USER_HZ`, which Linux fixes
+/// at 100 on every architecture it exposes to user space.
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// User plus system CPU time of a `/proc/PID/stat` text, in clock ticks.
+pub fn parse_cpu_ticks(stat: &str) -> Option<u64> {
+    // The command name may hold spaces and parentheses; the fields after its last ')' are
+    // fixed: state is the first of them, utime the 12th and stime the 13th.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let user: u64 = fields.get(11)?.parse().ok()?;
+    let system: u64 = fields.get(12)?.parse().ok()?;
+    Some(user + system)
+}
+
+fn read_cpu_ticks(pid: u32) -> Option<u64> {
+    parse_cpu_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
 /// Memory samples of one process.
 #[derive(Debug, Clone)]
 pub struct RssSeries {
@@ -30,6 +50,17 @@ pub struct RssSeries {
     pub samples: Vec<u64>,
     /// Intervals in which the process could not be read.
     pub missed: usize,
+    /// CPU ticks and time of the first and the latest reading.
+    cpu: Option<((u64, Instant), (u64, Instant))>,
+}
+
+impl RssSeries {
+    /// Average CPU cores the process kept busy while sampled (1.0: one core all the time).
+    pub fn cores_busy(&self) -> Option<f64> {
+        let ((first, since), (last, until)) = self.cpu?;
+        let seconds = until.duration_since(since).as_secs_f64();
+        (seconds > 0.0).then(|| (last.saturating_sub(first)) as f64 / TICKS_PER_SECOND / seconds)
+    }
 }
 
 /// Samples `pids` every `interval` until `stop` turns true; the task returns the series.
@@ -39,8 +70,16 @@ pub fn spawn_sampler(
     mut stop: watch::Receiver<bool>,
 ) -> JoinHandle<Vec<RssSeries>> {
     tokio::spawn(async move {
-        let mut series: Vec<RssSeries> =
-            pids.iter().map(|&pid| RssSeries { pid, samples: Vec::new(), missed: 0 }).collect();
+        let mut series: Vec<RssSeries> = pids
+            .iter()
+            .map(|&pid| {
+                let cpu = read_cpu_ticks(pid).map(|ticks| {
+                    let now = Instant::now();
+                    ((ticks, now), (ticks, now))
+                });
+                RssSeries { pid, samples: Vec::new(), missed: 0, cpu }
+            })
+            .collect();
         let mut ticker = tokio::time::interval(interval);
         loop {
             tokio::select! {
@@ -54,6 +93,9 @@ pub fn spawn_sampler(
                 match read_rss_kib(one.pid) {
                     Some(kib) => one.samples.push(kib),
                     None => one.missed += 1,
+                }
+                if let (Some((_, latest)), Some(ticks)) = (&mut one.cpu, read_cpu_ticks(one.pid)) {
+                    *latest = (ticks, Instant::now());
                 }
             }
         }
@@ -71,6 +113,14 @@ mod tests {
         assert_eq!(parse_vm_rss(status), Some(51234));
         assert_eq!(parse_vm_rss("Name:\tkthreadd\nThreads:\t1\n"), None);
         assert_eq!(parse_vm_rss("VmRSS:\t12 MB\n"), None);
+    }
+
+    #[test]
+    fn cpu_ticks_are_read_past_a_command_name_with_spaces() {
+        let stat = "4242 (mrtd (serve) x) S 1 4242 4242 0 -1 4194560 2000 0 0 0 730 45 0 0 20 0 9";
+        assert_eq!(parse_cpu_ticks(stat), Some(775));
+        assert_eq!(parse_cpu_ticks("4242 (short) S 1"), None);
+        assert_eq!(parse_cpu_ticks("no parenthesis"), None);
     }
 
     #[test]
