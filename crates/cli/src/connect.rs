@@ -1,8 +1,9 @@
 //! What `mrtd serve` prints when it starts: where it listens and how to connect clients.
 //!
 //! The notice goes to stderr like the logs; stdout stays free for the protocol in stdio
-//! mode. With JSON logs it is one `info` log event instead, so a log collector sees only
-//! JSON (and a `RUST_LOG` above `info` filters it like any other event).
+//! mode. With JSON logs it is one JSON line shaped like the log events instead, so a log
+//! collector sees only JSON. Like the text, it is printed whatever `RUST_LOG` filters:
+//! whoever starts the server needs to know where it is.
 
 use std::net::SocketAddr;
 
@@ -51,7 +52,11 @@ pub(crate) fn notice(endpoint: &Endpoint<'_>) -> String {
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "mrtd".to_owned());
     let vscode = json!({"servers": {"mrtd": {"type": "http", "url": url}}});
-    let desktop = json!({"mcpServers": {"mrtd": {"command": exe, "args": ["serve", "--stdio"]}}});
+    // Written by hand so that `command` comes before `args`, as people write it.
+    let desktop = format!(
+        r#"{{"mcpServers":{{"mrtd":{{"command":{},"args":["serve","--stdio"]}}}}}}"#,
+        json!(exe)
+    );
     let mut text = format!(
         "mrtd {version} serving MCP at {url}\n\
          Web page and REST API: {web}\n\
@@ -77,18 +82,55 @@ pub(crate) fn notice(endpoint: &Endpoint<'_>) -> String {
     text
 }
 
-/// Prints the notice: as text, or as one log event when logs are JSON.
+/// Prints the notice: as text, or as one JSON log line when logs are JSON.
 pub(crate) fn announce(endpoint: &Endpoint<'_>, json_logs: bool) {
     if json_logs {
-        tracing::info!(
-            url = %endpoint.mcp_url(),
-            web = %endpoint.web_url(),
-            "serving MCP at {}",
-            endpoint.mcp_url()
-        );
+        eprintln!("{}", json_notice(endpoint, std::time::SystemTime::now()));
     } else {
         eprintln!("{}", notice(endpoint));
     }
+}
+
+/// The notice as a line in the layout of the JSON log events (`timestamp`, `level`,
+/// `fields`, `target`).
+fn json_notice(endpoint: &Endpoint<'_>, now: std::time::SystemTime) -> serde_json::Value {
+    let url = endpoint.mcp_url();
+    json!({
+        "timestamp": rfc3339(now),
+        "level": "INFO",
+        "fields": {
+            "message": format!("serving MCP at {url}"),
+            "url": url,
+            "web": endpoint.web_url(),
+        },
+        "target": module_path!(),
+    })
+}
+
+/// A time as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC), as the log events write it.
+fn rfc3339(time: std::time::SystemTime) -> String {
+    let since = time.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let seconds = since.as_secs();
+    let days = i64::try_from(seconds / 86_400).unwrap_or_default();
+    let in_day = seconds % 86_400;
+    // Days since 1970-01-01 to a civil date (the proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
+        in_day / 3600,
+        in_day / 60 % 60,
+        in_day % 60,
+        since.subsec_micros()
+    )
 }
 
 #[cfg(test)]
@@ -111,6 +153,17 @@ mod tests {
         wildcard.allowed_host = Some("mrtd.internal");
         assert_eq!(wildcard.mcp_url(), "http://mrtd.internal:9000/mcp");
         assert_eq!(wildcard.web_url(), "http://mrtd.internal:9000/");
+    }
+
+    #[test]
+    fn the_json_notice_is_dated_like_the_log_events() {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_micros(1_795_974_487_986_716);
+        let line = json_notice(&endpoint("127.0.0.1:8080"), at);
+        assert_eq!(line["timestamp"], "2026-11-29T17:48:07.986716Z");
+        assert_eq!(line["fields"]["url"], "http://127.0.0.1:8080/mcp");
+        assert_eq!(line["fields"]["message"], "serving MCP at http://127.0.0.1:8080/mcp");
+        let leap = std::time::UNIX_EPOCH + std::time::Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00.000000Z");
     }
 
     #[test]

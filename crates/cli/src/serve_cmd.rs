@@ -35,6 +35,7 @@ Configuration file:
     data_dir = \"/var/lib/mrtd\"
     allowed_origins = [\"https://app.example.com\"]
     legacy_sessions = true
+    log_format = \"json\"
   Precedence: flags, then MRTD_* environment variables, then the file, then
   the defaults.
 
