@@ -68,10 +68,26 @@ pub async fn start_with_keys() -> Server {
 }
 
 pub async fn start_with(mode: AuthMode, max_body_bytes: usize) -> Server {
+    serve(mode, max_body_bytes, None).await
+}
+
+/// A server without authentication in front of `store` instead of SQLite.
+pub async fn start_with_store(store: Arc<dyn mrtd_store::Store>) -> Server {
+    serve(AuthMode::None, 36 * 1024 * 1024, Some(store)).await
+}
+
+async fn serve(
+    mode: AuthMode,
+    max_body_bytes: usize,
+    store: Option<Arc<dyn mrtd_store::Store>>,
+) -> Server {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let store = mrtd_store::open(&mrtd_store::default_sqlite_url(dir.path()))
-        .await
-        .expect("opening the SQLite store");
+    let store = match store {
+        Some(store) => store,
+        None => mrtd_store::open(&mrtd_store::default_sqlite_url(dir.path()))
+            .await
+            .expect("opening the SQLite store"),
+    };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
     let config =
         McpConfig { image_dir: None, request_state_key: vec![7; 32], max_concurrent_reads: 2 };
