@@ -43,7 +43,7 @@ stop_server "$SERVER_PID"
 
 # Recognition throughput against recognition slots: the same scan-only load (nothing kept)
 # with --max-concurrent-scans 1 and then 2.
-declare -A SCANS_PER_SECOND
+declare -A SCANS_PER_SECOND BUSY
 for slots in 1 2; do
     say "recognition throughput with --max-concurrent-scans $slots"
     start_server "slots-$slots" --data-dir "$WORK/slots-$slots" "${LOAD_SERVER_ARGS[@]}" \
@@ -52,16 +52,17 @@ for slots in 1 2; do
         --duration-secs "$SCALING_SECONDS" --mix scan=1 --retain-hours 0 --server-pid "$SERVER_PID" \
         | tee "$WORK/slots-$slots.out" || STATUS=1
     SCANS_PER_SECOND[$slots]="$(result_field "$WORK/slots-$slots.out" scan_rps)"
+    BUSY[$slots]="$(sed -n 's/^server CPU .*: \([0-9.]*\) cores busy.*/\1/p' "$WORK/slots-$slots.out")"
     stop_server "$SERVER_PID"
 done
 
 echo
 say "summary"
-grep -E '^(target|requests|method|scan_document|get_scan|tools/list|memory verdict|server memory)' \
+grep -E '^(target|requests|method|scan_document|get_scan|tools/list|memory verdict|memory trend|server memory|server CPU)' \
     "$WORK/soak.out" || true
 echo "recognition: ${SCANS_PER_SECOND[1]} scans/s with 1 slot, ${SCANS_PER_SECOND[2]} scans/s" \
     "with 2 slots: x$(ratio "${SCANS_PER_SECOND[2]}" "${SCANS_PER_SECOND[1]}") on $CORES cores" \
-    "(the load driver shares those cores)"
+    "(the load driver shares those cores); the server kept ${BUSY[1]:-?} and ${BUSY[2]:-?} cores busy"
 FAILED="$(result_field "$WORK/soak.out" failed)"
 if [[ "$STATUS" -eq 0 && "$FAILED" == "0" ]]; then
     echo "PASS: load.sh ($SECONDS_OF_LOAD s, $CONNECTIONS connections, 0 failed requests)"

@@ -189,7 +189,7 @@ async fn dispatch(command: Command) -> Result<bool, LoadError> {
                 forbidden_texts: args.forbidden_texts,
             };
             let report = run::run(config).await?;
-            report.print();
+            report.print(args.expect_flat_memory);
             let expectations = Expectations {
                 max_failures: if args.allow_failures { u64::MAX } else { args.max_failures },
                 expect_failures: args.expect_failures,

@@ -118,7 +118,9 @@ impl Report {
         broken
     }
 
-    pub fn print(&self) {
+    /// Prints the report; `judge_memory` says whether the memory verdict is a requirement of
+    /// this run or only information.
+    pub fn print(&self, judge_memory: bool) {
         let seconds = self.elapsed.as_secs_f64();
         println!("target: {} with {} connections for {seconds:.1} s", self.url, self.connections);
         let total = self.ok + self.failed();
@@ -159,7 +161,7 @@ impl Report {
             );
         }
         for (series, verdict) in &self.memory {
-            print_memory(series, verdict, self.flat_tolerance);
+            print_memory(series, verdict, self.flat_tolerance, judge_memory);
         }
         let flat = if self.memory.is_empty() {
             "n/a"
@@ -189,7 +191,7 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
-fn print_memory(series: &RssSeries, verdict: &Flatness, tolerance: f64) {
+fn print_memory(series: &RssSeries, verdict: &Flatness, tolerance: f64, judged: bool) {
     let samples = &series.samples;
     let (Some(first), Some(max)) = (samples.first(), samples.iter().max()) else {
         println!("server memory (pid {}): no samples ({} missed)", series.pid, series.missed);
@@ -212,12 +214,15 @@ fn print_memory(series: &RssSeries, verdict: &Flatness, tolerance: f64) {
         mib(*samples.last().unwrap_or(first)),
         points.join(" ")
     );
+    // A short run that does not require flat memory reports the trend without a verdict,
+    // since a warm-up that lasts past its first quarter would read as growth.
+    let label = if judged { "memory verdict" } else { "memory trend (not judged)" };
     match verdict {
         Flatness::TooFewSamples(n) => {
-            println!("memory verdict: too few samples ({n}) to judge");
+            println!("{label}: too few samples ({n}) to judge");
         }
         Flatness::Measured { second_quarter, last_quarter, change_percent, flat } => println!(
-            "memory verdict: {} (last-quarter median {:.1} MiB vs second-quarter median {:.1} MiB, \
+            "{label}: {} (last-quarter median {:.1} MiB vs second-quarter median {:.1} MiB, \
              {change_percent:+.1} %, limit +{:.0} %)",
             if *flat { "FLAT" } else { "GROWING" },
             mib(*last_quarter),
