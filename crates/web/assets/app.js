@@ -206,6 +206,11 @@
 
   function fail(error) {
     setStatus("Could not read the document: " + error.message, false);
+    if (error.status === 401 || error.status === 403) {
+      // The server wants credentials: open the options and put the cursor in the key field.
+      $("api_key").closest("details").open = true;
+      $("api_key").focus();
+    }
   }
 
   function options() {

@@ -26,7 +26,8 @@
 //! Scopes: `scans:read` for `get_scan`, `list_scans`, `check_document` by `scan_id` and
 //! reading `mrtd://scans/*`; `scans:write` for `scan_document` and `delete_scan`. Everything
 //! else needs only a valid token. `scans:write` implies `scans:read`. On the REST API,
-//! `GET`/`HEAD` need `scans:read` and other methods `scans:write`.
+//! `GET`/`HEAD` need `scans:read` and other methods `scans:write`, except `POST /v1/parse`
+//! (like `parse_mrz`, only a valid token); `POST /v1/scans` also takes a recognition slot.
 
 pub mod api_key;
 pub mod jwks;

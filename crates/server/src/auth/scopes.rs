@@ -109,16 +109,24 @@ const SCANS: &str = "mrtd://scans";
 
 /// The requirement of a REST request: reads need `scans:read`, changes `scans:write`.
 /// Reading a photo (`POST /v1/scans`) also needs a recognition slot, like the MCP
-/// `scan_document` tool, so both share one bound on concurrent recognitions.
+/// `scan_document` tool, so both share one bound on concurrent recognitions. Parsing
+/// typed text (`POST /v1/parse`) touches no scan and, like the `parse_mrz` tool, needs
+/// only a valid caller.
 pub(super) fn for_rest(method: &Method, path: &str) -> Requirement {
+    let path = path.trim_end_matches('/');
+    if *method == Method::POST && path == PARSE_PATH {
+        return Requirement::default();
+    }
     let scope =
         if matches!(*method, Method::GET | Method::HEAD) { SCOPE_READ } else { SCOPE_WRITE };
-    let recognition = *method == Method::POST && path.trim_end_matches('/') == SCANS_PATH;
+    let recognition = *method == Method::POST && path == SCANS_PATH;
     Requirement { scopes: BTreeSet::from([scope]), recognition, ..Requirement::default() }
 }
 
 /// The REST collection whose `POST` reads a photo.
 const SCANS_PATH: &str = "/v1/scans";
+/// The REST operation that parses typed MRZ text.
+const PARSE_PATH: &str = "/v1/parse";
 
 /// The needed scopes that `granted` lacks; `scans:write` implies `scans:read`.
 pub(super) fn missing(
@@ -192,7 +200,8 @@ mod tests {
         assert!(post.recognition);
         assert_eq!(post.scopes.into_iter().collect::<Vec<_>>(), [SCOPE_WRITE]);
         assert!(for_rest(&Method::POST, "/v1/scans/").recognition);
-        assert!(!for_rest(&Method::POST, "/v1/parse").recognition);
+        let parse = for_rest(&Method::POST, "/v1/parse");
+        assert!(!parse.recognition && parse.scopes.is_empty(), "parsing needs no scope");
         assert!(!for_rest(&Method::GET, "/v1/scans").recognition);
         assert!(!for_rest(&Method::DELETE, "/v1/scans/scn_1").recognition);
         let get = for_rest(&Method::GET, "/v1/scans/scn_1");
