@@ -39,29 +39,47 @@ if [[ -z "${MRTD_BIN:-}" ]]; then
 fi
 
 work="$(mktemp -d)"
-server_pid=""
+server_pids=()
 cleanup() {
-    if [[ -n "$server_pid" ]]; then
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
+    for pid in "${server_pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-# Port 0: the server picks a free port and says which on stderr.
-"$MRTD_BIN" serve --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/server.log" &
-server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-    url="$(sed -n 's|.*serving MCP at \(http://[0-9.:]*\)/mcp.*|\1|p' "$work/server.log" | head -n1)"
-    [[ -n "$url" ]] && break
-    kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -n "$url" ]] || { echo "browser-test: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+# Starts `mrtd serve` with a data directory and extra flags on port 0 (the server picks a
+# free port and names it on stderr) and sets $url to its address.
+start_server() {
+    local name="$1"
+    shift
+    "$MRTD_BIN" serve --listen 127.0.0.1:0 --data-dir "$work/$name" "$@" 2>"$work/$name.log" &
+    local pid=$!
+    server_pids+=("$pid")
+    url=""
+    for _ in $(seq 1 100); do
+        url="$(sed -n 's|.*serving MCP at \(http://[0-9.:]*\)/mcp.*|\1|p' "$work/$name.log" | head -n1)"
+        [[ -n "$url" ]] && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "browser-test: the $name server did not start" >&2
+    cat "$work/$name.log" >&2
+    exit 1
+}
 
-MRTD_URL="$url" \
+start_server open
+open_url="$url"
+# A second server that needs an API key, with one key made for the test.
+mkdir -p "$work/keyed"
+api_key="$("$MRTD_BIN" keys create browser --data-dir "$work/keyed" 2>/dev/null | head -n1)"
+start_server keyed --auth api-key
+keyed_url="$url"
+
+MRTD_URL="$open_url" \
+MRTD_KEYED_URL="$keyed_url" \
+MRTD_API_KEY="$api_key" \
 CHROMIUM="$chromium_bin" \
 PLAYWRIGHT_CORE="$cache/node_modules/playwright-core" \
 PROFILE_DIR="$work/profile" \

@@ -116,7 +116,30 @@ async function test(name, body) {
       await agentPage.close();
     });
 
-    assert.deepEqual(errors, [], "the page logged errors");
+    await test("a server with API keys asks for one, and reads with it", async () => {
+      const keyed = await context.newPage();
+      await keyed.goto(process.env.MRTD_KEYED_URL + "/", { waitUntil: "load" });
+      await keyed.bringToFront();
+      await keyed.setInputFiles("#image", path.join(samples, PHOTO));
+      await keyed.waitForFunction(() => /^Could not read/.test(document.getElementById("status").textContent));
+      assert.match(await keyed.textContent("#status"), /Unauthorized/);
+      // The key field gets the focus, so typing the key is the next thing a person does.
+      await keyed.waitForFunction(() => document.activeElement && document.activeElement.id === "api_key",
+        null, { timeout: 5000 });
+      await keyed.keyboard.type(process.env.MRTD_API_KEY);
+      await keyed.keyboard.press("Tab");
+      await keyed.click("#scan-button");
+      await keyed.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent));
+      assert.equal(await keyed.textContent("dd[data-field=surname]"), expected().surname);
+      const stored = await keyed.evaluate(() => sessionStorage.getItem("mrtd.apiKey"));
+      assert.equal(stored, process.env.MRTD_API_KEY);
+      await keyed.close();
+    });
+
+    // The refused request above is logged by the browser as a failed resource; that is the
+    // one expected error.
+    const unexpected = errors.filter((e) => !/401/.test(e));
+    assert.deepEqual(unexpected, [], "the page logged errors");
   } finally {
     await context.close();
   }
