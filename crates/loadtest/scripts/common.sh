@@ -76,7 +76,8 @@ start_server() {
     local waited=0
     SERVER_URL=""
     while [[ -z "$SERVER_URL" ]]; do
-        SERVER_URL="$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$log" | head -n 1)"
+        # The log may not exist yet: the background shell opens it after the fork.
+        SERVER_URL="$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$log" 2>/dev/null | head -n 1)"
         [[ -n "$SERVER_URL" ]] && break
         if ! kill -0 "$SERVER_PID" 2>/dev/null; then
             cat "$log"
