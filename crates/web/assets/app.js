@@ -117,8 +117,11 @@
     const list = $("fields");
     clear(list);
     if (!fields) {
-      const dd = document.createElement("p");
-      dd.textContent = "No fields were read.";
+      const dt = document.createElement("dt");
+      dt.textContent = "Fields";
+      const dd = document.createElement("dd");
+      dd.textContent = "none were read";
+      list.appendChild(dt);
       list.appendChild(dd);
       return;
     }
