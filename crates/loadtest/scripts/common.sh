@@ -77,7 +77,7 @@ start_server() {
     SERVER_URL=""
     while [[ -z "$SERVER_URL" ]]; do
         # The log may not exist yet: the background shell opens it after the fork.
-        SERVER_URL="$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$log" 2>/dev/null | head -n 1)"
+        SERVER_URL="$(sed -n 's/.*serving MCP at \(http:[^ ]*\).*/\1/p' "$log" 2>/dev/null | head -n 1 || true)"
         [[ -n "$SERVER_URL" ]] && break
         if ! kill -0 "$SERVER_PID" 2>/dev/null; then
             cat "$log"
