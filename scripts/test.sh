@@ -6,7 +6,9 @@
 #
 # Steps: system packages, formatting, lints, layering, PostgreSQL, the Rust test suites
 # (SQLite and PostgreSQL store backends), the fuzz targets' build, the reader's accuracy on
-# real specimens and a fresh synthetic set, and the official MCP conformance suite.
+# real specimens and a fresh synthetic set, the official TypeScript and Python MCP SDKs
+# against the binary, the web page in headless Chromium, and the official MCP conformance
+# suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -73,6 +75,14 @@ if [ -x scripts/reader-eval.sh ]; then
     step "reader accuracy (real specimens and a fresh synthetic set)"
     scripts/reader-eval.sh
 fi
+
+# --- Real clients and a real browser ------------------------------------------------------------
+cargo build --quiet -p mrtd
+step "interop: the official TypeScript and Python MCP SDKs against mrtd (stdio and HTTP)"
+scripts/interop.sh --bin "$target_dir/debug/mrtd"
+
+step "web page in headless Chromium (upload, fields, outline, keyboard, WebMCP)"
+MRTD_BIN="$target_dir/debug/mrtd" scripts/browser-test.sh
 
 # --- MCP conformance -----------------------------------------------------------------------------
 if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
