@@ -95,7 +95,8 @@ impl ServerHandler for MrtdServer {
             http_span,
         );
         let tool = tool_label(&request.name);
-        let response = tools::call(&self.state, request, &context).instrument(span).await;
+        let started = std::time::Instant::now();
+        let response = tools::call(&self.state, request, &context).instrument(span.clone()).await;
         let outcome = match &response {
             Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => "tool_error",
             Ok(CallToolResponse::InputRequired(_)) => "input_required",
@@ -103,6 +104,13 @@ impl ServerHandler for MrtdServer {
             Err(_) => "protocol_error",
         };
         observe::record_tool_call(tool, outcome);
+        // Names and outcomes only: document fields never reach the logs.
+        tracing::debug!(
+            parent: &span,
+            outcome,
+            elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "tool call finished"
+        );
         response
     }
 

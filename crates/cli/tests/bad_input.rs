@@ -1,0 +1,1108 @@
+//! The bad-input catalogue: malformed and hostile requests sent to the real `mrtd serve`
+//! over HTTP (and a few over stdio). Every case states the HTTP status and the JSON-RPC error
+//! code or tool-error text it must get; after every case the server must still answer
+//! `tools/list`. No answer may be a 5xx or show internal detail (paths, backend errors,
+//! panics).
+
+mod support;
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::{Shutdown, SocketAddr, TcpStream},
+    path::Path,
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::mpsc,
+    time::{Duration, SystemTime},
+};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use support::{PASSPORT, image_path};
+
+const MODERN: &str = "2026-07-28";
+/// The body limit the server under test runs with, so oversized bodies stay cheap to send.
+const BODY_LIMIT_MIB: usize = 2;
+/// What every refused image path gets, whatever the reason.
+const PATH_REFUSED: &str =
+    "image_path must name an existing file inside the server's image directory";
+const NOT_FOUND: &str = "No scan with this scan_id";
+
+/// One HTTP request, byte for byte.
+#[derive(Clone)]
+struct Raw {
+    method: &'static str,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    /// Overrides the `Content-Length` header (`None`: the body's length).
+    content_length: Option<String>,
+    /// Bytes of the body actually sent before the write side is closed.
+    send_only: Option<usize>,
+}
+
+impl Raw {
+    fn post(body: impl Into<Vec<u8>>, method: &str, name: Option<&str>) -> Raw {
+        let mut headers = vec![
+            ("Content-Type".to_owned(), "application/json".to_owned()),
+            ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
+            ("MCP-Protocol-Version".to_owned(), MODERN.to_owned()),
+            ("Mcp-Method".to_owned(), method.to_owned()),
+        ];
+        if let Some(name) = name {
+            headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+        }
+        Raw {
+            method: "POST",
+            path: "/mcp".to_owned(),
+            headers,
+            body: body.into(),
+            content_length: None,
+            send_only: None,
+        }
+    }
+
+    /// Sets (or adds) a header.
+    fn with(mut self, name: &str, value: &str) -> Raw {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    fn without(mut self, name: &str) -> Raw {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self
+    }
+
+    fn method(mut self, method: &'static str) -> Raw {
+        self.method = method;
+        self
+    }
+}
+
+/// A well-formed 2026-07-28 request for `method` with `params` (plus the required `_meta`).
+fn rpc(method: &str, mut params: Value) -> Raw {
+    if let Some(object) = params.as_object_mut() {
+        object.insert(
+            "_meta".into(),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }),
+        );
+    }
+    let name = ["name", "uri"].iter().find_map(|k| params.get(*k).and_then(Value::as_str));
+    let name = name.map(str::to_owned);
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    Raw::post(body.to_string(), method, name.as_deref())
+}
+
+fn tool(name: &str, arguments: Value) -> Raw {
+    rpc("tools/call", json!({ "name": name, "arguments": arguments }))
+}
+
+/// A body sent as-is, headed as a `tools/call`.
+fn body(bytes: impl Into<Vec<u8>>) -> Raw {
+    Raw::post(bytes, "tools/call", None)
+}
+
+fn scan_bytes(bytes: &[u8]) -> Raw {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    tool("scan_document", json!({ "image_base64": encoded }))
+}
+
+/// What a case must get.
+#[derive(Debug)]
+enum Expect {
+    /// A JSON-RPC error with this code.
+    Rpc(i64),
+    /// A tool result with `isError: true` whose text contains this.
+    Tool(&'static str),
+    /// A refusal by the HTTP layer itself, before any JSON-RPC handling.
+    Http,
+    /// A successful JSON-RPC result.
+    Fine,
+}
+
+struct Case {
+    name: &'static str,
+    request: Raw,
+    status: u16,
+    expect: Expect,
+}
+
+fn case(name: &'static str, request: Raw, status: u16, expect: Expect) -> Case {
+    Case { name, request, status, expect }
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC message of the body: plain JSON, or the last `data:` line of SSE.
+    fn message(&self) -> Option<Value> {
+        if let Ok(value) = serde_json::from_slice(&self.body) {
+            return Some(value);
+        }
+        String::from_utf8_lossy(&self.body)
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .next_back()
+    }
+}
+
+/// Sends `raw` on a fresh connection and reads the whole answer.
+fn send(addr: SocketAddr, raw: &Raw) -> Reply {
+    let mut head = format!("{} {} HTTP/1.1\r\nConnection: close\r\n", raw.method, raw.path);
+    // The Host header is the case's own when it sets one.
+    if !raw.headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    let length = raw.content_length.clone().unwrap_or_else(|| raw.body.len().to_string());
+    head.push_str(&format!("Content-Length: {length}\r\n"));
+    for (name, value) in &raw.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut stream = TcpStream::connect(addr).expect("the server accepts a connection");
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let body = &raw.body[..raw.send_only.unwrap_or(raw.body.len()).min(raw.body.len())];
+    // The server may answer and close before reading everything (a declared length over
+    // the limit); the answer is read either way.
+    let writer = {
+        let mut stream = stream.try_clone().unwrap();
+        let mut bytes = head.into_bytes();
+        bytes.extend_from_slice(body);
+        let close_write = raw.send_only.is_some();
+        std::thread::spawn(move || {
+            let _ = stream.write_all(&bytes);
+            if close_write {
+                let _ = stream.shutdown(Shutdown::Write);
+            }
+        })
+    };
+    let mut bytes = Vec::new();
+    let read = stream.read_to_end(&mut bytes);
+    let _ = writer.join();
+    if bytes.is_empty() {
+        panic!("no answer at all ({read:?})");
+    }
+    parse(&bytes)
+}
+
+fn parse(raw: &[u8]) -> Reply {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete HTTP head");
+    let head = String::from_utf8_lossy(&raw[..split]);
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("a status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked =
+        headers.iter().any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Reply { status, headers, body }
+}
+
+fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&rest[..end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+            .unwrap_or(0);
+        rest = &rest[end + 2..];
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = rest.get(size + 2..).unwrap_or_default();
+    }
+    out
+}
+
+/// Texts that must never reach a client.
+fn assert_no_internal_detail(name: &str, reply: &Reply, data_dir: &Path) {
+    let text = String::from_utf8_lossy(&reply.body).to_ascii_lowercase();
+    let data_dir = data_dir.to_string_lossy().to_ascii_lowercase();
+    for leak in [
+        "panicked",
+        "backtrace",
+        "sqlx",
+        "sqlite",
+        "database",
+        "os error",
+        ".rs:",
+        "thread '",
+        "/home/",
+        "/tmp/",
+    ] {
+        assert!(!text.contains(leak), "{name}: the answer shows {leak:?}: {text}");
+    }
+    assert!(!text.contains(&data_dir), "{name}: the answer shows the data directory");
+}
+
+fn check(case: &Case, reply: &Reply, data_dir: &Path) {
+    let name = case.name;
+    let shown = String::from_utf8_lossy(&reply.body);
+    let shown = &shown[..shown.len().min(600)];
+    assert!(reply.status < 500, "{name}: HTTP {} {shown}", reply.status);
+    assert_eq!(reply.status, case.status, "{name}: {shown}");
+    assert_no_internal_detail(name, reply, data_dir);
+    if reply.status == 405 {
+        assert_eq!(
+            reply.header("allow"),
+            Some("POST, OPTIONS"),
+            "{name}: 405 says what is allowed"
+        );
+    }
+    match &case.expect {
+        Expect::Http => {}
+        Expect::Rpc(code) => {
+            let message = reply.message().unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{name}: {message}");
+            assert_eq!(message["error"]["code"], json!(code), "{name}: {message}");
+            let text = message["error"]["message"].as_str().unwrap_or("");
+            assert!(!text.is_empty(), "{name}: an error says what is wrong");
+        }
+        Expect::Tool(text) => {
+            let message = reply.message().unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
+            let result = &message["result"];
+            assert_eq!(result["isError"], json!(true), "{name}: {message}");
+            let said = result["content"][0]["text"].as_str().unwrap_or("");
+            assert!(said.contains(text), "{name}: {said:?} lacks {text:?}");
+        }
+        Expect::Fine => {
+            let message = reply.message().unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
+            assert!(message.get("result").is_some(), "{name}: {message}");
+            assert_ne!(message["result"]["isError"], json!(true), "{name}: {message}");
+        }
+    }
+}
+
+/// `tools/list` still answers with the six tools.
+fn assert_still_serving(addr: SocketAddr, after: &str) {
+    let reply = send(addr, &rpc("tools/list", json!({})));
+    assert_eq!(reply.status, 200, "tools/list after {after}");
+    let message = reply.message().expect("a JSON answer");
+    let tools = message["result"]["tools"].as_array().map_or(0, Vec::len);
+    assert_eq!(tools, 6, "tools/list after {after}: {message}");
+}
+
+// --- Images made to measure ----------------------------------------------------------------
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xffff_ffffu32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+fn png_chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    out.extend_from_slice(&u32::try_from(data.len()).unwrap().to_be_bytes());
+    let mut tagged = kind.to_vec();
+    tagged.extend_from_slice(data);
+    out.extend_from_slice(&tagged);
+    out.extend_from_slice(&crc32(&tagged).to_be_bytes());
+}
+
+/// A PNG whose header declares `width` x `height` but whose data is a few stored zeros:
+/// tiny on the wire, huge if a decoder believed the header.
+fn png_header_only(width: u32, height: u32, bit_depth: u8, color_type: u8) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut header = Vec::new();
+    header.extend_from_slice(&width.to_be_bytes());
+    header.extend_from_slice(&height.to_be_bytes());
+    header.extend_from_slice(&[bit_depth, color_type, 0, 0, 0]);
+    png_chunk(&mut png, b"IHDR", &header);
+    // A zlib stream with one stored block of 16 zero bytes, and its Adler-32.
+    let zeros = [0u8; 16];
+    let mut idat = vec![0x78, 0x01, 0x01, 16, 0, !16u8, 0xff];
+    idat.extend_from_slice(&zeros);
+    idat.extend_from_slice(&(16u32 << 16 | 1).to_be_bytes());
+    png_chunk(&mut png, b"IDAT", &idat);
+    png_chunk(&mut png, b"IEND", &[]);
+    png
+}
+
+/// A real, fully compressed grey PNG: kilobytes on the wire, `width * height` bytes decoded.
+fn png_bomb(width: u32, height: u32) -> Vec<u8> {
+    let picture = image::GrayImage::from_pixel(width, height, image::Luma([255]));
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    picture.write_to(&mut bytes, image::ImageFormat::Png).expect("encode a PNG");
+    bytes.into_inner()
+}
+
+// --- The server under test ------------------------------------------------------------------
+
+struct Fixture {
+    child: Child,
+    addr: SocketAddr,
+    data_dir: tempfile::TempDir,
+    /// Holds the image directory and, beside it, a file that must stay out of reach.
+    _files: tempfile::TempDir,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Fixture {
+    let files = tempfile::tempdir().unwrap();
+    let images = files.path().join("images");
+    std::fs::create_dir_all(images.join("sub")).unwrap();
+    std::fs::copy(image_path(PASSPORT), images.join("passport.jpg")).unwrap();
+    std::fs::write(files.path().join("secret.txt"), b"top secret, outside the image directory")
+        .unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(files.path().join("secret.txt"), images.join("link.jpg"))
+            .unwrap();
+        std::os::unix::fs::symlink(files.path(), images.join("up")).unwrap();
+    }
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--rate-limit", "0"])
+        .args(["--max-body-mib", &BODY_LIMIT_MIB.to_string(), "--image-dir"])
+        .arg(&images)
+        .arg("--data-dir")
+        .arg(data_dir.path())
+        .env("RUST_LOG", "warn")
+        .env_remove("MRTD_DATABASE_URL")
+        .env_remove("MRTD_CONFIG")
+        .env("XDG_CONFIG_HOME", data_dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let stderr = child.stderr.take().unwrap();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sender = Some(sender);
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if line.contains("panicked") {
+                eprintln!("server: {line}");
+            }
+            if let Some(url) = line.split("serving MCP at http://").nth(1)
+                && let Some(tx) = sender.take()
+            {
+                let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
+            }
+        }
+    });
+    let addr = receiver
+        .recv_timeout(Duration::from_secs(30))
+        .expect("mrtd serve reports its address")
+        .parse()
+        .unwrap();
+    Fixture { child, addr, data_dir, _files: files }
+}
+
+/// Scans kept before the catalogue runs: one expired, one of another caller.
+fn plant_scans(data_dir: &Path) -> (String, String) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let store = mrtd_store::open(&mrtd_store::default_sqlite_url(data_dir)).await.unwrap();
+        let result = json!({ "status": "read", "fields": { "document_number": "L898902C3" } });
+        let expired = store
+            .insert(mrtd_store::NewScan {
+                owner: "local".into(),
+                result: result.clone(),
+                retain_until: SystemTime::now() - Duration::from_secs(60),
+            })
+            .await
+            .unwrap();
+        let foreign = store
+            .insert(mrtd_store::NewScan {
+                owner: "key:someone-else".into(),
+                result,
+                retain_until: SystemTime::now() + Duration::from_secs(3600),
+            })
+            .await
+            .unwrap();
+        (expired.id.as_str().to_owned(), foreign.id.as_str().to_owned())
+    })
+}
+
+fn nested(depth: usize, open: &str, close: &str, inner: &str) -> String {
+    format!("{}{inner}{}", open.repeat(depth), close.repeat(depth))
+}
+
+fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
+    use Expect::{Fine, Http, Rpc, Tool};
+    let passport = std::fs::read(image_path(PASSPORT)).unwrap();
+    let big = BODY_LIMIT_MIB * 1024 * 1024;
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+    vec![
+        // Framing and JSON syntax.
+        case("empty body", body(""), 400, Rpc(-32700)),
+        case("whitespace only", body("  \n\t "), 400, Rpc(-32700)),
+        case(
+            "truncated object",
+            body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#),
+            400,
+            Rpc(-32700),
+        ),
+        case(
+            "truncated inside arguments",
+            body(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"parse_mrz","arguments":{"lines":["P<UTO"#,
+            ),
+            400,
+            Rpc(-32700),
+        ),
+        case("trailing garbage", body(format!("{list}xyz")), 400, Rpc(-32700)),
+        case("two messages in one body", body(format!("{list}{list}")), 400, Rpc(-32700)),
+        // Known deviation: invalid UTF-8 inside a string passes the front's syntax check,
+        // so the protocol layer answers 415/-32600 where 400/-32700 is right.
+        case(
+            "invalid UTF-8",
+            body(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}".to_vec()),
+            415,
+            Rpc(-32600),
+        ),
+        case(
+            "byte order mark",
+            body([b"\xef\xbb\xbf".as_slice(), list.as_bytes()].concat()),
+            400,
+            Rpc(-32700),
+        ),
+        case(
+            "single quotes",
+            body("{'jsonrpc':'2.0','id':1,'method':'tools/list'}"),
+            400,
+            Rpc(-32700),
+        ),
+        case(
+            "NaN literal",
+            body(r#"{"jsonrpc":"2.0","id":NaN,"method":"tools/list"}"#),
+            400,
+            Rpc(-32700),
+        ),
+        case("100000 nested arrays", body(nested(100_000, "[", "]", "")), 400, Rpc(-32700)),
+        // Known deviation, as above: the protocol layer's recursion limit answers 415/-32600.
+        case(
+            "100000 nested objects in params",
+            body(format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}}"#,
+                nested(100_000, r#"{"a":"#, "}", "1")
+            )),
+            415,
+            Rpc(-32600),
+        ),
+        // JSON that is not a JSON-RPC message.
+        case("a bare string", body(r#""tools/list""#), 400, Rpc(-32600)),
+        case("null", body("null"), 400, Rpc(-32600)),
+        case("a number", body("42"), 400, Rpc(-32600)),
+        case("empty batch", body("[]"), 400, Rpc(-32600)),
+        case("batch under 2026-07-28", body(format!("[{list}]")), 400, Rpc(-32600)),
+        // A JSON-RPC message the protocol layer cannot read gets 415 (kept by the front)
+        // and -32600.
+        case(
+            "jsonrpc 1.0",
+            body(r#"{"jsonrpc":"1.0","id":1,"method":"tools/list","params":{}}"#),
+            415,
+            Rpc(-32600),
+        ),
+        case(
+            "no jsonrpc member",
+            body(r#"{"id":1,"method":"tools/list","params":{}}"#),
+            415,
+            Rpc(-32600),
+        ),
+        case(
+            "id is an object",
+            body(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list","params":{}}"#),
+            415,
+            Rpc(-32600),
+        ),
+        case(
+            "method is a number",
+            body(r#"{"jsonrpc":"2.0","id":1,"method":7}"#),
+            415,
+            Rpc(-32600),
+        ),
+        case("unknown method", rpc("documents/steal", json!({})), 404, Rpc(-32601)),
+        case(
+            "params is an array",
+            body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["scan_document"]}"#),
+            415,
+            Rpc(-32600),
+        ),
+        // Known deviation: tools/call params the protocol layer cannot read are reported
+        // as an unknown method (404/-32601) where invalid params (-32602) is right.
+        case(
+            "tools/call without a name",
+            rpc("tools/call", json!({ "arguments": {} })),
+            404,
+            Rpc(-32601),
+        ),
+        case("tool name is a number", rpc("tools/call", json!({ "name": 5 })), 404, Rpc(-32601)),
+        case(
+            "arguments is a string",
+            rpc("tools/call", json!({ "name": "parse_mrz", "arguments": "lines" })),
+            404,
+            Rpc(-32601),
+        ),
+        case("unknown tool", tool("format_disk", json!({})), 200, Rpc(-32602)),
+        case("100 KB tool name", tool(&"x".repeat(100_000), json!({})), 200, Rpc(-32602)),
+        case(
+            "forged requestState",
+            rpc(
+                "tools/call",
+                json!({ "name": "scan_document", "arguments": {}, "requestState": "eyJmb3JnZWQiOnRydWV9" }),
+            ),
+            200,
+            Rpc(-32602),
+        ),
+        case(
+            "prompt that does not exist",
+            rpc("prompts/get", json!({ "name": "exfiltrate" })),
+            200,
+            Rpc(-32602),
+        ),
+        case(
+            "resource outside mrtd://",
+            rpc("resources/read", json!({ "uri": "file:///etc/passwd" })),
+            200,
+            Rpc(-32602),
+        ),
+        // Wrong argument types and values.
+        case(
+            "image_base64 is a number",
+            tool("scan_document", json!({ "image_base64": 12 })),
+            200,
+            Tool("'image_base64' must be a string"),
+        ),
+        case(
+            "retain_hours is text",
+            tool("scan_document", json!({ "image_base64": "AA==", "retain_hours": "five" })),
+            200,
+            Tool("'retain_hours' must be a number"),
+        ),
+        case(
+            "retain_hours negative",
+            tool("scan_document", json!({ "image_base64": "AA==", "retain_hours": -1 })),
+            200,
+            Tool("whole number from 0 to 8760"),
+        ),
+        case(
+            "retain_hours 1e300",
+            tool("scan_document", json!({ "image_base64": "AA==", "retain_hours": 1e300 })),
+            200,
+            Tool("whole number from 0 to 8760"),
+        ),
+        case(
+            "reference_date nonsense",
+            tool("parse_mrz", json!({ "lines": ["x"], "reference_date": "2024-13-45" })),
+            200,
+            Tool("'2024-13-45' is not a date"),
+        ),
+        case(
+            "unknown argument",
+            tool("scan_document", json!({ "image_url": "http://169.254.169.254/" })),
+            200,
+            Tool("unknown argument 'image_url'"),
+        ),
+        case(
+            "both image sources",
+            tool("scan_document", json!({ "image_base64": "AA==", "image_path": "passport.jpg" })),
+            200,
+            Tool("not both"),
+        ),
+        case("no image at all", tool("scan_document", json!({})), 200, Tool("give the image")),
+        case(
+            "lines is a string",
+            tool("parse_mrz", json!({ "lines": "P<UTO" })),
+            200,
+            Tool("'lines' must be a list of strings"),
+        ),
+        case(
+            "lines holds numbers",
+            tool("parse_mrz", json!({ "lines": [1, 2] })),
+            200,
+            Tool("every item of 'lines' must be a string"),
+        ),
+        case(
+            "huge MRZ line",
+            tool("parse_mrz", json!({ "lines": ["<".repeat(1_000_000)] })),
+            200,
+            Tool("far longer than any MRZ"),
+        ),
+        case(
+            "list limit out of range",
+            tool("list_scans", json!({ "limit": 1_000_000 })),
+            200,
+            Tool("'limit' must be a whole number from 1 to 100"),
+        ),
+        case(
+            "forged list cursor",
+            tool("list_scans", json!({ "cursor": "../../etc/passwd" })),
+            200,
+            Tool("cursor is not valid"),
+        ),
+        // Image payloads.
+        case(
+            "invalid base64",
+            tool("scan_document", json!({ "image_base64": "!!!not base64!!!" })),
+            200,
+            Tool("not valid base64"),
+        ),
+        case(
+            "empty image",
+            tool("scan_document", json!({ "image_base64": "" })),
+            200,
+            Tool("could not be used"),
+        ),
+        case(
+            "text, not an image",
+            scan_bytes(b"Dear Sir, please find my passport attached."),
+            200,
+            Tool("unsupported or unrecognised image format"),
+        ),
+        case(
+            "ELF executable",
+            scan_bytes(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"),
+            200,
+            Tool("unsupported or unrecognised image format"),
+        ),
+        // The JPEG decoder keeps what it could read; the top of a photo holds no MRZ.
+        case(
+            "truncated JPEG",
+            scan_bytes(&passport[..passport.len() / 3]),
+            200,
+            Tool("No machine readable zone was found"),
+        ),
+        case(
+            "1.5 MiB of base64 zeros",
+            tool("scan_document", json!({ "image_base64": "A".repeat(1_500_000) })),
+            200,
+            Tool("unsupported or unrecognised image format"),
+        ),
+        case(
+            "PNG header of 100000 x 100000",
+            scan_bytes(&png_header_only(100_000, 100_000, 8, 0)),
+            200,
+            Tool("pixels"),
+        ),
+        case(
+            "PNG header of 6000 x 6000 RGBA16, no data",
+            scan_bytes(&png_header_only(6_000, 6_000, 16, 6)),
+            200,
+            Tool("could not be decoded"),
+        ),
+        case(
+            "PNG header of 0 x 0",
+            scan_bytes(&png_header_only(0, 0, 8, 0)),
+            200,
+            Tool("could not be used"),
+        ),
+        case(
+            "compressed PNG bomb of 7000 x 7000",
+            scan_bytes(&png_bomb(7_000, 7_000)),
+            200,
+            Tool("pixels"),
+        ),
+        // Paths out of the image directory.
+        case(
+            "parent directory",
+            tool("scan_document", json!({ "image_path": "../secret.txt" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        case(
+            "absolute path",
+            tool("scan_document", json!({ "image_path": "/etc/passwd" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        case(
+            "traversal through a subdirectory",
+            tool("scan_document", json!({ "image_path": "sub/../../secret.txt" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        case(
+            "symlink to a file outside",
+            tool("scan_document", json!({ "image_path": "link.jpg" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        case(
+            "symlinked directory outside",
+            tool("scan_document", json!({ "image_path": "up/secret.txt" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        case(
+            "a directory",
+            tool("scan_document", json!({ "image_path": "sub" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        case(
+            "encoded traversal",
+            tool("scan_document", json!({ "image_path": "..%2Fsecret.txt" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        case(
+            "NUL in the path",
+            tool("scan_document", json!({ "image_path": "passport.jpg\u{0}.png" })),
+            200,
+            Tool(PATH_REFUSED),
+        ),
+        // Scan ids.
+        case(
+            "unknown scan id",
+            tool("get_scan", json!({ "scan_id": "scn_00000000000000000000000000" })),
+            200,
+            Tool(NOT_FOUND),
+        ),
+        case(
+            "SQL in a scan id",
+            tool("get_scan", json!({ "scan_id": "x' OR '1'='1" })),
+            200,
+            Tool(NOT_FOUND),
+        ),
+        case(
+            "10 KB scan id",
+            tool("delete_scan", json!({ "scan_id": "9".repeat(10_000) })),
+            200,
+            Tool(NOT_FOUND),
+        ),
+        case(
+            "scan id is a number",
+            tool("get_scan", json!({ "scan_id": 42 })),
+            200,
+            Tool("'scan_id' must be a string"),
+        ),
+        case(
+            "expired scan id",
+            tool("get_scan", json!({ "scan_id": expired })),
+            200,
+            Tool(NOT_FOUND),
+        ),
+        case(
+            "another caller's scan",
+            tool("get_scan", json!({ "scan_id": foreign })),
+            200,
+            Tool(NOT_FOUND),
+        ),
+        case(
+            "deleting another caller's scan",
+            tool("delete_scan", json!({ "scan_id": foreign })),
+            200,
+            Tool(NOT_FOUND),
+        ),
+        case(
+            "another caller's scan as a resource",
+            rpc("resources/read", json!({ "uri": format!("mrtd://scans/{foreign}") })),
+            200,
+            Rpc(-32602),
+        ),
+        // Header values.
+        case(
+            "Content-Type text/plain",
+            rpc("tools/list", json!({})).with("Content-Type", "text/plain"),
+            415,
+            Rpc(-32600),
+        ),
+        case(
+            "no Content-Type",
+            rpc("tools/list", json!({})).without("Content-Type"),
+            415,
+            Rpc(-32600),
+        ),
+        case(
+            "Accept text/html",
+            rpc("tools/list", json!({})).with("Accept", "text/html"),
+            406,
+            Rpc(-32600),
+        ),
+        case(
+            "unknown MCP-Protocol-Version",
+            rpc("tools/list", json!({})).with("MCP-Protocol-Version", "1999-01-01"),
+            400,
+            Rpc(-32020),
+        ),
+        case(
+            "MCP-Protocol-Version against _meta",
+            rpc("tools/list", json!({})).with("MCP-Protocol-Version", "2025-06-18"),
+            400,
+            Rpc(-32020),
+        ),
+        case(
+            "Mcp-Method against the body",
+            rpc("tools/list", json!({})).with("Mcp-Method", "tools/call"),
+            400,
+            Rpc(-32020),
+        ),
+        case(
+            "Mcp-Name against the body",
+            tool("parse_mrz", json!({ "lines": ["x"] })).with("Mcp-Name", "delete_scan"),
+            400,
+            Rpc(-32020),
+        ),
+        case(
+            "foreign Origin",
+            rpc("tools/list", json!({})).with("Origin", "https://evil.example"),
+            403,
+            Rpc(-32600),
+        ),
+        case("Origin null", rpc("tools/list", json!({})).with("Origin", "null"), 403, Rpc(-32600)),
+        case(
+            "foreign Host (DNS rebinding)",
+            rpc("tools/list", json!({})).with("Host", "evil.example"),
+            403,
+            Rpc(-32600),
+        ),
+        case("GET on the endpoint", rpc("tools/list", json!({})).method("GET"), 405, Rpc(-32600)),
+        case("PUT on the endpoint", rpc("tools/list", json!({})).method("PUT"), 405, Rpc(-32600)),
+        case(
+            "a session id nobody issued",
+            rpc("tools/list", json!({})).with("Mcp-Session-Id", "../../admin"),
+            200,
+            Fine,
+        ),
+        // Sizes and lengths.
+        case(
+            "declared length over the limit",
+            Raw {
+                content_length: Some((big * 4).to_string()),
+                send_only: Some(0),
+                ..rpc("tools/list", json!({}))
+            },
+            413,
+            Rpc(-32600),
+        ),
+        case(
+            "body over the limit",
+            tool("parse_mrz", json!({ "lines": ["A".repeat(big + 1024)] })),
+            413,
+            Rpc(-32600),
+        ),
+        case(
+            "body shorter than declared",
+            Raw {
+                content_length: Some("500".into()),
+                send_only: Some(20),
+                ..rpc("tools/list", json!({}))
+            },
+            400,
+            Rpc(-32600),
+        ),
+        case(
+            "512 KiB header",
+            rpc("tools/list", json!({})).with("X-Filler", &"f".repeat(512 * 1024)),
+            431,
+            Http,
+        ),
+        case(
+            "malformed Content-Length",
+            Raw { content_length: Some("12abc".into()), ..rpc("tools/list", json!({})) },
+            400,
+            Http,
+        ),
+    ]
+}
+
+#[test]
+fn every_bad_request_gets_a_clear_error_and_the_server_keeps_serving() {
+    let fixture = start();
+    let (expired, foreign) = plant_scans(fixture.data_dir.path());
+    let cases = catalogue(&expired, &foreign);
+    assert!(cases.len() >= 50, "the catalogue holds {} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let reply = send(fixture.addr, &case.request);
+        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            check(case, &reply, fixture.data_dir.path())
+        })) {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default();
+            failures.push(message);
+        }
+        assert_still_serving(fixture.addr, case.name);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+
+    // The planted scans are untouched: the foreign one is still there for its owner.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let url = mrtd_store::default_sqlite_url(fixture.data_dir.path());
+        let store = mrtd_store::open(&url).await.unwrap();
+        store.get("key:someone-else", &foreign, SystemTime::now()).await.expect("still kept");
+    });
+    // A legitimate scan through the image directory still works after all of it.
+    let reply = send(fixture.addr, &tool("scan_document", json!({ "image_path": "passport.jpg" })));
+    let message = reply.message().unwrap();
+    assert_eq!(message["result"]["structuredContent"]["status"], "read", "{message}");
+}
+
+// --- stdio ------------------------------------------------------------------------------------
+
+struct StdioServer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    _data_dir: tempfile::TempDir,
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl StdioServer {
+    fn start() -> StdioServer {
+        let data_dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+            .args(["serve", "--stdio", "--data-dir"])
+            .arg(data_dir.path())
+            .env("RUST_LOG", "warn")
+            .env_remove("MRTD_DATABASE_URL")
+            .env_remove("MRTD_IMAGE_DIR")
+            .env_remove("MRTD_CONFIG")
+            .env("XDG_CONFIG_HOME", data_dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mrtd serve --stdio starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        StdioServer { child, stdin, lines, _data_dir: data_dir }
+    }
+
+    fn send_line(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message that is not a notification.
+    fn receive(&mut self) -> Value {
+        loop {
+            let line = self.lines.recv_timeout(Duration::from_secs(30)).expect("an answer line");
+            let message: Value = serde_json::from_str(&line).expect("every stdout line is JSON");
+            if message.get("method").is_none() {
+                return message;
+            }
+        }
+    }
+}
+
+fn stdio_message(id: u64, method: &str, mut params: Value) -> Vec<u8> {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn stdio_survives_bad_lines() {
+    let mut server = StdioServer::start();
+    let tools_call = |name: &str, arguments: Value| {
+        stdio_message(9, "tools/call", json!({ "name": name, "arguments": arguments }))
+    };
+    let cases: Vec<(&str, Vec<u8>, Expect)> = vec![
+        ("not JSON", b"hello there".to_vec(), Expect::Rpc(-32700)),
+        (
+            "truncated JSON",
+            br#"{"jsonrpc":"2.0","id":9,"method":"tools/li"#.to_vec(),
+            Expect::Rpc(-32700),
+        ),
+        (
+            "invalid UTF-8",
+            b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xff\"}".to_vec(),
+            Expect::Rpc(-32700),
+        ),
+        ("100000 nested arrays", nested(100_000, "[", "]", "").into_bytes(), Expect::Rpc(-32700)),
+        ("unknown tool", tools_call("format_disk", json!({})), Expect::Rpc(-32602)),
+        (
+            "invalid base64",
+            tools_call("scan_document", json!({ "image_base64": "%%%" })),
+            Expect::Tool("not valid base64"),
+        ),
+        (
+            "image_path without an image directory",
+            tools_call("scan_document", json!({ "image_path": "../../etc/passwd" })),
+            Expect::Tool("image_path is disabled"),
+        ),
+        (
+            "PNG header of 100000 x 100000",
+            tools_call(
+                "scan_document",
+                json!({ "image_base64": base64::engine::general_purpose::STANDARD.encode(png_header_only(100_000, 100_000, 8, 0)) }),
+            ),
+            Expect::Tool("pixels"),
+        ),
+    ];
+    for (index, (name, line, expect)) in cases.into_iter().enumerate() {
+        server.send_line(&line);
+        let answer = server.receive();
+        match expect {
+            Expect::Rpc(code) => {
+                assert_eq!(answer["error"]["code"], json!(code), "{name}: {answer}")
+            }
+            Expect::Tool(text) => {
+                assert_eq!(answer["result"]["isError"], json!(true), "{name}: {answer}");
+                let said = answer["result"]["content"][0]["text"].as_str().unwrap_or("");
+                assert!(said.contains(text), "{name}: {said}");
+            }
+            Expect::Http | Expect::Fine => unreachable!("stdio cases expect errors"),
+        }
+        let id = 100 + index as u64;
+        server.send_line(&stdio_message(id, "tools/list", json!({})));
+        let listed = server.receive();
+        assert_eq!(listed["id"], json!(id), "tools/list after {name}: {listed}");
+        assert_eq!(listed["result"]["tools"].as_array().map_or(0, Vec::len), 6, "after {name}");
+    }
+}

@@ -1,0 +1,178 @@
+//! Metrics, probes and trace context through the real `mrtd serve`: what a scan records in
+//! `/metrics`, the health probes, and a caller's `traceparent` in the JSON logs.
+
+mod support;
+
+use std::{
+    io::{BufRead, BufReader},
+    net::SocketAddr,
+    process::{Child, Command, Stdio},
+    sync::{Arc, Mutex, mpsc},
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+use support::{PASSPORT, image_base64, transport};
+
+const MODERN: &str = "2026-07-28";
+const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+/// `mrtd serve` with JSON logs; every stderr line is kept for inspection.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    logs: Arc<Mutex<Vec<String>>>,
+    _data_dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Server {
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["--log-format", "json", "serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir.path())
+        .env("RUST_LOG", "warn,mrtd_server=info,mrtd_mcp=debug")
+        .env_remove("MRTD_DATABASE_URL")
+        .env_remove("MRTD_CONFIG")
+        .env("XDG_CONFIG_HOME", data_dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let stderr = child.stderr.take().unwrap();
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let kept = logs.clone();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sender = Some(sender);
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if let Some(rest) = line.split("serving MCP at http://").nth(1)
+                && let Some(tx) = sender.take()
+            {
+                let address = rest.split(['/', '"', ' ']).next().unwrap_or("").to_owned();
+                let _ = tx.send(address);
+            }
+            kept.lock().unwrap().push(line);
+        }
+    });
+    let addr = receiver
+        .recv_timeout(Duration::from_secs(30))
+        .expect("mrtd serve reports its address")
+        .parse()
+        .expect("a socket address");
+    Server { child, addr, logs, _data_dir: data_dir }
+}
+
+fn call(addr: SocketAddr, id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "traceparent": TRACEPARENT,
+        "tracestate": "vendor=opaque",
+    });
+    let mut headers =
+        vec![("MCP-Protocol-Version", MODERN.to_owned()), ("Mcp-Method", method.to_owned())];
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        headers.push(("Mcp-Name", name.to_owned()));
+    }
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+    let reply = transport::post(addr, &headers, &body);
+    assert_eq!(reply.status, 200, "{method}");
+    reply.messages.into_iter().find(|m| m["id"] == json!(id)).expect("a reply")
+}
+
+/// The value of the series `name{labels}` (labels exactly as the exporter prints them).
+fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find(|line| line.starts_with(series) && line[series.len()..].starts_with(' '))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+}
+
+#[test]
+fn metrics_probes_and_trace_context_end_to_end() {
+    let server = start();
+    let addr = server.addr;
+
+    for path in ["/healthz", "/livez"] {
+        let reply = transport::request(addr, "GET", path, &[], "");
+        assert_eq!(reply.status, 200, "{path}");
+        assert_eq!(reply.json()["status"], "ok");
+    }
+    let ready = transport::request(addr, "GET", "/readyz", &[], "");
+    assert_eq!(ready.status, 200, "{}", ready.body);
+    assert_eq!(ready.json(), json!({ "status": "ready", "checks": { "store": "ok" } }));
+
+    call(addr, 1, "tools/list", json!({}));
+    let scan = call(
+        addr,
+        2,
+        "tools/call",
+        json!({ "name": "scan_document", "arguments": { "image_base64": image_base64(PASSPORT) } }),
+    );
+    assert_eq!(scan["result"]["structuredContent"]["status"], "read", "{scan}");
+    let unknown = call(addr, 3, "tools/call", json!({ "name": "no_such_tool", "arguments": {} }));
+    assert!(unknown.get("error").is_some(), "{unknown}");
+
+    let reply = transport::request(addr, "GET", "/metrics", &[], "");
+    assert_eq!(reply.status, 200);
+    assert!(reply.header("content-type").unwrap_or("").starts_with("text/plain"));
+    let text = reply.body;
+    let value = |series: &str| metric(&text, series).unwrap_or_else(|| panic!("{series}:\n{text}"));
+    assert_eq!(
+        value(r#"mrtd_http_requests_total{route="/mcp",method="tools/list",status="200"}"#),
+        1.0
+    );
+    assert_eq!(
+        value(r#"mrtd_http_requests_total{route="/mcp",method="tools/call",status="200"}"#),
+        2.0
+    );
+    assert_eq!(
+        value(r#"mrtd_http_requests_total{route="/readyz",method="GET",status="200"}"#),
+        1.0
+    );
+    assert!(
+        value(r#"mrtd_http_request_duration_seconds_count{route="/mcp",method="tools/call"}"#)
+            >= 2.0
+    );
+    assert_eq!(value(r#"mrtd_recognition_duration_seconds_count{outcome="read"}"#), 1.0);
+    assert!(value(r#"mrtd_recognition_duration_seconds_sum{outcome="read"}"#) > 0.0);
+    assert_eq!(value("mrtd_recognition_queue_depth"), 0.0, "nothing waits after the scan");
+    assert_eq!(value("mrtd_recognitions_running"), 0.0);
+    assert_eq!(value(r#"mrtd_tool_calls_total{tool="scan_document",outcome="ok"}"#), 1.0);
+    assert_eq!(value(r#"mrtd_tool_calls_total{tool="unknown",outcome="protocol_error"}"#), 1.0);
+    assert!(!text.contains("no_such_tool"), "client text never becomes a label");
+    // The scrape itself is counted once it has been answered.
+    let again = transport::request(addr, "GET", "/metrics", &[], "").body;
+    assert_eq!(
+        metric(&again, r#"mrtd_http_requests_total{route="/metrics",method="GET",status="200"}"#),
+        Some(1.0)
+    );
+
+    // The scan's log line carries the caller's trace, inside the HTTP request's span.
+    let logs = server.logs.lock().unwrap().clone();
+    let finished: Vec<Value> = logs
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["fields"]["message"] == "tool call finished")
+        .collect();
+    let scan_line = finished
+        .iter()
+        .find(|line| line["span"]["tool"] == "scan_document")
+        .unwrap_or_else(|| panic!("no log of the scan's tool call in:\n{}", logs.join("\n")));
+    assert_eq!(scan_line["span"]["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert_eq!(scan_line["span"]["parent_span_id"], "00f067aa0ba902b7");
+    assert_eq!(scan_line["span"]["tracestate"], "vendor=opaque");
+    assert_eq!(scan_line["spans"][0]["name"], "request", "{scan_line}");
+    assert_eq!(scan_line["fields"]["outcome"], "ok");
+    let log_text = logs.join("\n");
+    assert!(!log_text.contains("L898902C3"), "document fields never reach the logs");
+}

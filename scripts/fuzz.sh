@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a bounded time each, on stable Rust.
+#
+#   scripts/fuzz.sh [SECONDS]     seconds per target (default 20)
+#
+# Targets: crates/mrz/fuzz (parse_text, decode_cells), crates/engine/fuzz (read_image),
+# crates/server/fuzz (http_body, trace_context). Each fuzz crate is its own workspace.
+#
+# The targets are libFuzzer binaries (libfuzzer-sys) built with the same sanitizer-coverage
+# instrumentation `cargo fuzz` uses, without AddressSanitizer (which needs nightly); safe Rust
+# has no memory errors for it to find, and panics, overflows and debug assertions still abort.
+# `cargo fuzz run TARGET -s none` on a nightly toolchain runs the same targets.
+#
+# Seeds are committed under crates/*/fuzz/corpus/TARGET and never written to; what a run
+# discovers goes to $MRTD_FUZZ_DIR/corpus/CRATE-TARGET (default target/fuzz), which CI may
+# cache so later runs start from it. A crash leaves its input in $MRTD_FUZZ_DIR/artifacts
+# and fails the script; rerun it with: BINARY ARTIFACT.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+seconds="${1:-20}"
+fuzz_dir="${MRTD_FUZZ_DIR:-$root/target/fuzz}"
+host=$(rustc -vV | sed -n 's/^host: //p')
+
+# The instrumented build has its own target directory: these flags differ from the main
+# workspace's, and sharing one would rebuild both every time.
+export CARGO_TARGET_DIR="$fuzz_dir/build"
+export RUSTFLAGS="-Cpasses=sancov-module \
+-Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
+-Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares \
+--cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+export CARGO_TERM_COLOR=never
+
+mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts" "$fuzz_dir/logs"
+failed=0
+for crate in mrz engine server; do
+    dir="crates/$crate/fuzz"
+    start=$(date +%s)
+    # --target keeps the instrumentation off build scripts and proc macros, which run
+    # inside the compiler and cannot link the coverage hooks.
+    (cd "$dir" && cargo build --quiet --release --target "$host" --bins)
+    echo "built $dir in $(( $(date +%s) - start ))s"
+    for target in $(sed -n '/^\[\[bin\]\]/,/^path/s/^name = "\(.*\)"/\1/p' "$dir/Cargo.toml"); do
+        binary="$CARGO_TARGET_DIR/$host/release/$target"
+        corpus="$fuzz_dir/corpus/$crate-$target"
+        seeds="$dir/corpus/$target"
+        mkdir -p "$corpus" "$seeds"
+        log="$fuzz_dir/logs/$crate-$target.log"
+        if "$binary" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+            -max_len=65536 -print_final_stats=1 \
+            -artifact_prefix="$fuzz_dir/artifacts/$crate-$target-" \
+            "$corpus" "$seeds" >"$log" 2>&1; then
+            runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+            echo "ok   $crate/$target: ${runs:-?} runs in ${seconds}s, corpus $(ls "$corpus" | wc -l) files"
+        else
+            echo "FAIL $crate/$target (log: $log)" >&2
+            tail -n 40 "$log" >&2
+            failed=1
+        fi
+    done
+done
+exit "$failed"
