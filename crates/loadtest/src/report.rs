@@ -221,13 +221,22 @@ fn print_memory(series: &RssSeries, verdict: &Flatness, tolerance: f64, judged: 
         Flatness::TooFewSamples(n) => {
             println!("{label}: too few samples ({n}) to judge");
         }
-        Flatness::Measured { second_quarter, last_quarter, change_percent, flat } => println!(
-            "{label}: {} (last-quarter median {:.1} MiB vs second-quarter median {:.1} MiB, \
-             {change_percent:+.1} %, limit +{:.0} %)",
-            if *flat { "FLAT" } else { "GROWING" },
-            mib(*last_quarter),
-            mib(*second_quarter),
-            tolerance * 100.0
-        ),
+        Flatness::Measured {
+            second_quarter,
+            third_quarter,
+            last_quarter,
+            change_percent,
+            flat,
+        } => {
+            println!(
+                "{label}: {} (last-quarter median {:.1} MiB vs second-quarter median {:.1} MiB, \
+                 {change_percent:+.1} %, limit +{:.0} %; third-quarter median {:.1} MiB)",
+                if *flat { "FLAT" } else { "GROWING" },
+                mib(*last_quarter),
+                mib(*second_quarter),
+                tolerance * 100.0,
+                mib(*third_quarter),
+            )
+        }
     }
 }

@@ -46,8 +46,15 @@ impl LatencySummary {
 pub enum Flatness {
     /// Fewer samples than a verdict needs (eight: two per quarter).
     TooFewSamples(usize),
-    /// The last quarter's median against the second quarter's.
-    Measured { second_quarter: u64, last_quarter: u64, change_percent: f64, flat: bool },
+    /// The last quarter's median against the second quarter's; the third quarter's median
+    /// is kept to tell a step that levelled off from growth that goes on.
+    Measured {
+        second_quarter: u64,
+        third_quarter: u64,
+        last_quarter: u64,
+        change_percent: f64,
+        flat: bool,
+    },
 }
 
 impl Flatness {
@@ -68,10 +75,12 @@ pub fn flatness(samples: &[u64], tolerance: f64) -> Flatness {
     }
     let quarter = samples.len() / 4;
     let second = median(&samples[quarter..2 * quarter]).unwrap_or(0);
+    let third = median(&samples[2 * quarter..3 * quarter]).unwrap_or(0);
     let last = median(&samples[samples.len() - quarter..]).unwrap_or(0);
     let change = if second == 0 { 0.0 } else { (last as f64 - second as f64) / second as f64 };
     Flatness::Measured {
         second_quarter: second,
+        third_quarter: third,
         last_quarter: last,
         change_percent: change * 100.0,
         flat: change <= tolerance,
@@ -116,8 +125,9 @@ mod tests {
         let verdict = flatness(&samples, 0.10);
         assert!(verdict.is_flat(), "{verdict:?}");
         match verdict {
-            Flatness::Measured { second_quarter, last_quarter, .. } => {
+            Flatness::Measured { second_quarter, third_quarter, last_quarter, .. } => {
                 assert_eq!(second_quarter, 200);
+                assert_eq!(third_quarter, 200);
                 assert_eq!(last_quarter, 202);
             }
             other => panic!("{other:?}"),
