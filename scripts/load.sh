@@ -58,7 +58,7 @@ done
 
 echo
 say "summary"
-grep -E '^(target|requests|method|scan_document|get_scan|tools/list|memory verdict|memory trend|server memory|server CPU)' \
+grep -E '^(target|requests|method|scan_document|get_scan|tools/list|memory verdict|memory trend|server memory|server CPU|VIOLATION)' \
     "$WORK/soak.out" || true
 echo "recognition: ${SCANS_PER_SECOND[1]} scans/s with 1 slot, ${SCANS_PER_SECOND[2]} scans/s" \
     "with 2 slots: x$(ratio "${SCANS_PER_SECOND[2]}" "${SCANS_PER_SECOND[1]}") on $CORES cores" \
