@@ -110,8 +110,21 @@ impl Report {
                 broken.push("memory flatness was expected but no --server-pid was given".into());
             }
             for (series, verdict) in &self.memory {
-                if !verdict.is_flat() {
-                    broken.push(format!("server {} memory is not flat: {verdict:?}", series.pid));
+                match verdict {
+                    Flatness::Measured { flat: true, .. } => {}
+                    Flatness::Measured { second_quarter, last_quarter, change_percent, .. } => {
+                        broken.push(format!(
+                            "server {} memory is not flat: the last-quarter median ({:.1} MiB) is \
+                             {change_percent:+.1} % from the second-quarter median ({:.1} MiB)",
+                            series.pid,
+                            mib(*last_quarter),
+                            mib(*second_quarter),
+                        ));
+                    }
+                    Flatness::TooFewSamples(n) => broken.push(format!(
+                        "server {} memory cannot be judged from {n} samples",
+                        series.pid
+                    )),
                 }
             }
         }
