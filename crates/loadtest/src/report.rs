@@ -253,3 +253,70 @@ fn print_memory(series: &RssSeries, verdict: &Flatness, tolerance: f64, judged: 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::flatness;
+
+    fn report(failures: Vec<FailureCount>, memory: Vec<u64>) -> Report {
+        let series = RssSeries::from_samples(7, memory);
+        let verdict = flatness(&series.samples, 0.10);
+        Report {
+            url: "http://127.0.0.1:1/mcp".into(),
+            connections: 1,
+            elapsed: Duration::from_secs(10),
+            ok: 100,
+            methods: Vec::new(),
+            failures: failures
+                .into_iter()
+                .enumerate()
+                .map(|(i, count)| (("get_scan".to_owned(), format!("kind {i}")), count))
+                .collect(),
+            kept: 0,
+            ids_out: None,
+            memory: vec![(series, verdict)],
+            flat_tolerance: 0.10,
+        }
+    }
+
+    fn failures(count: u64, allowed: u64, forbidden: u64) -> FailureCount {
+        FailureCount { count, allowed, forbidden, sample: "e.g.".into() }
+    }
+
+    const STRICT: Expectations =
+        Expectations { max_failures: 0, expect_failures: false, expect_flat_memory: true };
+
+    #[test]
+    fn a_clean_run_with_flat_memory_breaks_nothing() {
+        assert!(report(Vec::new(), vec![100; 20]).violations(&STRICT).is_empty());
+    }
+
+    #[test]
+    fn only_failures_outside_the_allowed_texts_count() {
+        let run = report(vec![failures(5, 5, 0), failures(3, 1, 0)], vec![100; 20]);
+        assert_eq!(run.failed(), 8);
+        assert_eq!(run.unexpected(), 2);
+        assert_eq!(run.violations(&STRICT).len(), 1);
+        let lenient = Expectations { max_failures: 2, ..STRICT };
+        assert!(run.violations(&lenient).is_empty());
+    }
+
+    #[test]
+    fn forbidden_text_missing_failures_and_growing_memory_are_violations() {
+        let leaked = report(vec![failures(2, 0, 1)], vec![100; 20]);
+        let lenient = Expectations { max_failures: u64::MAX, ..STRICT };
+        assert_eq!(leaked.violations(&lenient).len(), 1, "a forbidden text always breaks a run");
+
+        let outage = Expectations { expect_failures: true, ..STRICT };
+        let quiet = report(Vec::new(), vec![100; 20]);
+        assert_eq!(quiet.violations(&outage).len(), 1, "an outage that nobody saw");
+
+        let growing = report(Vec::new(), (0..40).map(|i| 100 + 10 * i).collect());
+        let broken = growing.violations(&STRICT);
+        assert_eq!(broken.len(), 1);
+        assert!(broken[0].contains("not flat"), "{broken:?}");
+        let relaxed = Expectations { expect_flat_memory: false, ..STRICT };
+        assert!(growing.violations(&relaxed).is_empty());
+    }
+}

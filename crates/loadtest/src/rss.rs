@@ -55,6 +55,12 @@ pub struct RssSeries {
 }
 
 impl RssSeries {
+    /// A series of memory samples without CPU readings.
+    #[cfg(test)]
+    pub fn from_samples(pid: u32, samples: Vec<u64>) -> RssSeries {
+        RssSeries { pid, samples, missed: 0, cpu: None }
+    }
+
     /// Average CPU cores the process kept busy while sampled (1.0: one core all the time).
     pub fn cores_busy(&self) -> Option<f64> {
         let ((first, since), (last, until)) = self.cpu?;
