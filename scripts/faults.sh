@@ -78,7 +78,9 @@ postgres_test() {
     local forbid=(--forbid-text sqlx --forbid-text "pool timed out" --forbid-text "onnection refused"
         --forbid-text "$MRTD_PG_PORT" --forbid-text "error returned from database"
         --forbid-text "PoolTimedOut" --forbid-text "SQLSTATE")
-    load run --url "$url" --connections "$CONNECTIONS" --duration-secs 20 --timeout-secs 15 \
+    # A request counts as hung after 30 s. Scans wait longest: each holds a recognition slot
+    # while its store write waits out the pool's acquire timeout, so the queue behind grows.
+    load run --url "$url" --connections "$CONNECTIONS" --duration-secs 20 --timeout-secs 30 \
         --mix scan=1,get=2,list=1 --ids-out "$WORK/pg-ids-during" \
         --allow-error "scan store is unavailable" --expect-failures "${forbid[@]}" \
         >"$WORK/pg-during.out" &
