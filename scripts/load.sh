@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Load and soak test: `mrtd serve` (release build, SQLite in a temporary data directory) under
 # 64 connections mixing scan_document on the specimen photos (retain_hours 1), get_scan on
-# the ids it got back and tools/list, for 300 s; then recognition throughput with one
+# the ids it got back and tools/list, for 600 s; then recognition throughput with one
 # recognition slot against two.
 #
 #   scripts/load.sh [--quick] [SECONDS] [CONNECTIONS]
 #
 #   --quick      20 s of load and 8 s per scaling step (for CI); memory is reported, not judged
-#   SECONDS      length of the mixed load (default 300)
+#   SECONDS      length of the mixed load (default 600: the first few minutes include a warm-up step in memory)
 #   CONNECTIONS  concurrent connections (default 64)
 #
 # Passes when no request failed and (full runs) the server's memory stayed flat: the median
@@ -22,7 +22,7 @@ if [[ "${1:-}" == "--quick" ]]; then
     QUICK=1
     shift
 fi
-SECONDS_OF_LOAD="${1:-$([[ -n "$QUICK" ]] && echo 20 || echo 300)}"
+SECONDS_OF_LOAD="${1:-$([[ -n "$QUICK" ]] && echo 20 || echo 600)}"
 CONNECTIONS="${2:-64}"
 SCALING_SECONDS="$([[ -n "$QUICK" ]] && echo 8 || echo 30)"
 SCALING_CONNECTIONS=8
