@@ -7,8 +7,8 @@
 # Steps: system packages, formatting, lints, layering, PostgreSQL, the Rust test suites
 # (SQLite and PostgreSQL store backends), the fuzz targets' build, the reader's accuracy on
 # real specimens and a fresh synthetic set, the official TypeScript and Python MCP SDKs
-# against the binary, the web page in headless Chromium, and the official MCP conformance
-# suite.
+# against the binary, the web page in headless Chromium, a load smoke run and fault
+# injection (kill -9, PostgreSQL restarts), and the official MCP conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -83,6 +83,13 @@ scripts/interop.sh --bin "$target_dir/debug/mrtd"
 
 step "web page in headless Chromium (upload, fields, outline, keyboard, WebMCP)"
 MRTD_BIN="$target_dir/debug/mrtd" scripts/browser-test.sh
+
+# --- Load and faults ------------------------------------------------------------------------------
+step "load smoke: 64 connections mixing scan_document, get_scan and tools/list"
+MRTD_LOAD_PROFILE=dev scripts/load.sh --quick
+
+step "faults: kill -9 under load, PostgreSQL stopped and started under load"
+MRTD_LOAD_PROFILE=dev scripts/faults.sh
 
 # --- MCP conformance -----------------------------------------------------------------------------
 if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
