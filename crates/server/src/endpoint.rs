@@ -198,7 +198,10 @@ impl McpEndpoint {
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') => {
                 // Validate without building a tree: rmcp parses the message itself.
-                if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_err() {
+                // Skipping a value does not check the UTF-8 of strings, so check it here.
+                if std::str::from_utf8(&bytes).is_err()
+                    || serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_err()
+                {
                     return parse_error();
                 }
                 let request = Request::from_parts(parts, Full::new(bytes.clone()));

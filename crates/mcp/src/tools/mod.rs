@@ -139,9 +139,11 @@ pub(crate) async fn call(
         "parse_mrz" => parse_mrz::call(&arguments),
         "check_document" => check_document::call(state, &principal, &arguments).await,
         other => {
+            // Echo at most a short prefix: the name is the caller's, of any length.
+            let shown: String = other.chars().take(64).collect();
             return Err(ErrorData::invalid_params(
-                format!("unknown tool '{other}'"),
-                Some(json!({ "tool": other })),
+                format!("unknown tool '{shown}'"),
+                Some(json!({ "tool": shown })),
             ));
         }
     };
