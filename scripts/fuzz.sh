@@ -2,6 +2,7 @@
 # Runs every fuzz target for a bounded time each, on stable Rust.
 #
 #   scripts/fuzz.sh [SECONDS]     seconds per target (default 20)
+#   MRTD_FUZZ_CRATES="mrz engine" scripts/fuzz.sh 15     only these fuzz crates
 #
 # Targets: crates/mrz/fuzz (parse_text, decode_cells), crates/engine/fuzz (read_image),
 # crates/server/fuzz (http_body, trace_context). Each fuzz crate is its own workspace.
@@ -39,7 +40,7 @@ export CARGO_TERM_COLOR=never
 
 mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts" "$fuzz_dir/logs"
 failed=0
-for crate in mrz engine server; do
+for crate in ${MRTD_FUZZ_CRATES:-mrz engine server}; do
     dir="crates/$crate/fuzz"
     start=$(date +%s)
     # --target keeps the instrumentation off build scripts and proc macros, which run
