@@ -111,21 +111,11 @@ fn json_notice(endpoint: &Endpoint<'_>, now: std::time::SystemTime) -> serde_jso
 fn rfc3339(time: std::time::SystemTime) -> String {
     let since = time.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let seconds = since.as_secs();
-    let days = i64::try_from(seconds / 86_400).unwrap_or_default();
     let in_day = seconds % 86_400;
-    // Days since 1970-01-01 to a civil date (the proleptic Gregorian calendar).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    let date =
+        mrtd_mrz::Date::from_days_since_epoch(i64::try_from(seconds / 86_400).unwrap_or_default());
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
+        "{date}T{:02}:{:02}:{:02}.{:06}Z",
         in_day / 3600,
         in_day / 60 % 60,
         in_day % 60,
@@ -186,5 +176,12 @@ mod tests {
         let parsed: serde_json::Value = serde_json::from_str(desktop.trim()).unwrap();
         assert_eq!(parsed["mcpServers"]["mrtd"]["args"], json!(["serve", "--stdio"]));
         assert!(!text.contains("Bearer"));
+    }
+
+    #[test]
+    fn log_times_are_utc_with_microseconds() {
+        let time = std::time::UNIX_EPOCH + std::time::Duration::from_micros(1_796_086_923_000_042);
+        assert_eq!(rfc3339(time), "2026-12-01T01:02:03.000042Z");
+        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00.000000Z");
     }
 }
