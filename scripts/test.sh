@@ -64,6 +64,11 @@ trap 'scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
 step "cargo test (workspace, SQLite and PostgreSQL backends)"
 cargo test --workspace --no-fail-fast
 
+step "OpenTelemetry export (feature otel): lints, and spans reaching a real OTLP endpoint"
+cargo clippy -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --all-targets --quiet \
+    -- -D warnings
+cargo test -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --test otel
+
 step "benchmarks build"
 cargo check --workspace --benches --quiet
 

@@ -21,6 +21,10 @@ struct Cli {
     /// Log format on standard error.
     #[arg(long, global = true, env = "MRTD_LOG_FORMAT", value_enum, default_value = "human")]
     log_format: LogFormat,
+    /// Export spans over OTLP/HTTP to this collector URL (`http://HOST:4318/v1/traces`);
+    /// needs mrtd built with `--features otel`.
+    #[arg(long, global = true, env = "MRTD_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -65,7 +69,14 @@ fn main() -> ExitCode {
             return exit::status_of(&error).into();
         }
     };
-    init_logging(cli.log_format);
+    // Kept until the command has finished: dropping it flushes the spans still buffered.
+    let _export = match init_logging(cli.log_format, cli.otlp_endpoint.as_deref()) {
+        Ok(export) => export,
+        Err(error) => {
+            eprintln!("mrtd: {error:#}");
+            return exit::status_of(&error).into();
+        }
+    };
     let outcome = match cli.command {
         Command::Serve(args) => serve_cmd::run(*args, cli.log_format == LogFormat::Json),
         Command::Parse(args) => parse_cmd::run(args),
@@ -110,15 +121,43 @@ fn parse_command_line() -> anyhow::Result<Cli> {
     Ok(cli)
 }
 
+/// The OpenTelemetry exporter, when this build has one.
+#[cfg(feature = "otel")]
+type SpanExport = mrtd_server::observe::otel::OtelExport;
+#[cfg(not(feature = "otel"))]
+type SpanExport = ();
+
 /// Logs go to stderr, never stdout: in stdio mode stdout carries the protocol.
-/// `RUST_LOG` sets the filter (default `info`).
-fn init_logging(format: LogFormat) {
+/// `RUST_LOG` sets the filter (default `info`). With an OTLP endpoint, spans are exported too.
+fn init_logging(
+    format: LogFormat,
+    otlp_endpoint: Option<&str>,
+) -> anyhow::Result<Option<SpanExport>> {
+    use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    match format {
-        LogFormat::Json => builder.json().init(),
-        LogFormat::Human => builder.init(),
+    let lines = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let lines = match format {
+        LogFormat::Json => lines.json().boxed(),
+        LogFormat::Human => lines.boxed(),
+    };
+    let registry = tracing_subscriber::registry().with(filter).with(lines);
+    let Some(endpoint) = otlp_endpoint else {
+        registry.init();
+        return Ok(None);
+    };
+    #[cfg(feature = "otel")]
+    {
+        let export = SpanExport::new(endpoint, "mrtd")?;
+        registry.with(export.layer()).init();
+        Ok(Some(export))
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        anyhow::bail!(
+            "--otlp-endpoint {endpoint}: this mrtd was built without OpenTelemetry export; \
+             build it with `cargo build --release --features otel`"
+        )
     }
 }
 

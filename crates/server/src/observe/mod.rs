@@ -54,6 +54,8 @@
 
 mod health;
 mod layer;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod sniff;
 pub mod trace;
 
@@ -111,6 +113,9 @@ pub enum ObserveError {
     /// The histogram buckets were refused.
     #[error("the metrics recorder could not be built: {0}")]
     Build(#[from] metrics_exporter_prometheus::BuildError),
+    /// The OpenTelemetry exporter could not be set up (feature `otel`).
+    #[error("the OpenTelemetry exporter could not be set up: {0}")]
+    Otel(String),
 }
 
 /// The installed metrics recorder and what the request middleware needs; cheap to clone.
@@ -326,6 +331,8 @@ pub fn tool_call_span(
         if let Some(state) = state {
             span.record("tracestate", state);
         }
+        #[cfg(feature = "otel")]
+        otel::continue_trace(&span, &context, state);
     }
     span
 }
