@@ -25,6 +25,9 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 seconds="${1:-20}"
 fuzz_dir="${MRTD_FUZZ_DIR:-$root/target/fuzz}"
+# Absolute, because the builds run from inside each fuzz crate.
+mkdir -p "$fuzz_dir"
+fuzz_dir=$(cd "$fuzz_dir" && pwd)
 host=$(rustc -vV | sed -n 's/^host: //p')
 
 # The instrumented build has its own target directory: these flags differ from the main
