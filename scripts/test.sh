@@ -5,7 +5,7 @@
 #   MRTD_SKIP_CONFORMANCE=1    skip the official MCP conformance suite (needs npm once)
 #
 # Steps: system packages, formatting, lints, layering, PostgreSQL, the Rust test suites
-# (SQLite and PostgreSQL store backends), the fuzz targets' build, the reader's accuracy on
+# (SQLite and PostgreSQL store backends), OpenTelemetry export, bounded fuzzing, the reader's accuracy on
 # real specimens and a fresh synthetic set, the official TypeScript and Python MCP SDKs
 # against the binary, the web page in headless Chromium, a load smoke run and fault
 # injection (kill -9, PostgreSQL restarts), and the official MCP conformance suite.
