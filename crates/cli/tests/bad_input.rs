@@ -503,14 +503,14 @@ fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             Rpc(-32700),
         ),
         case("100000 nested arrays", body(nested(100_000, "[", "]", "")), 400, Rpc(-32700)),
-        // Known deviation, as above: the protocol layer's recursion limit answers 415/-32600.
+        // Deeper than the protocol layer's recursion limit: an invalid request.
         case(
             "100000 nested objects in params",
             body(format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}}"#,
                 nested(100_000, r#"{"a":"#, "}", "1")
             )),
-            415,
+            400,
             Rpc(-32600),
         ),
         // JSON that is not a JSON-RPC message.
@@ -519,37 +519,36 @@ fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
         case("a number", body("42"), 400, Rpc(-32600)),
         case("empty batch", body("[]"), 400, Rpc(-32600)),
         case("batch under 2026-07-28", body(format!("[{list}]")), 400, Rpc(-32600)),
-        // A JSON-RPC message the protocol layer cannot read gets 415 (kept by the front)
-        // and -32600.
+        // A JSON-RPC message the protocol layer cannot read is an invalid request.
         case(
             "jsonrpc 1.0",
             body(r#"{"jsonrpc":"1.0","id":1,"method":"tools/list","params":{}}"#),
-            415,
+            400,
             Rpc(-32600),
         ),
         case(
             "no jsonrpc member",
             body(r#"{"id":1,"method":"tools/list","params":{}}"#),
-            415,
+            400,
             Rpc(-32600),
         ),
         case(
             "id is an object",
             body(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list","params":{}}"#),
-            415,
+            400,
             Rpc(-32600),
         ),
         case(
             "method is a number",
             body(r#"{"jsonrpc":"2.0","id":1,"method":7}"#),
-            415,
+            400,
             Rpc(-32600),
         ),
         case("unknown method", rpc("documents/steal", json!({})), 404, Rpc(-32601)),
         case(
             "params is an array",
             body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["scan_document"]}"#),
-            415,
+            400,
             Rpc(-32600),
         ),
         // Known deviation: tools/call params the protocol layer cannot read are reported

@@ -324,6 +324,13 @@ impl McpEndpoint {
         } else {
             text
         };
+        // The media type was checked before forwarding, so a 415 from the protocol layer
+        // means the JSON is not a message it can read: an invalid request, not a media type.
+        let (status, message) = if status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            (StatusCode::BAD_REQUEST, format!("Invalid Request: {message}"))
+        } else {
+            (status, message)
+        };
         let code = if status.is_server_error() { jsonrpc::INTERNAL_ERROR } else { INVALID_REQUEST };
         let mut normalised =
             jsonrpc::error_response(status, id().unwrap_or(Value::Null), code, &message);
