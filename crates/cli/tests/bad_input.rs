@@ -384,42 +384,21 @@ fn start() -> Fixture {
         std::os::unix::fs::symlink(files.path(), images.join("up")).unwrap();
     }
     let data_dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--rate-limit", "0"])
+    let mut child = support::serve_command(data_dir.path())
+        .args(["--listen", "127.0.0.1:0", "--rate-limit", "0"])
         .args(["--max-body-mib", &BODY_LIMIT_MIB.to_string(), "--image-dir"])
         .arg(&images)
-        .arg("--data-dir")
-        .arg(data_dir.path())
-        .env("RUST_LOG", "warn")
-        .env_remove("MRTD_DATABASE_URL")
-        .env_remove("MRTD_CONFIG")
-        .env("XDG_CONFIG_HOME", data_dir.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("mrtd serve starts");
     let stderr = child.stderr.take().unwrap();
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut sender = Some(sender);
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if line.contains("panicked") {
-                eprintln!("server: {line}");
-            }
-            if let Some(url) = line.split("serving MCP at http://").nth(1)
-                && let Some(tx) = sender.take()
-            {
-                let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
-            }
+    let addr = support::announced_address(stderr, |line| {
+        if line.contains("panicked") {
+            eprintln!("server: {line}");
         }
     });
-    let addr = receiver
-        .recv_timeout(Duration::from_secs(30))
-        .expect("mrtd serve reports its address")
-        .parse()
-        .unwrap();
     Fixture { child, addr, data_dir, _files: files }
 }
 

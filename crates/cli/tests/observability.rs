@@ -4,11 +4,9 @@
 mod support;
 
 use std::{
-    io::{BufRead, BufReader},
     net::SocketAddr,
-    process::{Child, Command, Stdio},
-    sync::{Arc, Mutex, mpsc},
-    time::Duration,
+    process::{Child, Stdio},
+    sync::{Arc, Mutex},
 };
 
 use serde_json::{Value, json};
@@ -34,13 +32,9 @@ impl Drop for Server {
 
 fn start() -> Server {
     let data_dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
-        .args(["--log-format", "json", "serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir.path())
+    let mut child = support::serve_command(data_dir.path())
+        .args(["--log-format", "json", "--listen", "127.0.0.1:0"])
         .env("RUST_LOG", "warn,mrtd_server=info,mrtd_mcp=debug")
-        .env_remove("MRTD_DATABASE_URL")
-        .env_remove("MRTD_CONFIG")
-        .env("XDG_CONFIG_HOME", data_dir.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -49,25 +43,7 @@ fn start() -> Server {
     let stderr = child.stderr.take().unwrap();
     let logs = Arc::new(Mutex::new(Vec::new()));
     let kept = logs.clone();
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut sender = Some(sender);
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if let Some(rest) = line.split("serving MCP at http://").nth(1)
-                && let Some(tx) = sender.take()
-            {
-                let address = rest.split(['/', '"', ' ']).next().unwrap_or("").to_owned();
-                let _ = tx.send(address);
-            }
-            kept.lock().unwrap().push(line);
-        }
-    });
-    let addr = receiver
-        .recv_timeout(Duration::from_secs(30))
-        .expect("mrtd serve reports its address")
-        .parse()
-        .expect("a socket address");
+    let addr = support::announced_address(stderr, move |line| kept.lock().unwrap().push(line));
     Server { child, addr, logs, _data_dir: data_dir }
 }
 

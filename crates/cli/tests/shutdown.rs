@@ -7,7 +7,6 @@
 mod support;
 
 use std::{
-    io::{BufRead, BufReader},
     net::{SocketAddr, TcpStream},
     process::{Child, Command, Stdio},
     sync::mpsc,
@@ -24,38 +23,16 @@ const SCANS: usize = 4;
 
 /// `mrtd serve` with one recognition slot, so queued scans are in flight for a while.
 fn start_server(data_dir: &std::path::Path) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--max-concurrent-scans", "1"])
-        .args(["--scan-wait-secs", "60", "--rate-limit", "0", "--data-dir"])
-        .arg(data_dir)
-        .env("RUST_LOG", "warn")
-        .env_remove("MRTD_DATABASE_URL")
-        .env_remove("MRTD_IMAGE_DIR")
-        .env_remove("MRTD_CONFIG")
-        .env("XDG_CONFIG_HOME", data_dir)
+    let mut child = support::serve_command(data_dir)
+        .args(["--listen", "127.0.0.1:0", "--max-concurrent-scans", "1"])
+        .args(["--scan-wait-secs", "60", "--rate-limit", "0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("mrtd serve starts");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || {
-        let mut sender = Some(sender);
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if let Some(url) = line.split("serving MCP at http://").nth(1)
-                && let Some(tx) = sender.take()
-            {
-                let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
-            }
-        }
-    });
-    let addr = receiver
-        .recv_timeout(Duration::from_secs(30))
-        .expect("mrtd serve reports its address")
-        .parse()
-        .expect("a socket address");
+    let addr = support::announced_address(stderr, |_| {});
     (child, addr)
 }
 

@@ -11,7 +11,7 @@ use std::{
     io::{BufRead, BufReader},
     net::SocketAddr,
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::{Child, ChildStderr, Command, Stdio},
     sync::{Arc, mpsc},
     time::{Duration, SystemTime},
 };
@@ -59,59 +59,72 @@ pub struct ServerProcess {
     stdio: Option<StdioPipe>,
 }
 
+/// `mrtd serve --data-dir DATA_DIR`, insulated from the caller's `MRTD_*` variables and
+/// configuration file (and logging only warnings); callers add their own flags.
+pub fn serve_command(data_dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mrtd"));
+    command
+        .arg("serve")
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env("RUST_LOG", "warn")
+        .env_remove("MRTD_DATABASE_URL")
+        .env_remove("MRTD_IMAGE_DIR")
+        .env_remove("MRTD_CONFIG")
+        // A configuration file in the user's home must not change the server under test.
+        .env("XDG_CONFIG_HOME", data_dir);
+    command
+}
+
+/// The address `mrtd serve` announces on its stderr (human or JSON logs). A thread keeps
+/// draining stderr, so the server never blocks on a full pipe, and hands every line to
+/// `on_line`.
+pub fn announced_address(
+    stderr: ChildStderr,
+    mut on_line: impl FnMut(String) + Send + 'static,
+) -> SocketAddr {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sender = Some(sender);
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if let Some(rest) = line.split("serving MCP at http://").nth(1)
+                && let Some(tx) = sender.take()
+            {
+                let _ = tx.send(rest.split(['/', '"', ' ']).next().unwrap_or("").to_owned());
+            }
+            on_line(line);
+        }
+    });
+    receiver
+        .recv_timeout(Duration::from_secs(30))
+        .expect("mrtd serve reports its address")
+        .parse()
+        .expect("a socket address")
+}
+
 impl ServerProcess {
     /// `mrtd serve --listen 127.0.0.1:0 --data-dir TMP EXTRA...`.
     pub fn http(extra_args: &[&str]) -> ServerProcess {
         let data_dir = tempfile::tempdir().expect("a temporary data directory");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(data_dir.path())
+        let mut child = serve_command(data_dir.path())
+            .args(["--listen", "127.0.0.1:0"])
             .args(extra_args)
-            .env("RUST_LOG", "warn")
-            .env_remove("MRTD_DATABASE_URL")
-            .env_remove("MRTD_IMAGE_DIR")
-            .env_remove("MRTD_CONFIG")
-            // A configuration file in the user's home must not change the server under test.
-            .env("XDG_CONFIG_HOME", data_dir.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .expect("mrtd serve starts");
         let stderr = child.stderr.take().expect("stderr is piped");
-        let (sender, receiver) = mpsc::channel();
-        // Keeps draining stderr so that the server never blocks on a full pipe.
-        std::thread::spawn(move || {
-            let mut sender = Some(sender);
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.split("serving MCP at http://").nth(1)
-                    && let Some(tx) = sender.take()
-                {
-                    let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
-                }
-            }
-        });
-        let addr = receiver
-            .recv_timeout(Duration::from_secs(30))
-            .expect("mrtd serve reports its address")
-            .parse()
-            .expect("a socket address");
+        let addr = announced_address(stderr, |_| {});
         ServerProcess { child, data_dir, addr: Some(addr), stdio: None }
     }
 
     /// `mrtd serve --stdio --data-dir TMP`.
     pub fn stdio() -> ServerProcess {
         let data_dir = tempfile::tempdir().expect("a temporary data directory");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
-            .args(["serve", "--stdio", "--data-dir"])
-            .arg(data_dir.path())
-            .env("RUST_LOG", "warn")
-            .env_remove("MRTD_DATABASE_URL")
-            .env_remove("MRTD_IMAGE_DIR")
-            .env_remove("MRTD_CONFIG")
-            // A configuration file in the user's home must not change the server under test.
-            .env("XDG_CONFIG_HOME", data_dir.path())
+        let mut child = serve_command(data_dir.path())
+            .arg("--stdio")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
