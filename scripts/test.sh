@@ -14,7 +14,13 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 
-step() { printf '\n==> %s\n' "$*"; }
+started=$SECONDS
+# Each step prints the time since the start and the space the build folder takes.
+step() {
+    local used
+    used=$(du -sh "$target_dir" 2>/dev/null | cut -f1)
+    printf '\n==> %s  [%ds, target %s]\n' "$*" "$((SECONDS - started))" "${used:-0}"
+}
 
 # --- System packages -------------------------------------------------------------------------
 need_apt=()
@@ -69,6 +75,13 @@ cargo clippy -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --all-
     -- -D warnings
 cargo test -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --test otel
 
+# The binaries the later steps drive, from the same feature resolution as the test build above
+# (`cargo build -p mrtd` alone resolves features differently and rebuilds half the tree).
+# Cargo refreshes a copied-out binary only when it is missing, so stale copies go first.
+rm -f "$target_dir/debug/mrtd" "$target_dir/debug/mrtd-conformance" "$target_dir/debug/mrtd-load"
+cargo build --quiet --workspace --bins --tests
+export MRTD_BIN="$target_dir/debug/mrtd" MRTD_LOAD_BIN="$target_dir/debug/mrtd-load"
+
 step "benchmarks build"
 cargo check --workspace --benches --quiet
 
@@ -85,24 +98,22 @@ if [ -x scripts/reader-eval.sh ]; then
 fi
 
 # --- Real clients and a real browser ------------------------------------------------------------
-cargo build --quiet -p mrtd
 step "interop: the official TypeScript and Python MCP SDKs against mrtd (stdio and HTTP)"
-scripts/interop.sh --bin "$target_dir/debug/mrtd"
+scripts/interop.sh --bin "$MRTD_BIN"
 
 step "web page in headless Chromium (upload, fields, outline, keyboard, WebMCP)"
-MRTD_BIN="$target_dir/debug/mrtd" scripts/browser-test.sh
+scripts/browser-test.sh
 
 # --- Load and faults ------------------------------------------------------------------------------
 step "load smoke: 64 connections mixing scan_document, get_scan and tools/list"
-MRTD_LOAD_PROFILE=dev scripts/load.sh --quick
+scripts/load.sh --quick
 
 step "faults: kill -9 under load, PostgreSQL stopped and started under load"
-MRTD_LOAD_PROFILE=dev scripts/faults.sh
+scripts/faults.sh
 
 # --- MCP conformance -----------------------------------------------------------------------------
 if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
     step "official MCP conformance suite against mrtd-conformance"
-    cargo build --quiet -p mrtd-conformance
     python3 scripts/conformance.py --bin "$target_dir/debug/mrtd-conformance"
     shared="$root/../shared/tools"
     if [ -f "$shared/mcp-checklist.py" ]; then
