@@ -46,7 +46,6 @@ struct RowIndex {
     span: usize,
     /// Single-glyph blobs as (cell index, position along the row).
     pairs: Vec<(f32, f32)>,
-    pitch: f32,
 }
 
 fn index_row(row: &TextRow) -> Option<RowIndex> {
@@ -88,27 +87,68 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
         .filter(|(m, _)| single(m.1))
         .map(|(m, &k)| ((k - first).round(), m.0))
         .collect();
-    Some(RowIndex { span, pairs, pitch })
+    Some(RowIndex { span, pairs })
+}
+
+/// Where cell `k` of a row lies along it: `(a + b k) / (1 + d k)`, the image of
+/// evenly spaced points under a perspective view of the line (`d = 0` is a flat,
+/// frontal view). A quadratic cannot follow the pitch of a strongly foreshortened
+/// line, which can grow by half from one end to the other.
+#[derive(Clone, Copy, Debug)]
+struct Spacing {
+    a: f32,
+    b: f32,
+    d: f32,
+}
+
+impl Spacing {
+    fn linear(first: f32, pitch: f32) -> Spacing {
+        Spacing { a: first, b: pitch, d: 0.0 }
+    }
+
+    fn at(&self, k: f32) -> f32 {
+        (self.a + self.b * k) / (1.0 + self.d * k)
+    }
+
+    /// The (fractional) cell index at position `s`.
+    fn index_of(&self, s: f32) -> f32 {
+        (s - self.a) / (self.b - self.d * s)
+    }
+
+    fn pitch_at(&self, k: f32) -> f32 {
+        (self.b - self.a * self.d) / (1.0 + self.d * k).powi(2)
+    }
+
+    /// Whether the model is a plausible row of `n` cells near the expected pitch:
+    /// positive pitch everywhere, ends within a factor two of each other.
+    fn plausible(&self, n: usize, pitch: f32) -> bool {
+        let last = (n - 1) as f32;
+        if 1.0 + self.d * last <= 0.2 {
+            return false;
+        }
+        let (p0, p1) = (self.pitch_at(0.0), self.pitch_at(last));
+        let mean = (self.at(last) - self.at(0.0)) / last;
+        p0 > 0.0 && p1 > 0.0 && p0.max(p1) < 2.0 * p0.min(p1) && (mean - pitch).abs() < 0.25 * pitch
+    }
 }
 
 /// Places `n` cell centres along a row: from the blob numbering when it
 /// finds exactly `n` cells, otherwise by spreading `n` cells between the row
 /// ends; either way refined by a least-squares fit of single-glyph blobs to
-/// their cells, with a quadratic term for perspective when the data supports it.
+/// their cells, with perspective when the data supports it.
 fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
-    let (mut first, mut pitch, mut pairs) = match index_row(row) {
+    let (mut spacing, mut pairs) = match index_row(row) {
         Some(index) if index.span == n => {
             let pairs = index.pairs.clone();
             let (a, b) = fit_linear(&pairs)?;
-            let _ = index.pitch;
-            (a, b, pairs)
+            (Spacing::linear(a, b), pairs)
         }
         _ => {
             let pitch = row.length() / (n as f32 - 0.3);
-            (row.start + pitch * 0.35, pitch, Vec::new())
+            (Spacing::linear(row.start + pitch * 0.35, pitch), Vec::new())
         }
     };
-    let mut curve = 0.0f32;
+    let pitch = spacing.b;
     let singles: Vec<f32> = row
         .members
         .iter()
@@ -120,49 +160,32 @@ fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
         if !trusted {
             pairs.clear();
             for &s in &singles {
-                // Invert s = first + pitch k + curve k^2 by fixed-point steps.
-                let mut k = (s - first) / pitch;
-                for _ in 0..3 {
-                    k = (s - first - curve * k * k) / pitch;
-                }
-                let k = k.round();
+                let k = spacing.index_of(s).round();
                 if k < 0.0 || k > (n - 1) as f32 {
                     continue;
                 }
-                let predicted = first + pitch * k + curve * k * k;
-                if (s - predicted).abs() < pitch * 0.4 {
+                if (s - spacing.at(k)).abs() < spacing.pitch_at(k) * 0.4 {
                     pairs.push((k, s));
                 }
             }
         } else if round > 0 {
             // Drop blobs that sit far from their cell (a stray mark, a split glyph).
-            pairs.retain(|&(k, s)| (s - (first + pitch * k + curve * k * k)).abs() < pitch * 0.3);
+            pairs.retain(|&(k, s)| (s - spacing.at(k)).abs() < spacing.pitch_at(k) * 0.3);
         }
         if pairs.len() < n / 3 {
             break;
         }
-        let quadratic = pairs.len() > n / 2;
-        let fit = if quadratic {
-            fit_quadratic(&pairs)
+        let fit = if pairs.len() > n / 2 {
+            fit_projective(&pairs)
         } else {
-            fit_linear(&pairs).map(|(a, b)| (a, b, 0.0))
+            fit_linear(&pairs).map(|(a, b)| Spacing::linear(a, b))
         };
-        if let Some((a, b, c)) = fit {
-            let end_shift = c * ((n - 1) * (n - 1)) as f32;
-            if b <= 0.0
-                || (b - pitch).abs() > pitch * 0.25
-                || end_shift.abs() > pitch * n as f32 * 0.2
-            {
-                break;
-            }
-            first = a;
-            pitch = b;
-            curve = c;
+        match fit {
+            Some(fit) if fit.plausible(n, pitch) => spacing = fit,
+            _ => break,
         }
     }
-    let positions: Vec<f32> =
-        (0..n).map(|k| first + pitch * k as f32 + curve * (k * k) as f32).collect();
-    Some(positions)
+    Some((0..n).map(|k| spacing.at(k as f32)).collect())
 }
 
 /// The number of cells the blob numbering finds in each row, when they agree.
@@ -184,29 +207,28 @@ fn fit_linear(pairs: &[(f32, f32)]) -> Option<(f32, f32)> {
     Some((my - b * mx, b))
 }
 
-fn fit_quadratic(pairs: &[(f32, f32)]) -> Option<(f32, f32, f32)> {
-    // Normal equations for y = a + b k + c k^2, solved in f64 by Cramer's rule.
-    let mut s = [0f64; 5];
+/// Least squares for `s (1 + d k) = a + b k`, the linearised perspective model,
+/// solved in f64 by Cramer's rule.
+fn fit_projective(pairs: &[(f32, f32)]) -> Option<Spacing> {
+    let mut m = [[0f64; 3]; 3];
     let mut t = [0f64; 3];
-    for &(k, y) in pairs {
-        let (k, y) = (f64::from(k), f64::from(y));
-        let mut power = 1.0;
-        for item in &mut s {
-            *item += power;
-            power *= k;
+    for &(k, s) in pairs {
+        let (k, s) = (f64::from(k), f64::from(s));
+        let x = [1.0, k, -s * k];
+        for row in 0..3 {
+            for col in 0..3 {
+                m[row][col] += x[row] * x[col];
+            }
+            t[row] += x[row] * s;
         }
-        t[0] += y;
-        t[1] += y * k;
-        t[2] += y * k * k;
     }
-    let m = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]];
     let det = |m: &[[f64; 3]; 3]| {
         m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
             - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
             + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
     };
     let d = det(&m);
-    if d.abs() < 1e-9 {
+    if d.abs() < 1e-9 * m[2][2].abs().max(1.0) {
         return None;
     }
     let mut solution = [0f64; 3];
@@ -217,15 +239,16 @@ fn fit_quadratic(pairs: &[(f32, f32)]) -> Option<(f32, f32, f32)> {
         }
         *value = det(&replaced) / d;
     }
-    Some((solution[0] as f32, solution[1] as f32, solution[2] as f32))
+    let [a, b, d] = solution.map(|v| v as f32);
+    [a, b, d].iter().all(|v| v.is_finite()).then_some(Spacing { a, b, d })
 }
 
 /// Cell geometry for a row, in original image pixels.
-fn row_cells(row: &TextRow, n: usize, scale: f32) -> Option<Vec<CellGeometry>> {
-    let positions = cell_positions(row, n)?;
+fn row_cells(row: &TextRow, positions: &[f32], scale: f32) -> Vec<CellGeometry> {
+    let n = positions.len();
     let normal = row.normal();
     let inv = 1.0 / scale;
-    let cells = positions
+    positions
         .iter()
         .enumerate()
         .map(|(k, &s)| {
@@ -239,14 +262,58 @@ fn row_cells(row: &TextRow, n: usize, scale: f32) -> Option<Vec<CellGeometry>> {
                 (row.dir.1 + normal.1 * row.slope) / norm,
             );
             let height = row.height * inv;
+            // Positions are measured along the search direction; the distance
+            // along the fitted line is longer by `norm`.
+            let step = pitch * norm * inv;
             CellGeometry {
                 centre: (x * inv, y * inv),
-                along: (unit.0 * pitch * inv, unit.1 * pitch * inv),
+                along: (unit.0 * step, unit.1 * step),
                 across: (-unit.1 * height, unit.0 * height),
             }
         })
-        .collect();
-    Some(cells)
+        .collect()
+}
+
+/// Cell positions for every row of a candidate. A row whose blobs number
+/// exactly `n` cells is placed on its own; a row that lost glyphs (faint, washed
+/// out, merged) follows the columns of the nearest complete row, moved by the
+/// median offset of its own glyphs, because the lines of an MRZ share their columns.
+fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
+    let own: Vec<Vec<f32>> =
+        rows.iter().map(|row| cell_positions(row, n)).collect::<Option<Vec<_>>>()?;
+    let complete: Vec<bool> =
+        rows.iter().map(|row| index_row(row).is_some_and(|i| i.span == n)).collect();
+    let mut result = own.clone();
+    for (idx, row) in rows.iter().enumerate() {
+        if complete[idx] {
+            continue;
+        }
+        let Some(neighbour) =
+            (0..rows.len()).filter(|&j| complete[j]).min_by_key(|&j| j.abs_diff(idx))
+        else {
+            continue;
+        };
+        let columns = &own[neighbour];
+        let pitch = (columns[n - 1] - columns[0]) / (n - 1) as f32;
+        let mut offsets: Vec<f32> = row
+            .members
+            .iter()
+            .filter(|(_, len)| *len < row.height * 1.3)
+            .filter_map(|((x, y), _)| {
+                let s = x * row.dir.0 + y * row.dir.1;
+                let nearest =
+                    columns.iter().map(|c| s - c).min_by(|a, b| a.abs().total_cmp(&b.abs()))?;
+                (nearest.abs() < 0.4 * pitch).then_some(nearest)
+            })
+            .collect();
+        if offsets.len() < n / 3 {
+            continue;
+        }
+        offsets.sort_by(f32::total_cmp);
+        let shift = offsets[offsets.len() / 2];
+        result[idx] = columns.iter().map(|c| c + shift).collect();
+    }
+    Some(result)
 }
 
 /// Classifies cells and keeps the top few symbols of each.
@@ -334,16 +401,17 @@ fn read_rows(model: &Mlp, original: &Gray, scale: f32, candidate: &MrzCandidate)
     let mut attempts = Vec::new();
     for n in line_lengths(candidate) {
         for backwards in [false, true] {
-            let rows: Vec<TextRow> = if backwards {
-                candidate.rows.iter().rev().map(reversed).collect()
-            } else {
-                candidate.rows.clone()
-            };
-            let Some(cells) =
-                rows.iter().map(|row| row_cells(row, n, scale)).collect::<Option<Vec<_>>>()
-            else {
+            let aligned = aligned_ends(&candidate.rows, n);
+            let rows: Vec<TextRow> =
+                if backwards { aligned.iter().rev().map(reversed).collect() } else { aligned };
+            let Some(positions) = rows_positions(&rows, n) else {
                 continue;
             };
+            let cells: Vec<Vec<CellGeometry>> = rows
+                .iter()
+                .zip(&positions)
+                .map(|(row, positions)| row_cells(row, positions, scale))
+                .collect();
             let mut lines = Vec::new();
             let mut contrast = Vec::new();
             for line_cells in &cells {
@@ -371,6 +439,26 @@ fn read_rows(model: &Mlp, original: &Gray, scale: f32, candidate: &MrzCandidate)
     }
     attempts.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
     attempts
+}
+
+/// MRZ lines start and end together: a row whose blobs do not number exactly
+/// `n` cells (a faint glyph lost at one end) takes its ends from the rows that do,
+/// or from the outermost ends of all rows.
+fn aligned_ends(rows: &[TextRow], n: usize) -> Vec<TextRow> {
+    let complete: Vec<&TextRow> =
+        rows.iter().filter(|r| index_row(r).is_some_and(|i| i.span == n)).collect();
+    let source: Vec<&TextRow> = if complete.is_empty() { rows.iter().collect() } else { complete };
+    let start = source.iter().map(|r| r.start).fold(f32::INFINITY, f32::min);
+    let end = source.iter().map(|r| r.end).fold(f32::NEG_INFINITY, f32::max);
+    rows.iter()
+        .map(|row| {
+            if index_row(row).is_some_and(|i| i.span == n) {
+                row.clone()
+            } else {
+                TextRow { start: start.min(row.start), end: end.max(row.end), ..row.clone() }
+            }
+        })
+        .collect()
 }
 
 /// Orders attempts: passing check digits first, then classifier confidence.
