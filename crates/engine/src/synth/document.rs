@@ -92,7 +92,11 @@ fn render_document(
     let photo_w = width as f32 * rng.range(0.22, 0.3);
     let photo_x = width as f32 * rng.range(0.03, 0.06);
     let photo_y = height as f32 * rng.range(0.12, 0.2);
-    let photo_h = (photo_w * 1.3).min(height as f32 * 0.55);
+    // ICAO 9303 keeps a clear zone around the MRZ: the portrait ends at least a
+    // millimetre above the highest the MRZ can start (widest margins and spacing).
+    let mrz_top_min =
+        height as f32 - px_per_mm * (5.0 + 4.6 * (lines.len() - 1) as f32 + 1.0) - pitch;
+    let photo_h = (photo_w * 1.3).min(height as f32 * 0.55).min(mrz_top_min - photo_y);
     let tone = rng.range(40.0, 170.0);
     canvas.fill_rect(photo_x, photo_y, photo_x + photo_w, photo_y + photo_h, tone, 1.0);
     for _ in 0..6 {
