@@ -394,12 +394,49 @@ pub(crate) fn read_candidate(
         }
         attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
     }
+    // Two rows of 36 that do not read as an MRZ may be the two 44-character
+    // lines of a passport or visa with glare or shadow over one end: the rows
+    // are lengthened by the missing cells at either end and read again.
+    if candidate.rows.len() == 2
+        && counted_length(candidate) == Some(36)
+        && attempts.first().is_none_or(|a| !a.reading.valid)
+    {
+        let pitch = candidate.rows.iter().map(|row| row.length() / 35.7).fold(0.0f32, f32::max);
+        let missing = 8.0 * pitch;
+        for at_start in [true, false] {
+            let rows = candidate
+                .rows
+                .iter()
+                .map(|row| {
+                    let mut longer = row.clone();
+                    if at_start {
+                        longer.start -= missing;
+                    } else {
+                        longer.end += missing;
+                    }
+                    longer
+                })
+                .collect();
+            attempts.extend(read_rows_at(model, original, scale, &MrzCandidate { rows }, &[44]));
+        }
+        attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
+    }
     attempts
 }
 
 fn read_rows(model: &Mlp, original: &Gray, scale: f32, candidate: &MrzCandidate) -> Vec<Attempt> {
+    read_rows_at(model, original, scale, candidate, &line_lengths(candidate))
+}
+
+fn read_rows_at(
+    model: &Mlp,
+    original: &Gray,
+    scale: f32,
+    candidate: &MrzCandidate,
+    lengths: &[usize],
+) -> Vec<Attempt> {
     let mut attempts = Vec::new();
-    for n in line_lengths(candidate) {
+    for &n in lengths {
         for backwards in [false, true] {
             let aligned = aligned_ends(&candidate.rows, n);
             let rows: Vec<TextRow> =
