@@ -472,6 +472,11 @@ fn read_rows_at(
                 score: mean_log,
                 rotation_degrees: rotation,
             });
+            // A confident reading one way round settles the direction: the
+            // other way round reads upside-down glyphs and cannot beat it.
+            if attempts.last().is_some_and(|a| crate::engine::is_confident(&a.reading)) {
+                break;
+            }
         }
     }
     attempts.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
