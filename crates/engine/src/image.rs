@@ -29,6 +29,9 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     if bytes.len() > limits.max_bytes {
         return Err(ImageError::TooLarge { bytes: bytes.len(), limit: limits.max_bytes });
     }
+    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return decode_jpeg_luma(bytes, limits).map(|gray| Decoded { gray, format: "jpeg" });
+    }
     let reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|error| ImageError::Decode(error.to_string()))?;
@@ -64,6 +67,49 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     let (width, height) = luma.dimensions();
     let gray = Gray { width: width as usize, height: height as usize, data: luma.into_raw() };
     Ok(Decoded { gray, format })
+}
+
+/// Decodes a JPEG straight to its luma channel.
+///
+/// Photos arrive as colour JPEGs; asking the decoder for luma skips chroma
+/// upsampling and colour conversion, which cost about as much as the rest of
+/// decoding, and the reader needs gray anyway.
+fn decode_jpeg_luma(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageError> {
+    use zune_core::bytestream::ZCursor;
+    use zune_core::colorspace::ColorSpace;
+    use zune_core::options::DecoderOptions;
+    use zune_jpeg::JpegDecoder;
+
+    let options = DecoderOptions::default()
+        .jpeg_set_out_colorspace(ColorSpace::Luma)
+        .set_max_width(usize::from(u16::MAX))
+        .set_max_height(usize::from(u16::MAX));
+    let mut decoder = JpegDecoder::new_with_options(ZCursor::new(bytes), options);
+    decoder.decode_headers().map_err(|error| ImageError::Decode(error.to_string()))?;
+    let info = decoder.info().ok_or_else(|| ImageError::Decode("no JPEG header".to_owned()))?;
+    let (width, height) = (u32::from(info.width), u32::from(info.height));
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels > limits.max_pixels {
+        return Err(ImageError::TooManyPixels { width, height, pixels, limit: limits.max_pixels });
+    }
+    if pixels == 0 {
+        return Err(ImageError::Decode("the image has no pixels".to_owned()));
+    }
+    let orientation = decoder
+        .exif()
+        .and_then(|exif| image::metadata::Orientation::from_exif_chunk(exif))
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let data = decoder.decode().map_err(|error| ImageError::Decode(error.to_string()))?;
+    if data.len() != (pixels as usize) {
+        return Err(ImageError::Decode("the JPEG decoded to an unexpected size".to_owned()));
+    }
+    let luma = image::GrayImage::from_raw(width, height, data)
+        .ok_or_else(|| ImageError::Decode("the JPEG decoded to an unexpected size".to_owned()))?;
+    let mut dynamic = DynamicImage::ImageLuma8(luma);
+    dynamic.apply_orientation(orientation);
+    let luma = dynamic.into_luma8();
+    let (width, height) = luma.dimensions();
+    Ok(Gray { width: width as usize, height: height as usize, data: luma.into_raw() })
 }
 
 fn map_error(error: image::ImageError, memory_limit: u64) -> ImageError {

@@ -67,3 +67,42 @@ fn a_blank_page_has_no_mrz_and_says_so() {
     let first = reading.diagnostics.first().expect("a diagnostic");
     assert!(first.message.starts_with("No MRZ found"), "{}", first.message);
 }
+
+fn colour_jpeg(width: u32, height: u32) -> Vec<u8> {
+    let image = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 128])
+    });
+    let mut bytes = Vec::new();
+    image.write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Jpeg).expect("encode");
+    bytes
+}
+
+#[test]
+fn jpeg_limits_and_damage_are_refused_like_other_formats() {
+    let engine = EngineBuilder::new().max_pixels(10_000).build();
+    match engine.read(&colour_jpeg(200, 100), &ParseOptions::default()).unwrap_err() {
+        ImageError::TooManyPixels { width, height, pixels, limit } => {
+            assert_eq!((width, height, pixels, limit), (200, 100, 20_000, 10_000));
+        }
+        other => panic!("unexpected {other}"),
+    }
+    let engine = EngineBuilder::new().build();
+    let bytes = colour_jpeg(64, 64);
+    let error = engine.read(&bytes[..40], &ParseOptions::default()).unwrap_err();
+    assert!(matches!(error, ImageError::Decode(_)), "{error}");
+    // A frame header claiming 65535 x 65535 pixels is refused before any pixel is decoded.
+    let mut huge = bytes.clone();
+    let sof = huge.windows(2).position(|w| w == [0xFF, 0xC0]).expect("a baseline frame header");
+    huge[sof + 5..sof + 9].copy_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF]);
+    let error = engine.read(&huge, &ParseOptions::default()).unwrap_err();
+    assert!(matches!(error, ImageError::TooManyPixels { .. }), "{error}");
+}
+
+#[test]
+fn a_colour_jpeg_is_read_as_gray_with_its_size() {
+    let engine = EngineBuilder::new().build();
+    let reading = engine.read(&colour_jpeg(320, 200), &ParseOptions::default()).unwrap();
+    assert_eq!(reading.image_format, "jpeg");
+    assert_eq!((reading.image_width, reading.image_height), (320, 200));
+    assert_eq!(reading.status, Status::NoMrz);
+}
