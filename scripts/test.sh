@@ -18,7 +18,8 @@ started=$SECONDS
 # Each step prints the time since the start and the space the build folder takes.
 step() {
     local used
-    used=$(du -sh "$target_dir" 2>/dev/null | cut -f1)
+    # A fresh checkout has no build folder yet: du fails, and that must not end the run.
+    used=$(du -sh "$target_dir" 2>/dev/null | cut -f1) || used=0
     printf '\n==> %s  [%ds, target %s]\n' "$*" "$((SECONDS - started))" "${used:-0}"
 }
 
