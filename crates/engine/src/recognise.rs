@@ -509,3 +509,41 @@ pub(crate) fn rank(attempt: &Attempt) -> f32 {
     let n_checks = attempt.reading.checks.len().max(1) as f32;
     n_valid / n_checks * 4.0 + attempt.score
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 44-cell row seen at a slant: its pitch grows from 16 to 24 pixels.
+    fn foreshortened() -> Spacing {
+        // pitch_at(0) = b - a d = 16 and pitch_at(43) = 16 / (1 + 43 d)^2 = 24.
+        let d = ((16.0f32 / 24.0).sqrt() - 1.0) / 43.0;
+        let a = 100.0;
+        Spacing { a, b: 16.0 + a * d, d }
+    }
+
+    #[test]
+    fn the_perspective_fit_recovers_a_foreshortened_row() {
+        let truth = foreshortened();
+        let pairs: Vec<(f32, f32)> = (0..44).map(|k| (k as f32, truth.at(k as f32))).collect();
+        let fit = fit_projective(&pairs).expect("a fit");
+        for k in 0..44 {
+            let k = k as f32;
+            assert!((fit.at(k) - truth.at(k)).abs() < 0.05, "cell {k}");
+            assert!((fit.index_of(truth.at(k)) - k).abs() < 0.01, "cell {k}");
+        }
+        assert!(fit.plausible(44, 20.0));
+        // A straight line cannot follow it: a linear fit misses some cell by a third of a pitch.
+        let (a, b) = fit_linear(&pairs).expect("a line");
+        let worst = pairs.iter().map(|&(k, s)| (a + b * k - s).abs()).fold(0.0f32, f32::max);
+        assert!(worst > 5.0, "{worst}");
+    }
+
+    #[test]
+    fn implausible_spacings_are_refused() {
+        // Pitch shrinking to nothing, and a mean pitch far from the expected one.
+        assert!(!Spacing { a: 0.0, b: 20.0, d: 0.05 }.plausible(44, 20.0));
+        assert!(!Spacing::linear(0.0, 30.0).plausible(44, 20.0));
+        assert!(Spacing::linear(0.0, 21.0).plausible(44, 20.0));
+    }
+}
