@@ -530,21 +530,23 @@ fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             400,
             Rpc(-32600),
         ),
-        // Known deviation: tools/call params the protocol layer cannot read are reported
-        // as an unknown method (404/-32601) where invalid params (-32602) is right.
+        // tools/call params the protocol layer cannot read are invalid params, like an
+        // unknown tool (the protocol layer alone calls them an unknown method).
         case(
             "tools/call without a name",
             rpc("tools/call", json!({ "arguments": {} })),
-            404,
-            Rpc(-32601),
+            200,
+            Rpc(-32602),
         ),
-        case("tool name is a number", rpc("tools/call", json!({ "name": 5 })), 404, Rpc(-32601)),
+        case("tool name is a number", rpc("tools/call", json!({ "name": 5 })), 200, Rpc(-32602)),
         case(
             "arguments is a string",
             rpc("tools/call", json!({ "name": "parse_mrz", "arguments": "lines" })),
-            404,
-            Rpc(-32601),
+            200,
+            Rpc(-32602),
         ),
+        case("prompts/get without a name", rpc("prompts/get", json!({})), 200, Rpc(-32602)),
+        case("resources/read without a uri", rpc("resources/read", json!({})), 200, Rpc(-32602)),
         case("unknown tool", tool("format_disk", json!({})), 200, Rpc(-32602)),
         case("100 KB tool name", tool(&"x".repeat(100_000), json!({})), 200, Rpc(-32602)),
         case(

@@ -206,6 +206,14 @@ impl McpEndpoint {
                 }
                 let request = Request::from_parts(parts, Full::new(bytes.clone()));
                 let response = self.forward(request).await;
+                let response = if response.status() == StatusCode::NOT_FOUND {
+                    match unreadable_params(response, &bytes).await {
+                        Ok(refused) => return refused,
+                        Err(response) => response,
+                    }
+                } else {
+                    response
+                };
                 self.normalise_error(response, || {
                     serde_json::from_slice::<Value>(&bytes).map(|v| jsonrpc::message_id(&v))
                 })
@@ -351,6 +359,43 @@ impl McpEndpoint {
             &format!("Payload Too Large: the request body exceeds the {limit_mib:.0} MiB limit"),
         )
     }
+}
+
+/// The protocol layer answers a known method whose params it cannot read as an
+/// unknown method (404 with -32601). For the methods this server serves, that is
+/// invalid params (-32602), answered like any other invalid-params error. Any other
+/// 404 (an unknown session in legacy mode, a method nobody serves) comes back
+/// unchanged. Only a 404 is looked at, so the hot path parses nothing twice.
+async fn unreadable_params(response: Response, request: &[u8]) -> Result<Response, Response> {
+    let (parts, body) = response.into_parts();
+    let Ok(collected) = body.collect().await else {
+        return Err(Response::from_parts(parts, Body::empty()));
+    };
+    let answer = collected.to_bytes();
+    let method_not_found = serde_json::from_slice::<Value>(&answer)
+        .ok()
+        .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
+        == Some(jsonrpc::METHOD_NOT_FOUND);
+    let message = serde_json::from_slice::<Value>(request).ok();
+    let hint = match message.as_ref().and_then(|m| m.get("method")).and_then(Value::as_str) {
+        Some("tools/call") => {
+            "tools/call takes a tool `name` (a string) and `arguments` (an object)"
+        }
+        Some("prompts/get") => {
+            "prompts/get takes a prompt `name` (a string) and `arguments` (an object)"
+        }
+        Some("resources/read") => "resources/read takes a `uri` (a string)",
+        _ => return Err(Response::from_parts(parts, Body::from(answer))),
+    };
+    if !method_not_found {
+        return Err(Response::from_parts(parts, Body::from(answer)));
+    }
+    Ok(jsonrpc::error_response(
+        StatusCode::OK,
+        message.as_ref().map(jsonrpc::message_id).unwrap_or(Value::Null),
+        jsonrpc::INVALID_PARAMS,
+        &format!("Invalid params: {hint}"),
+    ))
 }
 
 fn parse_error() -> Response {

@@ -10,6 +10,8 @@ pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 /// `-32601`: unknown method.
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// `-32602`: the method exists but its params are not what it takes.
+pub const INVALID_PARAMS: i64 = -32602;
 /// `-32603`: internal error.
 pub const INTERNAL_ERROR: i64 = -32603;
 
