@@ -4,6 +4,10 @@
 
 use std::process::{Command, Stdio};
 
+#[cfg(feature = "otel")]
+#[path = "../../server/tests/support/otlp.rs"]
+mod otlp;
+
 #[cfg(not(feature = "otel"))]
 #[test]
 fn without_the_feature_the_flag_is_refused_clearly() {
@@ -21,41 +25,17 @@ fn without_the_feature_the_flag_is_refused_clearly() {
 #[cfg(feature = "otel")]
 #[test]
 fn tool_calls_over_stdio_are_exported_with_the_callers_trace() {
-    use std::{io::Write as _, sync::mpsc, time::Duration};
+    use std::{io::Write as _, time::Duration};
 
-    use axum::{Router, body::Bytes, routing::post};
     use serde_json::json;
+
+    use crate::otlp::{contains, unhex};
 
     const TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
     const PARENT_ID: &str = "b7ad6b7169203331";
-    let unhex = |text: &str| -> Vec<u8> {
-        (0..text.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-            .collect()
-    };
-    let contains = |haystack: &[u8], needle: &[u8]| {
-        haystack.windows(needle.len()).any(|window| window == needle)
-    };
 
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let (sender, bodies) = mpsc::channel::<Vec<u8>>();
-    let address = runtime.block_on(async move {
-        let collector = Router::new().route(
-            "/v1/traces",
-            post(move |body: Bytes| {
-                let sender = sender.clone();
-                async move {
-                    let _ = sender.send(body.to_vec());
-                    ""
-                }
-            }),
-        );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, collector).await });
-        address
-    });
+    let (address, bodies) = otlp::start(&runtime);
 
     let data_dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))

@@ -1,0 +1,3 @@
+//! Helpers shared by the server's integration tests.
+
+pub mod otlp;
