@@ -50,23 +50,13 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     decoder_limits.max_alloc = Some(memory_limit);
     let mut decoder = reader.into_decoder().map_err(|error| map_error(error, memory_limit))?;
     let (width, height) = decoder.dimensions();
-    let pixels = u64::from(width) * u64::from(height);
-    if pixels > limits.max_pixels {
-        return Err(ImageError::TooManyPixels { width, height, pixels, limit: limits.max_pixels });
-    }
-    if width == 0 || height == 0 {
-        return Err(ImageError::Decode("the image has no pixels".to_owned()));
-    }
+    check_pixels(width, height, limits)?;
     decoder.set_limits(decoder_limits).map_err(|error| map_error(error, memory_limit))?;
     // A missing or unreadable EXIF block means the pixels are already upright.
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut dynamic =
+    let dynamic =
         DynamicImage::from_decoder(decoder).map_err(|error| map_error(error, memory_limit))?;
-    dynamic.apply_orientation(orientation);
-    let luma = dynamic.into_luma8();
-    let (width, height) = luma.dimensions();
-    let gray = Gray { width: width as usize, height: height as usize, data: luma.into_raw() };
-    Ok(Decoded { gray, format })
+    Ok(Decoded { gray: upright_gray(dynamic, orientation), format })
 }
 
 /// Decodes a JPEG straight to its luma channel.
@@ -88,6 +78,19 @@ fn decode_jpeg_luma(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageErr
     decoder.decode_headers().map_err(|error| ImageError::Decode(error.to_string()))?;
     let info = decoder.info().ok_or_else(|| ImageError::Decode("no JPEG header".to_owned()))?;
     let (width, height) = (u32::from(info.width), u32::from(info.height));
+    check_pixels(width, height, limits)?;
+    let orientation = decoder
+        .exif()
+        .and_then(|exif| image::metadata::Orientation::from_exif_chunk(exif))
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let data = decoder.decode().map_err(|error| ImageError::Decode(error.to_string()))?;
+    let luma = image::GrayImage::from_raw(width, height, data)
+        .ok_or_else(|| ImageError::Decode("the JPEG decoded to an unexpected size".to_owned()))?;
+    Ok(upright_gray(DynamicImage::ImageLuma8(luma), orientation))
+}
+
+/// Refuses a raster over the pixel limit, or without pixels, from its header.
+fn check_pixels(width: u32, height: u32, limits: DecodeLimits) -> Result<(), ImageError> {
     let pixels = u64::from(width) * u64::from(height);
     if pixels > limits.max_pixels {
         return Err(ImageError::TooManyPixels { width, height, pixels, limit: limits.max_pixels });
@@ -95,21 +98,15 @@ fn decode_jpeg_luma(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageErr
     if pixels == 0 {
         return Err(ImageError::Decode("the image has no pixels".to_owned()));
     }
-    let orientation = decoder
-        .exif()
-        .and_then(|exif| image::metadata::Orientation::from_exif_chunk(exif))
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
-    let data = decoder.decode().map_err(|error| ImageError::Decode(error.to_string()))?;
-    if data.len() != (pixels as usize) {
-        return Err(ImageError::Decode("the JPEG decoded to an unexpected size".to_owned()));
-    }
-    let luma = image::GrayImage::from_raw(width, height, data)
-        .ok_or_else(|| ImageError::Decode("the JPEG decoded to an unexpected size".to_owned()))?;
-    let mut dynamic = DynamicImage::ImageLuma8(luma);
-    dynamic.apply_orientation(orientation);
-    let luma = dynamic.into_luma8();
+    Ok(())
+}
+
+/// Applies the EXIF orientation and converts to the reader's gray raster.
+fn upright_gray(mut image: DynamicImage, orientation: image::metadata::Orientation) -> Gray {
+    image.apply_orientation(orientation);
+    let luma = image.into_luma8();
     let (width, height) = luma.dimensions();
-    Ok(Gray { width: width as usize, height: height as usize, data: luma.into_raw() })
+    Gray { width: width as usize, height: height as usize, data: luma.into_raw() }
 }
 
 fn map_error(error: image::ImageError, memory_limit: u64) -> ImageError {
