@@ -1046,6 +1046,29 @@ fn stdio_survives_bad_lines() {
         ),
         ("100000 nested arrays", nested(100_000, "[", "]", "").into_bytes(), Expect::Rpc(-32700)),
         ("unknown tool", tools_call("format_disk", json!({})), Expect::Rpc(-32602)),
+        // Params the protocol layer cannot read are invalid params here too, not an
+        // unknown method.
+        (
+            "tools/call without a name",
+            stdio_message(9, "tools/call", json!({ "arguments": {} })),
+            Expect::Rpc(-32602),
+        ),
+        (
+            "tool name is a number",
+            stdio_message(9, "tools/call", json!({ "name": 5 })),
+            Expect::Rpc(-32602),
+        ),
+        ("arguments is a string", tools_call("parse_mrz", json!("lines")), Expect::Rpc(-32602)),
+        (
+            "prompts/get without a name",
+            stdio_message(9, "prompts/get", json!({})),
+            Expect::Rpc(-32602),
+        ),
+        (
+            "resources/read without a uri",
+            stdio_message(9, "resources/read", json!({})),
+            Expect::Rpc(-32602),
+        ),
         (
             "invalid base64",
             tools_call("scan_document", json!({ "image_base64": "%%%" })),
@@ -1070,7 +1093,11 @@ fn stdio_survives_bad_lines() {
         let answer = server.receive();
         match expect {
             Expect::Rpc(code) => {
-                assert_eq!(answer["error"]["code"], json!(code), "{name}: {answer}")
+                assert_eq!(answer["error"]["code"], json!(code), "{name}: {answer}");
+                // A request that parsed gets its own id back.
+                if code == -32602 {
+                    assert_eq!(answer["id"], json!(9), "{name}: {answer}");
+                }
             }
             Expect::Tool(text) => {
                 assert_eq!(answer["result"]["isError"], json!(true), "{name}: {answer}");

@@ -377,15 +377,14 @@ async fn unreadable_params(response: Response, request: &[u8]) -> Result<Respons
         .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
         == Some(jsonrpc::METHOD_NOT_FOUND);
     let message = serde_json::from_slice::<Value>(request).ok();
-    let hint = match message.as_ref().and_then(|m| m.get("method")).and_then(Value::as_str) {
-        Some("tools/call") => {
-            "tools/call takes a tool `name` (a string) and `arguments` (an object)"
-        }
-        Some("prompts/get") => {
-            "prompts/get takes a prompt `name` (a string) and `arguments` (an object)"
-        }
-        Some("resources/read") => "resources/read takes a `uri` (a string)",
-        _ => return Err(Response::from_parts(parts, Body::from(answer))),
+    let hint = match message
+        .as_ref()
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str)
+        .and_then(jsonrpc::params_hint)
+    {
+        Some(hint) => hint,
+        None => return Err(Response::from_parts(parts, Body::from(answer))),
     };
     if !method_not_found {
         return Err(Response::from_parts(parts, Body::from(answer)));

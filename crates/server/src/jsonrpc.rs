@@ -2,7 +2,7 @@
 
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// `-32700`: the body is not JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -41,4 +41,51 @@ pub fn message_id(message: &Value) -> Value {
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
     }
+}
+
+/// What the params of `method` must look like, for the methods whose params the protocol
+/// layer reads into a fixed shape and answers with "method not found" when it cannot.
+pub fn params_hint(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => {
+            Some("tools/call takes a tool `name` (a string) and `arguments` (an object)")
+        }
+        "prompts/get" => {
+            Some("prompts/get takes a prompt `name` (a string) and `arguments` (an object)")
+        }
+        "resources/read" => Some("resources/read takes a `uri` (a string)"),
+        _ => None,
+    }
+}
+
+/// The hint for a request whose params the protocol layer cannot read, or `None` when they
+/// read (or the method is not one of those [`params_hint`] knows). The check reads the params
+/// with the protocol layer's own types, so it refuses exactly what that layer would; the
+/// `arguments` object's members are not looked at (any JSON is allowed there), so an image of
+/// many megabytes is not copied to check it.
+pub fn unreadable_params(message: &Map<String, Value>) -> Option<&'static str> {
+    let hint = params_hint(message.get("method")?.as_str()?)?;
+    let params = message.get("params").unwrap_or(&Value::Null);
+    let probe = match params {
+        Value::Object(params) => Value::Object(
+            params
+                .iter()
+                .map(|(key, value)| match (key.as_str(), value) {
+                    ("arguments", Value::Object(_)) => (key.clone(), Value::Object(Map::new())),
+                    _ => (key.clone(), value.clone()),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    let readable = match message.get("method").and_then(Value::as_str) {
+        Some("tools/call") => {
+            serde_json::from_value::<rmcp::model::CallToolRequestParams>(probe).is_ok()
+        }
+        Some("prompts/get") => {
+            serde_json::from_value::<rmcp::model::GetPromptRequestParams>(probe).is_ok()
+        }
+        _ => serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(probe).is_ok(),
+    };
+    (!readable).then_some(hint)
 }

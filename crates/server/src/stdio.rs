@@ -11,7 +11,7 @@ use tokio::{
     sync::mpsc,
 };
 
-use crate::jsonrpc::{INVALID_REQUEST, PARSE_ERROR};
+use crate::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
 
 /// Errors that end a stdio session.
 #[derive(Debug, thiserror::Error)]
@@ -91,7 +91,21 @@ where
             continue;
         }
         match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Object(_)) => {
+            Ok(Value::Object(message)) => {
+                // The protocol layer answers params it cannot read as an unknown method;
+                // they are invalid params, as over HTTP.
+                if let (Some(hint), Some(id)) = (
+                    jsonrpc::unreadable_params(&message),
+                    message.get("id").filter(|id| id.is_string() || id.is_number()),
+                ) {
+                    let reply = json!({
+                        "jsonrpc": "2.0",
+                        "id": id,
+                        "error": { "code": jsonrpc::INVALID_PARAMS, "message": format!("Invalid params: {hint}") },
+                    });
+                    let _ = line_tx.send(reply.to_string()).await;
+                    continue;
+                }
                 to_protocol.write_all(line).await?;
                 to_protocol.write_all(b"\n").await?;
             }
