@@ -1,10 +1,16 @@
 //! Throughput and latency of the MCP endpoint against a bare axum handler.
 //!
-//! `cargo bench -p mrtd-server --bench endpoint [-- SECONDS]` starts, in one process on
-//! loopback, our full HTTP front (Host/Origin checks, body limit, JSON validation, rmcp) with
-//! a one-tool server, and a bare axum handler that answers `POST /mcp` with the very bytes our
-//! endpoint returns. It then drives `tools/call` at 1, 16 and 64 keep-alive connections and
-//! prints requests per second, p50 and p99 for both, and the ratio.
+//! `cargo bench -p mrtd-server --bench endpoint [-- SECONDS [ROUNDS]]` starts, in one process
+//! on loopback, three servers with a one-tool MCP server behind the first two:
+//! - `mrtd`: our full HTTP front (Host/Origin checks, body limit, JSON validation) around rmcp;
+//! - `rmcp`: rmcp's `StreamableHttpService` alone, mounted on axum with the same rmcp settings
+//!   (and `TCP_NODELAY`), which shows what the protocol layer itself costs;
+//! - `bare`: an axum handler that answers `POST /mcp` with the very bytes our endpoint returns.
+//!
+//! It drives `tools/call` at 1, 16 and 64 keep-alive connections. A shared machine's speed
+//! drifts from second to second, so each level runs ROUNDS short rounds (default 5) that take
+//! the three servers in turn, and prints the median of the rounds for each: requests per second,
+//! p50, p99, and the ratios of mrtd to bare and to rmcp.
 
 use std::{
     net::SocketAddr,
@@ -18,6 +24,9 @@ use http::{Request, Response};
 use http_body_util::{BodyExt, Full};
 use hyper_util::{client::legacy::Client, rt::TokioExecutor};
 use mrtd_server::{HttpConfig, McpEndpoint};
+use rmcp::transport::streamable_http_server::{
+    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
@@ -64,6 +73,7 @@ async fn spawn(app: Router) -> SocketAddr {
     address
 }
 
+#[derive(Clone, Copy)]
 struct Figures {
     requests_per_second: f64,
     p50_ms: f64,
@@ -119,13 +129,42 @@ async fn load(address: SocketAddr, connections: usize, duration: Duration) -> Fi
     }
 }
 
+/// The median of each figure over the rounds.
+fn median(rounds: &[Figures]) -> Figures {
+    let pick = |f: fn(&Figures) -> f64| {
+        let mut values: Vec<f64> = rounds.iter().map(f).collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    Figures {
+        requests_per_second: pick(|f| f.requests_per_second),
+        p50_ms: pick(|f| f.p50_ms),
+        p99_ms: pick(|f| f.p99_ms),
+        failures: rounds.iter().map(|f| f.failures).sum(),
+    }
+}
+
 fn main() {
-    let seconds: f64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(3.0);
+    let mut numbers = std::env::args().skip(1).filter_map(|a| a.parse::<f64>().ok());
+    let seconds = numbers.next().unwrap_or(3.0);
+    let rounds = numbers.next().map_or(5, |n| n.max(1.0) as usize);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async move {
         let config = HttpConfig::default();
         let endpoint = McpEndpoint::new(|| Ok(Echo), &config);
         let ours = spawn(mrtd_server::http::router(endpoint, &config, Router::new())).await;
+
+        // rmcp alone, configured as our endpoint configures it.
+        let protocol = StreamableHttpService::new(
+            || Ok(Echo),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+                .disable_allowed_hosts()
+                .disable_allowed_origins(),
+        );
+        let rmcp_alone = spawn(Router::new().route_service("/mcp", protocol)).await;
 
         // Capture the exact bytes our endpoint answers, so the bare handler returns the same.
         let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
@@ -151,32 +190,48 @@ fn main() {
         .await;
 
         let duration = Duration::from_secs_f64(seconds);
-        println!("tools/call on loopback, {seconds} s per run, TCP_NODELAY on both servers");
         println!(
-            "{:>5}  {:>12} {:>8} {:>8}  {:>12} {:>8} {:>8}  {:>7}",
-            "conns", "mrtd req/s", "p50 ms", "p99 ms", "bare req/s", "p50 ms", "p99 ms", "ratio"
+            "tools/call on loopback, median of {rounds} rounds of {seconds} s, TCP_NODELAY on every server"
+        );
+        println!(
+            "{:>5}  {:>10} {:>7} {:>7}  {:>10} {:>7} {:>7}  {:>10} {:>7} {:>7}  {:>9} {:>9}",
+            "conns",
+            "mrtd req/s",
+            "p50 ms",
+            "p99 ms",
+            "rmcp req/s",
+            "p50 ms",
+            "p99 ms",
+            "bare req/s",
+            "p50 ms",
+            "p99 ms",
+            "mrtd/bare",
+            "mrtd/rmcp"
         );
         for connections in [1, 16, 64] {
-            let ours_figures = load(ours, connections, duration).await;
-            let bare_figures = load(bare, connections, duration).await;
+            let (mut mine, mut protocol_only, mut plain) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                mine.push(load(ours, connections, duration).await);
+                protocol_only.push(load(rmcp_alone, connections, duration).await);
+                plain.push(load(bare, connections, duration).await);
+            }
+            let (m, r, b) = (median(&mine), median(&protocol_only), median(&plain));
+            let failed = m.failures + r.failures + b.failures;
             println!(
-                "{:>5}  {:>12.0} {:>8.3} {:>8.3}  {:>12.0} {:>8.3} {:>8.3}  {:>6.1}%{}",
+                "{:>5}  {:>10.0} {:>7.3} {:>7.3}  {:>10.0} {:>7.3} {:>7.3}  {:>10.0} {:>7.3} {:>7.3}  {:>8.1}% {:>8.1}%{}",
                 connections,
-                ours_figures.requests_per_second,
-                ours_figures.p50_ms,
-                ours_figures.p99_ms,
-                bare_figures.requests_per_second,
-                bare_figures.p50_ms,
-                bare_figures.p99_ms,
-                100.0 * ours_figures.requests_per_second / bare_figures.requests_per_second,
-                if ours_figures.failures + bare_figures.failures > 0 {
-                    format!(
-                        "  ({} + {} failed requests)",
-                        ours_figures.failures, bare_figures.failures
-                    )
-                } else {
-                    String::new()
-                }
+                m.requests_per_second,
+                m.p50_ms,
+                m.p99_ms,
+                r.requests_per_second,
+                r.p50_ms,
+                r.p99_ms,
+                b.requests_per_second,
+                b.p50_ms,
+                b.p99_ms,
+                100.0 * m.requests_per_second / b.requests_per_second,
+                100.0 * m.requests_per_second / r.requests_per_second,
+                if failed > 0 { format!("  ({failed} failed requests)") } else { String::new() }
             );
         }
     });
