@@ -130,11 +130,31 @@ pub(crate) fn conclude(
         cells[correction.line][correction.position] =
             mrtd_mrz::CellCandidates::certain(correction.to);
     }
-    let published = mrtd_mrz::decode_cells(&cells, options).ok();
-    let published_valid = published.as_ref().is_some_and(|p| p.valid);
     let probability = |line: usize, pos: usize, symbol: char| {
         cells[line][pos].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
     };
+    let mut published = mrtd_mrz::decode_cells(&cells, options).ok();
+    let unproven =
+        published.as_ref().map_or_else(Vec::new, |p| unproven_corrections(p, probability));
+    let mut unproven_note = None;
+    if !unproven.is_empty() {
+        // Decoding again without the check-digit search keeps the reading as the classifier
+        // saw it, with the check digits that fail it, instead of a chance agreement.
+        let uncorrected = ParseOptions { correct: false, ..options.clone() };
+        published = mrtd_mrz::decode_cells(&cells, &uncorrected).ok();
+        let places: Vec<String> = unproven
+            .iter()
+            .map(|(line, column)| format!("line {line} character {column}"))
+            .collect();
+        unproven_note = Some(diagnostic(
+            DiagnosticCode::LowConfidence,
+            format!(
+                "The check digits would agree only after changing {}, but the characters they cover were read too uncertainly for the check digits to prove that, so they were left as read; verify them.",
+                places.join(", ")
+            ),
+        ));
+    }
+    let published_valid = published.as_ref().is_some_and(|p| p.valid);
     let certain = published.as_ref().is_some_and(|p| {
         p.valid
             && p.ambiguities.is_empty()
@@ -158,6 +178,7 @@ pub(crate) fn conclude(
         return empty(Status::NoMrz, diagnostics);
     }
 
+    diagnostics.extend(unproven_note);
     if cut_at_edge(&quad, gray, pitch) {
         diagnostics.push(diagnostic(
             DiagnosticCode::MrzCutAtEdge,
@@ -182,8 +203,16 @@ pub(crate) fn conclude(
         ));
     }
     if !published_valid {
-        let mut failed: Vec<&str> =
-            reading.checks.iter().filter(|c| !c.valid).map(|c| c.field).collect();
+        // The published reading's verdicts when there is one; the ranking decoder's otherwise.
+        let mut failed: Vec<&str> = match &published {
+            Some(p) => p
+                .checks
+                .iter()
+                .filter(|c| c.status == mrtd_mrz::CheckStatus::Refuted)
+                .map(|c| c.name.label())
+                .collect(),
+            None => reading.checks.iter().filter(|c| !c.valid).map(|c| c.field).collect(),
+        };
         if failed.is_empty() {
             failed.push("the document");
         }
@@ -222,12 +251,12 @@ pub(crate) fn conclude(
             "The check digits match, but characters no check digit covers (names, issuing state) were read with low confidence; verify them.".to_owned(),
         ));
     }
-    if !reading.corrections.is_empty() {
+    let n_corrected = published.as_ref().map_or(reading.corrections.len(), |p| p.corrections.len());
+    if n_corrected > 0 {
         diagnostics.push(diagnostic(
             DiagnosticCode::Corrected,
             format!(
-                "{} character(s) were corrected using the MRZ layout and check digits.",
-                reading.corrections.len()
+                "{n_corrected} character(s) were corrected using the MRZ layout and check digits."
             ),
         ));
     }
@@ -251,5 +280,118 @@ pub(crate) fn conclude(
         image_height: gray.height,
         image_format: "raw",
         timing_ms: 0.0,
+    }
+}
+
+/// The check-digit corrections the check digits cannot prove, as (line, column) from 1.
+///
+/// A check digit agrees with a random reading one time in ten, and the decoder searched many
+/// readings for one that agrees, so k agreeing check digits are worth a likelihood ratio of
+/// at most 10^k. A correction is proven only when the classifier's own probability of the
+/// corrected cells (every cell the proving checks cover, digits included) is above 10^-k;
+/// below that, an agreement found by search is more likely chance than the document.
+fn unproven_corrections(
+    reading: &mrtd_mrz::Reading,
+    probability: impl Fn(usize, usize, char) -> f32,
+) -> Vec<(usize, usize)> {
+    let mut unproven = Vec::new();
+    for correction in reading.corrections.iter().filter(|c| c.why == mrtd_mrz::Why::CheckDigit) {
+        let mut covered: Vec<(usize, usize)> = Vec::new();
+        for check in reading.checks.iter().filter(|c| correction.proof.contains(&c.name)) {
+            for range in &check.covers {
+                covered.extend((range.from..=range.to).map(|column| (range.line - 1, column - 1)));
+            }
+            if let (Some(line), Some(column)) = (check.line, check.column) {
+                covered.push((line - 1, column - 1));
+            }
+        }
+        covered.sort_unstable();
+        covered.dedup();
+        // A cell the layout settled (a letter where only digits may stand) is not in doubt.
+        covered.retain(|&(line, column)| {
+            !reading.corrections.iter().any(|c| {
+                c.why != mrtd_mrz::Why::CheckDigit && (c.line, c.column) == (line + 1, column + 1)
+            })
+        });
+        let surprisal: f64 = covered
+            .iter()
+            .filter_map(|&(line, column)| {
+                let symbol = reading.lines.get(line)?.chars().nth(column)?;
+                Some(-f64::from(probability(line, column, symbol).max(1e-9)).ln())
+            })
+            .sum();
+        let evidence = correction.proof.len() as f64 * 10f64.ln();
+        if surprisal > evidence {
+            unproven.push((correction.line, correction.column));
+        }
+    }
+    unproven
+}
+
+#[cfg(test)]
+mod tests {
+    use mrtd_mrz::CellCandidates;
+
+    use super::*;
+
+    const LINES: [&str; 2] = [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+    ];
+
+    /// Candidates for the specimen: each cell's true character with `p` and an unlikely other
+    /// one; `misread` cells put a wrong character on top instead.
+    fn candidates(
+        p: impl Fn(usize, usize) -> f32,
+        misread: &[(usize, usize)],
+    ) -> Vec<Vec<CellCandidates>> {
+        LINES
+            .iter()
+            .enumerate()
+            .map(|(line, text)| {
+                text.chars()
+                    .enumerate()
+                    .map(|(column, truth)| {
+                        let other = if truth == 'X' { 'Y' } else { 'X' };
+                        let p = p(line, column);
+                        let options = if misread.contains(&(line, column)) {
+                            vec![(other, 0.85), (truth, 0.15)]
+                        } else {
+                            vec![(truth, p), (other, 0.01)]
+                        };
+                        CellCandidates { options }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn unproven(cells: &[Vec<CellCandidates>]) -> Vec<(usize, usize)> {
+        let reading = mrtd_mrz::decode_cells(cells, &ParseOptions::default()).expect("a TD3");
+        assert!(
+            reading.corrections.iter().any(|c| c.why == mrtd_mrz::Why::CheckDigit),
+            "the check digits correct the misread cell: {:?}",
+            reading.corrections
+        );
+        let probability = |line: usize, column: usize, symbol: char| {
+            cells[line][column].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
+        };
+        unproven_corrections(&reading, probability)
+    }
+
+    #[test]
+    fn a_correction_among_well_read_cells_is_proven() {
+        // One misread digit of the document number; everything else read at 0.99.
+        let cells = candidates(|_, _| 0.99, &[(1, 3)]);
+        assert_eq!(unproven(&cells), Vec::<(usize, usize)>::new());
+    }
+
+    #[test]
+    fn a_correction_among_doubtful_cells_is_not_proven() {
+        // The same misread digit, but the document number's other cells read at 0.7: the
+        // agreement the search finds is worth less than the doubt it has to overcome.
+        let cells =
+            candidates(|line, column| if line == 1 && column < 10 { 0.7 } else { 0.99 }, &[(1, 3)]);
+        assert_eq!(unproven(&cells), vec![(2, 4)]);
     }
 }

@@ -102,6 +102,13 @@ pub enum CheckName {
     Composite,
 }
 
+impl CheckName {
+    /// The check digit's name in words, for messages.
+    pub fn label(self) -> &'static str {
+        crate::interpret::check_label(self)
+    }
+}
+
 /// Which characters a cell may hold, which decides how a misread is corrected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CellClass {
