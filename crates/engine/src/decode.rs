@@ -557,6 +557,59 @@ fn fields(format: MrzFormat, lines: &[String]) -> std::collections::BTreeMap<&'s
     map
 }
 
+/// How much more likely a look-alike is taken to be when its neighbours are of its kind.
+const CONTEXT_ODDS: f32 = 4.0;
+
+/// Pairs the classifier confuses and no glyph detail reliably separates in a worn photo.
+const LOOK_ALIKES: [(char, char); 2] = [('0', 'O'), ('1', 'I')];
+
+/// Weighs look-alike letters and digits by their neighbours: in a run of digits a round
+/// glyph is a zero far more often than the letter O, and among letters the other way round
+/// (document numbers and optional data are mostly digit runs or letter prefixes). Where the
+/// classifier offers both of a pair, the one whose kind matches the neighbours' top readings
+/// gets [`CONTEXT_ODDS`] times the odds; the pair's total probability is kept. Fields that
+/// allow only one kind are settled by the layout later, so this matters only where both may
+/// stand.
+pub(crate) fn weigh_look_alikes(lines: &mut [Vec<mrtd_mrz::CellCandidates>]) {
+    for line in lines.iter_mut() {
+        let tops: Vec<Option<char>> = line
+            .iter()
+            .map(|cell| cell.options.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|o| o.0))
+            .collect();
+        for (index, cell) in line.iter_mut().enumerate() {
+            let neighbours = [
+                index.checked_sub(1).and_then(|i| tops[i]),
+                tops.get(index + 1).copied().flatten(),
+            ];
+            let digits = neighbours.iter().flatten().filter(|c| c.is_ascii_digit()).count();
+            let letters = neighbours.iter().flatten().filter(|c| c.is_ascii_uppercase()).count();
+            let favour_digit = match (digits, letters) {
+                (d, 0) if d > 0 => true,
+                (0, l) if l > 0 => false,
+                _ => continue,
+            };
+            for (digit, letter) in LOOK_ALIKES {
+                let p = |c: char| cell.options.iter().find(|o| o.0 == c).map(|o| o.1);
+                let (Some(pd), Some(pl)) = (p(digit), p(letter)) else { continue };
+                let total = pd + pl;
+                if total.is_nan() || total <= 0.0 {
+                    continue;
+                }
+                let (wd, wl) =
+                    if favour_digit { (pd * CONTEXT_ODDS, pl) } else { (pd, pl * CONTEXT_ODDS) };
+                let (new_d, new_l) = (total * wd / (wd + wl), total * wl / (wd + wl));
+                for option in cell.options.iter_mut() {
+                    if option.0 == digit {
+                        option.1 = new_d;
+                    } else if option.0 == letter {
+                        option.1 = new_l;
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,5 +655,39 @@ mod tests {
         let reading = decode_cells(&cells).unwrap();
         assert_eq!(&reading.lines[0][6..7], "O");
         assert_eq!(reading.corrections[0].reason, "character_class");
+    }
+
+    fn cell(options: &[(char, f32)]) -> mrtd_mrz::CellCandidates {
+        mrtd_mrz::CellCandidates { options: options.to_vec() }
+    }
+
+    fn top(cell: &mrtd_mrz::CellCandidates) -> char {
+        cell.options.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or('?', |o| o.0)
+    }
+
+    #[test]
+    fn a_round_glyph_among_digits_reads_as_zero_and_among_letters_as_o() {
+        let unsure = [('O', 0.65), ('0', 0.35)];
+        let mut lines = vec![
+            vec![cell(&[('4', 0.99)]), cell(&unsure), cell(&[('2', 0.99)])],
+            vec![cell(&[('A', 0.99)]), cell(&[('0', 0.65), ('O', 0.35)]), cell(&[('B', 0.99)])],
+        ];
+        weigh_look_alikes(&mut lines);
+        assert_eq!(top(&lines[0][1]), '0');
+        assert_eq!(top(&lines[1][1]), 'O');
+        let total: f32 = lines[0][1].options.iter().map(|o| o.1).sum();
+        assert!((total - 1.0).abs() < 1e-6, "the pair keeps its probability: {total}");
+    }
+
+    #[test]
+    fn mixed_neighbours_and_confident_glyphs_are_left_alone() {
+        let mut lines = vec![
+            vec![cell(&[('4', 0.99)]), cell(&[('O', 0.65), ('0', 0.35)]), cell(&[('B', 0.99)])],
+            vec![cell(&[('4', 0.99)]), cell(&[('O', 0.99), ('0', 0.01)]), cell(&[('7', 0.99)])],
+        ];
+        let before = lines.clone();
+        weigh_look_alikes(&mut lines);
+        assert_eq!(lines[0][1], before[0][1], "a digit on one side and a letter on the other");
+        assert_eq!(top(&lines[1][1]), 'O', "a confident O stays an O between digits");
     }
 }

@@ -130,6 +130,7 @@ pub(crate) fn conclude(
         cells[correction.line][correction.position] =
             mrtd_mrz::CellCandidates::certain(correction.to);
     }
+    crate::decode::weigh_look_alikes(&mut cells);
     let probability = |line: usize, pos: usize, symbol: char| {
         cells[line][pos].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
     };
