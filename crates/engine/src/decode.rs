@@ -558,7 +558,7 @@ fn fields(format: MrzFormat, lines: &[String]) -> std::collections::BTreeMap<&'s
 }
 
 /// How much more likely a look-alike is taken to be when its neighbours are of its kind.
-const CONTEXT_ODDS: f32 = 4.0;
+const CONTEXT_ODDS: f32 = 10.0;
 
 /// Pairs the classifier confuses and no glyph detail reliably separates in a worn photo.
 const LOOK_ALIKES: [(char, char); 2] = [('0', 'O'), ('1', 'I')];
