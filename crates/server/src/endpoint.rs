@@ -207,7 +207,7 @@ impl McpEndpoint {
                 let request = Request::from_parts(parts, Full::new(bytes.clone()));
                 let response = self.forward(request).await;
                 let response = if response.status() == StatusCode::NOT_FOUND {
-                    match unreadable_params(response, &bytes).await {
+                    match not_found_as_invalid_params(response, &bytes).await {
                         Ok(refused) => return refused,
                         Err(response) => response,
                     }
@@ -284,14 +284,11 @@ impl McpEndpoint {
                 Err(_) => Bytes::new(),
             };
             let reply = reply_in_body(&bytes, &id).unwrap_or_else(|| {
-                serde_json::json!({
-                    "jsonrpc": "2.0",
-                    "id": id,
-                    "error": {
-                        "code": INVALID_REQUEST,
-                        "message": format!("request failed with HTTP status {}", status.as_u16()),
-                    },
-                })
+                jsonrpc::error_body(
+                    id,
+                    INVALID_REQUEST,
+                    &format!("request failed with HTTP status {}", status.as_u16()),
+                )
             });
             replies.push(reply);
         }
@@ -366,7 +363,10 @@ impl McpEndpoint {
 /// invalid params (-32602), answered like any other invalid-params error. Any other
 /// 404 (an unknown session in legacy mode, a method nobody serves) comes back
 /// unchanged. Only a 404 is looked at, so the hot path parses nothing twice.
-async fn unreadable_params(response: Response, request: &[u8]) -> Result<Response, Response> {
+async fn not_found_as_invalid_params(
+    response: Response,
+    request: &[u8],
+) -> Result<Response, Response> {
     let (parts, body) = response.into_parts();
     let Ok(collected) = body.collect().await else {
         return Err(Response::from_parts(parts, Body::empty()));

@@ -15,14 +15,18 @@ pub const INVALID_PARAMS: i64 = -32602;
 /// `-32603`: internal error.
 pub const INTERNAL_ERROR: i64 = -32603;
 
-/// Builds an HTTP response carrying one JSON-RPC error object.
-pub fn error_response(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
-    let body = json!({
+/// A JSON-RPC error message: what every error reply, over HTTP or stdio, carries.
+pub fn error_body(id: Value, code: i64, message: &str) -> Value {
+    json!({
         "jsonrpc": "2.0",
         "id": id,
         "error": { "code": code, "message": message },
-    });
-    json_response(status, &body)
+    })
+}
+
+/// Builds an HTTP response carrying one JSON-RPC error object.
+pub fn error_response(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
+    json_response(status, &error_body(id, code, message))
 }
 
 /// Serialises `body` as an `application/json` response with the given status.
@@ -64,7 +68,8 @@ pub fn params_hint(method: &str) -> Option<&'static str> {
 /// `arguments` object's members are not looked at (any JSON is allowed there), so an image of
 /// many megabytes is not copied to check it.
 pub fn unreadable_params(message: &Map<String, Value>) -> Option<&'static str> {
-    let hint = params_hint(message.get("method")?.as_str()?)?;
+    let method = message.get("method")?.as_str()?;
+    let hint = params_hint(method)?;
     let params = message.get("params").unwrap_or(&Value::Null);
     let probe = match params {
         Value::Object(params) => Value::Object(
@@ -78,11 +83,9 @@ pub fn unreadable_params(message: &Map<String, Value>) -> Option<&'static str> {
         ),
         other => other.clone(),
     };
-    let readable = match message.get("method").and_then(Value::as_str) {
-        Some("tools/call") => {
-            serde_json::from_value::<rmcp::model::CallToolRequestParams>(probe).is_ok()
-        }
-        Some("prompts/get") => {
+    let readable = match method {
+        "tools/call" => serde_json::from_value::<rmcp::model::CallToolRequestParams>(probe).is_ok(),
+        "prompts/get" => {
             serde_json::from_value::<rmcp::model::GetPromptRequestParams>(probe).is_ok()
         }
         _ => serde_json::from_value::<rmcp::model::ReadResourceRequestParams>(probe).is_ok(),

@@ -5,7 +5,7 @@
 //! but protocol messages ever reaches stdout.
 
 use rmcp::{ServerHandler, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
     sync::mpsc,
@@ -98,11 +98,11 @@ where
                     jsonrpc::unreadable_params(&message),
                     message.get("id").filter(|id| id.is_string() || id.is_number()),
                 ) {
-                    let reply = json!({
-                        "jsonrpc": "2.0",
-                        "id": id,
-                        "error": { "code": jsonrpc::INVALID_PARAMS, "message": format!("Invalid params: {hint}") },
-                    });
+                    let reply = jsonrpc::error_body(
+                        id.clone(),
+                        jsonrpc::INVALID_PARAMS,
+                        &format!("Invalid params: {hint}"),
+                    );
                     let _ = line_tx.send(reply.to_string()).await;
                     continue;
                 }
@@ -170,7 +170,7 @@ fn trim_line(buffer: &[u8]) -> &[u8] {
     &buffer[start..end]
 }
 
+/// An error reply to a line whose id cannot be known.
 fn error_line(code: i64, message: &str) -> String {
-    json!({ "jsonrpc": "2.0", "id": null, "error": { "code": code, "message": message } })
-        .to_string()
+    jsonrpc::error_body(Value::Null, code, message).to_string()
 }
