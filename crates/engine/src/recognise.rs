@@ -283,7 +283,9 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
         rows.iter().map(|row| cell_positions(row, n)).collect::<Option<Vec<_>>>()?;
     let complete: Vec<bool> =
         rows.iter().map(|row| index_row(row).is_some_and(|i| i.span == n)).collect();
-    let mut result = own.clone();
+    // Complete rows are never changed, so an incomplete row reads its neighbour's
+    // columns from the same vector it is written into.
+    let mut result = own;
     for (idx, row) in rows.iter().enumerate() {
         if complete[idx] {
             continue;
@@ -293,7 +295,7 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
         else {
             continue;
         };
-        let columns = &own[neighbour];
+        let columns = &result[neighbour];
         let pitch = (columns[n - 1] - columns[0]) / (n - 1) as f32;
         let mut offsets: Vec<f32> = row
             .members
@@ -437,10 +439,13 @@ fn read_rows_at(
 ) -> Vec<Attempt> {
     let mut attempts = Vec::new();
     for &n in lengths {
+        let aligned = aligned_ends(&candidate.rows, n);
         for backwards in [false, true] {
-            let aligned = aligned_ends(&candidate.rows, n);
-            let rows: Vec<TextRow> =
-                if backwards { aligned.iter().rev().map(reversed).collect() } else { aligned };
+            let rows: Vec<TextRow> = if backwards {
+                aligned.iter().rev().map(reversed).collect()
+            } else {
+                aligned.clone()
+            };
             let Some(positions) = rows_positions(&rows, n) else {
                 continue;
             };
@@ -487,14 +492,17 @@ fn read_rows_at(
 /// `n` cells (a faint glyph lost at one end) takes its ends from the rows that do,
 /// or from the outermost ends of all rows.
 fn aligned_ends(rows: &[TextRow], n: usize) -> Vec<TextRow> {
-    let complete: Vec<&TextRow> =
-        rows.iter().filter(|r| index_row(r).is_some_and(|i| i.span == n)).collect();
-    let source: Vec<&TextRow> = if complete.is_empty() { rows.iter().collect() } else { complete };
-    let start = source.iter().map(|r| r.start).fold(f32::INFINITY, f32::min);
-    let end = source.iter().map(|r| r.end).fold(f32::NEG_INFINITY, f32::max);
+    let complete: Vec<bool> =
+        rows.iter().map(|row| index_row(row).is_some_and(|i| i.span == n)).collect();
+    let any_complete = complete.contains(&true);
+    let source = rows.iter().zip(&complete).filter(|(_, c)| **c || !any_complete);
+    let (start, end) = source.fold((f32::INFINITY, f32::NEG_INFINITY), |(start, end), (r, _)| {
+        (start.min(r.start), end.max(r.end))
+    });
     rows.iter()
-        .map(|row| {
-            if index_row(row).is_some_and(|i| i.span == n) {
+        .zip(&complete)
+        .map(|(row, &complete)| {
+            if complete {
                 row.clone()
             } else {
                 TextRow { start: start.min(row.start), end: end.max(row.end), ..row.clone() }
