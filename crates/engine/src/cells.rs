@@ -49,6 +49,16 @@ pub fn sample_cell(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN])
         cell.centre.0 - cell.along.0 * HALF_WIDTH - cell.across.0 * HALF_HEIGHT,
         cell.centre.1 - cell.along.1 * HALF_WIDTH - cell.across.1 * HALF_HEIGHT,
     );
+    // Where the whole window lies inside the image (nearly always), every
+    // sample takes the interpolation's cheap path.
+    let corner = |fx: f32, fy: f32| {
+        let x = origin.0 + step_x.0 * fx + step_y.0 * fy - 0.5;
+        let y = origin.1 + step_x.1 * fx + step_y.1 * fy - 0.5;
+        image.contains_window(x, y)
+    };
+    let (right, bottom) = (CELL_W as f32, CELL_H as f32);
+    let inside =
+        corner(0.0, 0.0) && corner(right, 0.0) && corner(0.0, bottom) && corner(right, bottom);
     let mut sum = 0.0f32;
     for row in 0..CELL_H {
         for col in 0..CELL_W {
@@ -59,7 +69,11 @@ pub fn sample_cell(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN])
                     let fx = col as f32 + (sx as f32 + 0.5) * inv_sub;
                     let x = origin.0 + step_x.0 * fx + step_y.0 * fy;
                     let y = origin.1 + step_x.1 * fx + step_y.1 * fy;
-                    acc += image.bilinear(x, y);
+                    acc += if inside {
+                        image.interpolate_inside(x - 0.5, y - 0.5)
+                    } else {
+                        image.bilinear(x, y)
+                    };
                 }
             }
             let value = acc * inv_sub * inv_sub;

@@ -33,6 +33,9 @@ impl Gray {
     pub fn bilinear(&self, x: f32, y: f32) -> f32 {
         let xf = x - 0.5;
         let yf = y - 0.5;
+        if self.contains_window(xf, yf) {
+            return self.interpolate_inside(xf, yf);
+        }
         let x0 = xf.floor();
         let y0 = yf.floor();
         let ax = xf - x0;
@@ -48,6 +51,29 @@ impl Gray {
         top + (bottom - top) * ay
     }
 
+    /// Whether bilinear interpolation at `(xf, yf)`, in coordinates where pixel
+    /// centres are the integers, reads only pixels of the image.
+    #[inline(always)]
+    pub(crate) fn contains_window(&self, xf: f32, yf: f32) -> bool {
+        xf >= 0.0 && yf >= 0.0 && xf + 1.0 < self.width as f32 && yf + 1.0 < self.height as f32
+    }
+
+    /// Bilinear interpolation at a point where [`Gray::contains_window`] holds:
+    /// truncation is the floor there and no clamping is needed, so this is the
+    /// cheap path, with the same values as the general one.
+    #[inline(always)]
+    pub(crate) fn interpolate_inside(&self, xf: f32, yf: f32) -> f32 {
+        let (xi, yi) = (xf as usize, yf as usize);
+        let (ax, ay) = (xf - xi as f32, yf - yi as f32);
+        let top_row = &self.data[yi * self.width + xi..][..2];
+        let bottom_row = &self.data[(yi + 1) * self.width + xi..][..2];
+        let (p00, p10) = (f32::from(top_row[0]), f32::from(top_row[1]));
+        let (p01, p11) = (f32::from(bottom_row[0]), f32::from(bottom_row[1]));
+        let top = p00 + (p10 - p00) * ax;
+        let bottom = p01 + (p11 - p01) * ax;
+        top + (bottom - top) * ay
+    }
+
     /// Shrinks the image by an integer factor, averaging each block of pixels.
     ///
     /// Box averaging keeps thin strokes visible as gray instead of dropping them,
@@ -56,21 +82,34 @@ impl Gray {
         if factor <= 1 {
             return self.clone();
         }
+        // A column of `factor` pixels must fit the 16-bit sums below.
+        assert!(factor <= 257, "shrink factor {factor} is too large");
         let width = (self.width / factor).max(1);
         let height = (self.height / factor).max(1);
-        let mut sums = vec![0u32; width];
+        // Rows are summed column by column first, in 16 bits (a plain loop the
+        // compiler vectorises), then each block of `factor` columns.
+        let mut column_sums = vec![0u16; width * factor];
         let mut data = vec![0u8; width * height];
-        let area = (factor * factor) as u32;
-        for y in 0..height {
-            sums.iter_mut().for_each(|s| *s = 0);
+        for (y, out) in data.chunks_exact_mut(width).enumerate() {
+            column_sums.fill(0);
             for row in y * factor..(y * factor + factor).min(self.height) {
-                let line = &self.data[row * self.width..row * self.width + width * factor];
-                for (x, chunk) in line.chunks_exact(factor).enumerate() {
-                    sums[x] += chunk.iter().map(|&p| u32::from(p)).sum::<u32>();
+                let line = &self.data[row * self.width..][..(width * factor).min(self.width)];
+                for (sum, &pixel) in column_sums.iter_mut().zip(line) {
+                    *sum += u16::from(pixel);
                 }
             }
-            for x in 0..width {
-                data[y * width + x] = ((sums[x] + area / 2) / area).min(255) as u8;
+            match factor {
+                2 => block_averages::<2>(&column_sums, out),
+                3 => block_averages::<3>(&column_sums, out),
+                4 => block_averages::<4>(&column_sums, out),
+                5 => block_averages::<5>(&column_sums, out),
+                _ => {
+                    let area = (factor * factor) as u32;
+                    for (value, block) in out.iter_mut().zip(column_sums.chunks_exact(factor)) {
+                        let sum = block.iter().map(|&v| u32::from(v)).sum::<u32>();
+                        *value = ((sum + area / 2) / area).min(255) as u8;
+                    }
+                }
             }
         }
         Gray { width, height, data }
@@ -90,5 +129,76 @@ impl Gray {
             }
         }
         Gray { width, height, data }
+    }
+}
+
+/// Rounded averages of blocks of `F` column sums of `F` pixels each (the
+/// constant lets the compiler divide by multiplying).
+#[inline]
+fn block_averages<const F: usize>(column_sums: &[u16], out: &mut [u8]) {
+    let area = (F * F) as u32;
+    for (value, block) in out.iter_mut().zip(column_sums.chunks_exact(F)) {
+        let sum = block.iter().map(|&v| u32::from(v)).sum::<u32>();
+        *value = ((sum + area / 2) / area).min(255) as u8;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(width: usize, height: usize) -> Gray {
+        let mut state = 0x9e37_79b9_u32;
+        let data = (0..width * height)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                (state >> 24) as u8
+            })
+            .collect();
+        Gray { width, height, data }
+    }
+
+    #[test]
+    fn shrinking_averages_each_block_rounded() {
+        let image = noise(53, 38);
+        for factor in 2..=7 {
+            let small = image.shrink(factor);
+            assert_eq!((small.width, small.height), (53 / factor, 38 / factor));
+            for y in 0..small.height {
+                for x in 0..small.width {
+                    let mut sum = 0u32;
+                    for yy in y * factor..(y + 1) * factor {
+                        for xx in x * factor..(x + 1) * factor {
+                            sum += u32::from(image.data[yy * image.width + xx]);
+                        }
+                    }
+                    let area = (factor * factor) as u32;
+                    let expected = ((sum + area / 2) / area) as u8;
+                    assert_eq!(small.data[y * small.width + x], expected, "factor {factor}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_inside_path_of_interpolation_matches_the_clamped_one() {
+        let image = noise(19, 13);
+        let clamped = |x: f32, y: f32| {
+            let (xf, yf) = (x - 0.5, y - 0.5);
+            let (x0, y0) = (xf.floor(), yf.floor());
+            let (xi, yi) = (x0 as isize, y0 as isize);
+            let p = |dx: isize, dy: isize| f32::from(image.at_clamped(xi + dx, yi + dy));
+            let top = p(0, 0) + (p(1, 0) - p(0, 0)) * (xf - x0);
+            let bottom = p(0, 1) + (p(1, 1) - p(0, 1)) * (xf - x0);
+            top + (bottom - top) * (yf - y0)
+        };
+        for step_y in 0..=70 {
+            for step_x in 0..=100 {
+                let (x, y) = (step_x as f32 * 0.2 - 0.7, step_y as f32 * 0.2 - 0.6);
+                assert_eq!(image.bilinear(x, y), clamped(x, y), "at ({x}, {y})");
+            }
+        }
     }
 }
