@@ -181,6 +181,7 @@ fn rows_at_angle(blobs: &[Component], angle: f32) -> Vec<TextRow> {
             chain.push(j);
             cursor = j;
         }
+        trim_stray_ends(&projected, &mut chain);
         if chain.len() < 8 {
             continue;
         }
@@ -189,6 +190,26 @@ fn rows_at_angle(blobs: &[Component], angle: f32) -> Vec<TextRow> {
         }
     }
     rows
+}
+
+/// Drops a blob at either end of a chain that sits more than twice the row's
+/// usual spacing from its neighbour: a speck or a mark beyond the last glyph,
+/// which would otherwise stretch the row past where its text ends.
+fn trim_stray_ends(projected: &[Projected], chain: &mut Vec<usize>) {
+    if chain.len() < 8 {
+        return;
+    }
+    let mut spacings: Vec<f32> =
+        chain.windows(2).map(|pair| projected[pair[1]].s - projected[pair[0]].s).collect();
+    spacings.sort_by(f32::total_cmp);
+    let limit = spacings[spacings.len() / 2] * 2.2;
+    let gap = |a: usize, b: usize| projected[b].s - projected[a].s;
+    while chain.len() >= 8 && gap(chain[0], chain[1]) > limit {
+        chain.remove(0);
+    }
+    while chain.len() >= 8 && gap(chain[chain.len() - 2], chain[chain.len() - 1]) > limit {
+        chain.pop();
+    }
 }
 
 fn fit_row(
@@ -329,4 +350,39 @@ pub(crate) fn locate(work: &Gray) -> (Vec<MrzCandidate>, LocateReport) {
             .map(|r| (*r).clone()),
     };
     (mrz_candidates(&rows), report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn along(positions: &[f32]) -> Vec<Projected> {
+        positions
+            .iter()
+            .enumerate()
+            .map(|(idx, &s)| Projected { s, t: 0.0, len: 8.0, height: 12.0, idx })
+            .collect()
+    }
+
+    #[test]
+    fn a_speck_beyond_the_end_of_a_row_is_dropped() {
+        let mut positions = vec![-34.0];
+        positions.extend((0..12).map(|k| k as f32 * 12.5));
+        positions.push(11.0 * 12.5 + 40.0);
+        let projected = along(&positions);
+        let mut chain: Vec<usize> = (0..projected.len()).collect();
+        trim_stray_ends(&projected, &mut chain);
+        assert_eq!(chain, (1..13).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_evenly_spaced_row_keeps_every_glyph() {
+        // Two glyphs merged into one blob make one spacing half as long again.
+        let mut positions: Vec<f32> = (0..10).map(|k| k as f32 * 12.0).collect();
+        positions.push(9.0 * 12.0 + 18.0);
+        let projected = along(&positions);
+        let mut chain: Vec<usize> = (0..projected.len()).collect();
+        trim_stray_ends(&projected, &mut chain);
+        assert_eq!(chain.len(), projected.len());
+    }
 }
