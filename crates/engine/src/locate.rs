@@ -170,7 +170,7 @@ fn rows_at_angle(blobs: &[Component], angle: f32) -> Vec<TextRow> {
             *link = None;
         }
     }
-    let mut rows = Vec::new();
+    let mut pieces: Vec<(Vec<usize>, TextRow)> = Vec::new();
     for (head, head_prev) in prev.iter().enumerate() {
         if head_prev.is_some_and(|(p, _)| next[p].is_some()) {
             continue;
@@ -182,14 +182,66 @@ fn rows_at_angle(blobs: &[Component], angle: f32) -> Vec<TextRow> {
             cursor = j;
         }
         trim_stray_ends(&projected, &mut chain);
-        if chain.len() < 8 {
+        if chain.len() < MIN_PIECE {
             continue;
         }
-        if let Some(row) = fit_row(&projected, &chain, blobs, dir) {
-            rows.push(row);
-        }
+        let row = fit_row(&projected, &chain, blobs, dir);
+        pieces.push((chain, row));
     }
-    rows
+    join_continuations(&projected, blobs, dir, &mut pieces);
+    pieces
+        .into_iter()
+        .map(|(_, row)| row)
+        .filter(|row| row.members.len() >= 8 && row.length() >= row.height * 12.0)
+        .collect()
+}
+
+/// The fewest blobs in a piece of row worth joining to another.
+const MIN_PIECE: usize = 6;
+
+/// Joins pieces of one row that the chaining broke apart (a speck in the
+/// paper grain taking a glyph's link, fillers shorter than letters): a piece
+/// that starts where another ends, on the same line, continues it.
+fn join_continuations(
+    projected: &[Projected],
+    blobs: &[Component],
+    dir: (f32, f32),
+    pieces: &mut Vec<(Vec<usize>, TextRow)>,
+) {
+    loop {
+        let pair = (0..pieces.len()).find_map(|a| {
+            (0..pieces.len())
+                .find(|&b| b != a && continues(&pieces[a].1, &pieces[b].1))
+                .map(|b| (a, b))
+        });
+        let Some((a, b)) = pair else { return };
+        let mut chain = pieces[a].0.clone();
+        chain.extend_from_slice(&pieces[b].0);
+        chain.sort_by(|&i, &j| projected[i].s.total_cmp(&projected[j].s));
+        let row = fit_row(projected, &chain, blobs, dir);
+        pieces[a] = (chain, row);
+        pieces.swap_remove(b);
+    }
+}
+
+/// True when `next` carries on the line of `row` past its end: it starts
+/// within a word space of that end (a few glyphs when both are long), glyphs
+/// of similar height, and each piece's centre lies on the other's line.
+fn continues(row: &TextRow, next: &TextRow) -> bool {
+    let h = row.height.max(next.height);
+    let ratio = row.height / next.height;
+    let gap = next.start - row.end;
+    // Two long pieces may be a few glyphs apart, where glare washed them out.
+    let long = row.members.len() >= 8 && next.members.len() >= 8;
+    let max_gap = if long { 3.5 * h } else { 1.5 * h };
+    if !(0.5..=2.0).contains(&ratio) || !(-0.5 * h..=max_gap).contains(&gap) {
+        return false;
+    }
+    let on_line = |a: &TextRow, b: &TextRow| {
+        let mid = (b.start + b.end) / 2.0;
+        (a.across_at(mid) - b.across_at(mid)).abs() < 0.4 * h
+    };
+    on_line(row, next) && on_line(next, row)
 }
 
 /// Drops a blob at either end of a chain that sits more than twice the row's
@@ -217,7 +269,7 @@ fn fit_row(
     chain: &[usize],
     blobs: &[Component],
     dir: (f32, f32),
-) -> Option<TextRow> {
+) -> TextRow {
     let mut heights: Vec<f32> = chain.iter().map(|&i| projected[i].height).collect();
     heights.sort_by(f32::total_cmp);
     // Letters and digits are full height; fillers are shorter, so take a high percentile.
@@ -227,9 +279,6 @@ fn fit_row(
     let last = &projected[chain[chain.len() - 1]];
     let start = first.s - first.len / 2.0;
     let end = last.s + last.len / 2.0;
-    if end - start < height * 12.0 {
-        return None;
-    }
     // Least squares t = offset + slope * s over the blob centres.
     let m = chain.len() as f32;
     let (mut ss, mut st, mut sss, mut sst) = (0.0, 0.0, 0.0, 0.0);
@@ -250,7 +299,7 @@ fn fit_row(
             ((blob.cx, blob.cy), projected[i].len)
         })
         .collect();
-    Some(TextRow { dir, members, height, start, end, offset, slope })
+    TextRow { dir, members, height, start, end, offset, slope }
 }
 
 /// Finds long glyph rows at every orientation.
@@ -373,6 +422,28 @@ mod tests {
         let mut chain: Vec<usize> = (0..projected.len()).collect();
         trim_stray_ends(&projected, &mut chain);
         assert_eq!(chain, (1..13).collect::<Vec<_>>());
+    }
+
+    fn row_of(positions: &[f32], across: f32) -> TextRow {
+        let members = positions.iter().map(|&s| ((s, across), 8.0)).collect();
+        let (start, end) = (positions[0] - 4.0, positions[positions.len() - 1] + 4.0);
+        TextRow { dir: (1.0, 0.0), members, height: 12.0, start, end, offset: across, slope: 0.0 }
+    }
+
+    #[test]
+    fn pieces_of_one_line_continue_each_other_and_the_next_line_does_not() {
+        let left: Vec<f32> = (0..12).map(|k| k as f32 * 12.0).collect();
+        // Three glyphs washed out between the pieces.
+        let right: Vec<f32> = (15..36).map(|k| k as f32 * 12.0).collect();
+        assert!(continues(&row_of(&left, 100.0), &row_of(&right, 102.0)));
+        assert!(!continues(&row_of(&right, 102.0), &row_of(&left, 100.0)));
+        // The line below, and a piece too far along.
+        assert!(!continues(&row_of(&left, 100.0), &row_of(&right, 118.0)));
+        let far: Vec<f32> = (20..36).map(|k| k as f32 * 12.0).collect();
+        assert!(!continues(&row_of(&left, 100.0), &row_of(&far, 100.0)));
+        // A short piece must start within a word space.
+        let short: Vec<f32> = (15..21).map(|k| k as f32 * 12.0).collect();
+        assert!(!continues(&row_of(&left, 100.0), &row_of(&short, 100.0)));
     }
 
     #[test]
