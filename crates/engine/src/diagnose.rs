@@ -166,11 +166,19 @@ pub(crate) fn conclude(
     let glyph_px = length(attempt.cells[0][0].across);
     let mean_confidence = attempt.score.exp();
     let confident = certain;
-    let n_checks_valid = reading.checks.iter().filter(|c| c.valid).count();
-    // Without a passing check digit or a confident classifier this is not
-    // evidence of an MRZ: an ordinary text block can look like two rows.
-    let plausible =
-        confident || n_checks_valid * 2 >= reading.checks.len() || mean_confidence > 0.85;
+    // Without passing check digits or a confident classifier this is not
+    // evidence of an MRZ: an ordinary text block can look like two rows. The
+    // check digits counted are those of the published reading, since the
+    // ranking decoder's corrections can make garbage agree with them.
+    let (n_checks, n_checks_valid) = match &published {
+        Some(p) => {
+            let printed = p.checks.iter().filter(|c| c.status != mrtd_mrz::CheckStatus::Absent);
+            let verified = |c: &&mrtd_mrz::Check| c.status == mrtd_mrz::CheckStatus::Verified;
+            (printed.clone().count(), printed.filter(verified).count())
+        }
+        None => (reading.checks.len(), reading.checks.iter().filter(|c| c.valid).count()),
+    };
+    let plausible = confident || n_checks_valid * 2 >= n_checks || mean_confidence > 0.85;
     if !plausible {
         diagnostics.push(diagnostic(
             DiagnosticCode::NoMrzFound,
