@@ -379,11 +379,11 @@ fn stacked(upper: &TextRow, lower: &TextRow) -> bool {
     // glyphs; then the other end must line up closely.
     let (la, lb) = (upper.length(), lower.length());
     let (d_start, d_end) = ((upper.start - lower.start).abs(), (upper.end - lower.end).abs());
-    if la.min(lb) >= 0.8 * la.max(lb) {
-        d_start.min(d_end) < 2.0 * h && d_start.max(d_end) < 4.0 * h
-    } else {
-        la.min(lb) >= 0.5 * la.max(lb) && d_start.min(d_end) < 1.0 * h
-    }
+    let both_ends = la.min(lb) >= 0.8 * la.max(lb)
+        && d_start.min(d_end) < 2.0 * h
+        && d_start.max(d_end) < 4.0 * h;
+    let one_end = la.min(lb) >= 0.5 * la.max(lb) && d_start.min(d_end) < 1.0 * h;
+    both_ends || one_end
 }
 
 /// Runs blob finding and row grouping on a working image.
@@ -444,6 +444,20 @@ mod tests {
         // A short piece must start within a word space.
         let short: Vec<f32> = (15..21).map(|k| k as f32 * 12.0).collect();
         assert!(!continues(&row_of(&left, 100.0), &row_of(&short, 100.0)));
+    }
+
+    #[test]
+    fn mrz_lines_stack_when_both_ends_or_one_end_line_up() {
+        let full: Vec<f32> = (0..44).map(|k| k as f32 * 12.0).collect();
+        // The other line lost its last six glyphs: one end lines up exactly.
+        let shortened: Vec<f32> = (0..38).map(|k| k as f32 * 12.0).collect();
+        assert!(stacked(&row_of(&full, 100.0), &row_of(&shortened, 118.0)));
+        assert!(stacked(&row_of(&full, 100.0), &row_of(&full, 118.0)));
+        // Neither end lines up.
+        let shifted: Vec<f32> = (4..40).map(|k| k as f32 * 12.0).collect();
+        assert!(!stacked(&row_of(&full, 100.0), &row_of(&shifted, 118.0)));
+        // Too far apart to be the next line.
+        assert!(!stacked(&row_of(&full, 100.0), &row_of(&full, 150.0)));
     }
 
     #[test]
