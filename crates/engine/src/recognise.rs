@@ -297,12 +297,18 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
         };
         let columns = &result[neighbour];
         let pitch = (columns[n - 1] - columns[0]) / (n - 1) as f32;
+        // Columns run square to the text, which may lie a few degrees off the
+        // search direction: going across to this row moves them along it by
+        // the slope times the distance between the rows.
+        let mid = (columns[0] + columns[n - 1]) / 2.0;
+        let across = row.across_at(mid) - rows[neighbour].across_at(mid);
+        let expected = -row.slope * across;
         let mut offsets: Vec<f32> = row
             .members
             .iter()
             .filter(|(_, len)| *len < row.height * 1.3)
             .filter_map(|((x, y), _)| {
-                let s = x * row.dir.0 + y * row.dir.1;
+                let s = x * row.dir.0 + y * row.dir.1 - expected;
                 let nearest =
                     columns.iter().map(|c| s - c).min_by(|a, b| a.abs().total_cmp(&b.abs()))?;
                 (nearest.abs() < 0.4 * pitch).then_some(nearest)
@@ -312,7 +318,7 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
             continue;
         }
         offsets.sort_by(f32::total_cmp);
-        let shift = offsets[offsets.len() / 2];
+        let shift = expected + offsets[offsets.len() / 2];
         result[idx] = columns.iter().map(|c| c + shift).collect();
     }
     Some(result)
@@ -423,7 +429,61 @@ pub(crate) fn read_candidate(
         }
         attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
     }
+    if let Some(longer) = attempts
+        .first()
+        .filter(|a| a.reading.valid)
+        .and_then(|best| continued_to_44(model, original, best))
+    {
+        attempts.insert(0, longer);
+    }
     attempts
+}
+
+/// A visa's two lines of 44 whose last eight cells (all fillers) went
+/// unseen read as a valid 36-character visa: the same text, the wrong format.
+/// When the cells past the end of a 36-character reading are fillers on both
+/// lines, the lines go on, and they are read as 44 cells instead.
+fn continued_to_44(model: &Mlp, original: &Gray, attempt: &Attempt) -> Option<Attempt> {
+    const EXTRA: usize = 44 - 36;
+    if attempt.cells.len() != 2 || attempt.cells.iter().any(|line| line.len() != 36) {
+        return None;
+    }
+    let mut candidates = attempt.candidates.clone();
+    let mut cells = attempt.cells.clone();
+    let mut contrast = attempt.contrast.clone();
+    for line in 0..2 {
+        let last = attempt.cells[line][35];
+        let extra: Vec<CellGeometry> = (1..=EXTRA)
+            .map(|k| {
+                let k = k as f32;
+                let centre = (last.centre.0 + last.along.0 * k, last.centre.1 + last.along.1 * k);
+                CellGeometry { centre, ..last }
+            })
+            .collect();
+        let inside = |c: &CellGeometry| {
+            let (x, y) = c.centre;
+            x >= 0.0 && y >= 0.0 && x < original.width as f32 && y < original.height as f32
+        };
+        if !extra.iter().all(inside) {
+            return None;
+        }
+        let (extra_candidates, extra_contrast) = classify(model, original, &extra);
+        let fillers = extra_candidates
+            .iter()
+            .filter(|c| c.options[0].0 == '<' && c.options[0].1 >= 0.5)
+            .count();
+        if fillers < EXTRA - 1 {
+            return None;
+        }
+        candidates[line].extend(extra_candidates);
+        cells[line].extend(extra);
+        contrast[line].extend(extra_contrast);
+    }
+    let reading = decode_cells(&candidates).ok().filter(|r| r.valid)?;
+    let n_cells = candidates.iter().map(Vec::len).sum::<usize>() as f32;
+    let score =
+        candidates.iter().flatten().map(|c| c.options[0].1.max(1e-6).ln()).sum::<f32>() / n_cells;
+    Some(Attempt { reading, candidates, cells, contrast, score, ..attempt.clone() })
 }
 
 fn read_rows(model: &Mlp, original: &Gray, scale: f32, candidate: &MrzCandidate) -> Vec<Attempt> {
@@ -521,6 +581,35 @@ pub(crate) fn rank(attempt: &Attempt) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row of glyphs at cells `ks` of a 10-pixel pitch, on a text line
+    /// sloping 0.2 against the search direction, moved `across` square to it.
+    fn sloped_row(ks: std::ops::Range<usize>, across: f32) -> TextRow {
+        let slope = 0.2f32;
+        let norm = (1.0 + slope * slope).sqrt();
+        let members = ks
+            .map(|k| {
+                let s = 100.0 + 10.0 * k as f32;
+                ((s - slope * across / norm, slope * s + across / norm), 6.0)
+            })
+            .collect::<Vec<_>>();
+        let start = members[0].0.0 - 3.0;
+        let end = members[members.len() - 1].0.0 + 3.0;
+        let offset = members[0].0.1 - slope * members[0].0.0;
+        TextRow { dir: (1.0, 0.0), members, height: 12.0, start, end, offset, slope }
+    }
+
+    #[test]
+    fn a_row_missing_glyphs_takes_the_columns_of_a_sloping_neighbour() {
+        let complete = sloped_row(0..30, 0.0);
+        // The next line lost its first glyph; its columns lie along the slope.
+        let incomplete = sloped_row(1..30, 30.0);
+        let positions = rows_positions(&[complete, incomplete.clone()], 30).expect("positions");
+        for (k, (&mine, &theirs)) in positions[1].iter().zip(&positions[0]).enumerate() {
+            let expected = theirs - incomplete.slope * 30.0 / (1.0f32 + 0.04).sqrt();
+            assert!((mine - expected).abs() < 0.5, "cell {k}: {mine} against {expected}");
+        }
+    }
 
     /// A 44-cell row seen at a slant: its pitch grows from 16 to 24 pixels.
     fn foreshortened() -> Spacing {
