@@ -82,31 +82,36 @@ impl Gray {
         if factor <= 1 {
             return self.clone();
         }
-        // A column of `factor` pixels must fit the 16-bit sums below.
-        assert!(factor <= 257, "shrink factor {factor} is too large");
         let width = (self.width / factor).max(1);
         let height = (self.height / factor).max(1);
-        // Rows are summed column by column first, in 16 bits (a plain loop the
-        // compiler vectorises), then each block of `factor` columns.
-        let mut column_sums = vec![0u16; width * factor];
+        // Rows are summed column by column first (a plain loop the compiler
+        // vectorises), then each block of `factor` columns.
+        let mut column_sums = vec![0u32; width * factor];
         let mut data = vec![0u8; width * height];
+        // A block is cut short only when the image is thinner than the factor.
+        let block_columns = factor.min(self.width);
         for (y, out) in data.chunks_exact_mut(width).enumerate() {
             column_sums.fill(0);
-            for row in y * factor..(y * factor + factor).min(self.height) {
+            let rows = y * factor..(y * factor + factor).min(self.height);
+            let block_rows = rows.len();
+            for row in rows {
                 let line = &self.data[row * self.width..][..(width * factor).min(self.width)];
                 for (sum, &pixel) in column_sums.iter_mut().zip(line) {
-                    *sum += u16::from(pixel);
+                    *sum += u32::from(pixel);
                 }
             }
+            let full = block_rows == factor && block_columns == factor;
             match factor {
-                2 => block_averages::<2>(&column_sums, out),
-                3 => block_averages::<3>(&column_sums, out),
-                4 => block_averages::<4>(&column_sums, out),
-                5 => block_averages::<5>(&column_sums, out),
+                2 if full => block_averages::<2>(&column_sums, out),
+                3 if full => block_averages::<3>(&column_sums, out),
+                4 if full => block_averages::<4>(&column_sums, out),
+                5 if full => block_averages::<5>(&column_sums, out),
                 _ => {
-                    let area = (factor * factor) as u32;
+                    // In 64 bits: a very long, thin image can have a factor
+                    // whose block sums overflow 32.
+                    let area = (block_rows * block_columns) as u64;
                     for (value, block) in out.iter_mut().zip(column_sums.chunks_exact(factor)) {
-                        let sum = block.iter().map(|&v| u32::from(v)).sum::<u32>();
+                        let sum = block.iter().map(|&v| u64::from(v)).sum::<u64>();
                         *value = ((sum + area / 2) / area).min(255) as u8;
                     }
                 }
@@ -135,10 +140,10 @@ impl Gray {
 /// Rounded averages of blocks of `F` column sums of `F` pixels each (the
 /// constant lets the compiler divide by multiplying).
 #[inline]
-fn block_averages<const F: usize>(column_sums: &[u16], out: &mut [u8]) {
+fn block_averages<const F: usize>(column_sums: &[u32], out: &mut [u8]) {
     let area = (F * F) as u32;
     for (value, block) in out.iter_mut().zip(column_sums.chunks_exact(F)) {
-        let sum = block.iter().map(|&v| u32::from(v)).sum::<u32>();
+        let sum = block.iter().sum::<u32>();
         *value = ((sum + area / 2) / area).min(255) as u8;
     }
 }
@@ -180,6 +185,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_long_thin_image_shrinks_by_a_large_factor() {
+        let image = Gray::filled(20_000, 3, 200);
+        let small = image.shrink(5_000);
+        assert_eq!((small.width, small.height), (4, 1));
+        assert!(small.data.iter().all(|&v| v == 200));
+        // Thinner than the factor both ways: one block of what there is.
+        let speck = Gray::filled(3, 1, 90).shrink(4);
+        assert_eq!((speck.width, speck.height, speck.data[0]), (1, 1, 90));
     }
 
     #[test]
