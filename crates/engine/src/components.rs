@@ -249,16 +249,7 @@ mod tests {
     #[test]
     fn binarising_marks_pixels_darker_than_their_window() {
         let (width, height, radius) = (40, 23, 5);
-        let mut state = 0x1234_5678_u32;
-        let data: Vec<u8> = (0..width * height)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 17;
-                state ^= state << 5;
-                (state >> 24) as u8
-            })
-            .collect();
-        let image = Gray { width, height, data };
+        let image = crate::gray::noise(width, height, 0x1234_5678);
         let dark = binarise(&image, radius);
         for y in 0..height {
             for x in 0..width {
@@ -279,16 +270,10 @@ mod tests {
     #[test]
     fn runs_find_the_regions_a_flood_fill_finds_in_raster_order() {
         let (width, height) = (61, 47);
-        let mut state = 0x2545_f491_u32;
-        for density in [20, 45, 60] {
-            let mask: Vec<bool> = (0..width * height)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 17;
-                    state ^= state << 5;
-                    state % 100 < density
-                })
-                .collect();
+        let levels = crate::gray::noise(width, height, 0x2545_f491);
+        for density in [20u32, 45, 60] {
+            let mask: Vec<bool> =
+                levels.data.iter().map(|&v| u32::from(v) * 100 < density * 256).collect();
             let found = components(&mask, width, height);
             let expected = reference(&mask, width, height);
             assert_eq!(found.len(), expected.len(), "density {density}");

@@ -148,26 +148,29 @@ fn block_averages<const F: usize>(column_sums: &[u32], out: &mut [u8]) {
     }
 }
 
+/// An image of pseudo-random gray levels (xorshift), for tests that compare
+/// fast paths with plain definitions.
+#[cfg(test)]
+pub(crate) fn noise(width: usize, height: usize, seed: u32) -> Gray {
+    let mut state = seed.max(1);
+    let data = (0..width * height)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 24) as u8
+        })
+        .collect();
+    Gray { width, height, data }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn noise(width: usize, height: usize) -> Gray {
-        let mut state = 0x9e37_79b9_u32;
-        let data = (0..width * height)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 17;
-                state ^= state << 5;
-                (state >> 24) as u8
-            })
-            .collect();
-        Gray { width, height, data }
-    }
-
     #[test]
     fn shrinking_averages_each_block_rounded() {
-        let image = noise(53, 38);
+        let image = noise(53, 38, 0x9e37_79b9);
         for factor in 2..=7 {
             let small = image.shrink(factor);
             assert_eq!((small.width, small.height), (53 / factor, 38 / factor));
@@ -200,7 +203,7 @@ mod tests {
 
     #[test]
     fn the_inside_path_of_interpolation_matches_the_clamped_one() {
-        let image = noise(19, 13);
+        let image = noise(19, 13, 0x9e37_79b9);
         let clamped = |x: f32, y: f32| {
             let (xf, yf) = (x - 0.5, y - 0.5);
             let (x0, y0) = (xf.floor(), yf.floor());
