@@ -39,8 +39,9 @@ fn synthetic_photos_are_read_exactly() {
         }
     }
     let rate = exact as f64 / count as f64;
-    // The goal is 99 %; the reader measures 98 % on these photos today (see the
-    // crate README), so this guards against regressions below 96 %.
+    // The goal is 99 %; the reader measures 98.3-99.2 % on sets of 300-500 such
+    // photos (see the crate README), and 100 photos vary more than that, so this
+    // guards against regressions below 96 %.
     assert!(rate >= 0.96, "{exact}/{count} exact; failures:\n{}", failures.join("\n"));
 }
 
