@@ -402,30 +402,41 @@ pub(crate) fn read_candidate(
         }
         attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
     }
-    // Two rows of 36 that do not read as an MRZ may be the two 44-character
-    // lines of a passport or visa with glare or shadow over one end: the rows
-    // are lengthened by the missing cells at either end and read again.
+    // Two rows that do not read as an MRZ may be lines of 36 or 44 with glare
+    // or shadow over one end (two rows of 36, the lines of a passport or visa):
+    // the rows are lengthened by the missing cells at either end and read again.
+    let span = match counted_length(candidate) {
+        Some(36) => Some(36),
+        _ => candidate.rows.iter().filter_map(index_row).map(|i| i.span).max(),
+    };
     if candidate.rows.len() == 2
-        && counted_length(candidate) == Some(36)
+        && let Some(span) = span.filter(|&s| s >= 20)
         && attempts.first().is_none_or(|a| !a.reading.valid)
     {
-        let pitch = candidate.rows.iter().map(|row| row.length() / 35.7).fold(0.0f32, f32::max);
-        let missing = 8.0 * pitch;
-        for at_start in [true, false] {
-            let rows = candidate
-                .rows
-                .iter()
-                .map(|row| {
-                    let mut longer = row.clone();
-                    if at_start {
-                        longer.start -= missing;
-                    } else {
-                        longer.end += missing;
-                    }
-                    longer
-                })
-                .collect();
-            attempts.extend(read_rows_at(model, original, scale, &MrzCandidate { rows }, &[44]));
+        let pitch = candidate
+            .rows
+            .iter()
+            .map(|row| row.length() / (span as f32 - 0.3))
+            .fold(0.0f32, f32::max);
+        for n in [36usize, 44].into_iter().filter(|&n| n > span && n - span <= 12) {
+            let missing = (n - span) as f32 * pitch;
+            for at_start in [true, false] {
+                let rows = candidate
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        let mut longer = row.clone();
+                        if at_start {
+                            longer.start -= missing;
+                        } else {
+                            longer.end += missing;
+                        }
+                        longer
+                    })
+                    .collect();
+                let lengthened = MrzCandidate { rows };
+                attempts.extend(read_rows_at(model, original, scale, &lengthened, &[n]));
+            }
         }
         attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
     }
