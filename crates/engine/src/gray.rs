@@ -46,9 +46,7 @@ impl Gray {
         let p10 = f32::from(self.at_clamped(xi + 1, yi));
         let p01 = f32::from(self.at_clamped(xi, yi + 1));
         let p11 = f32::from(self.at_clamped(xi + 1, yi + 1));
-        let top = p00 + (p10 - p00) * ax;
-        let bottom = p01 + (p11 - p01) * ax;
-        top + (bottom - top) * ay
+        mix([p00, p10, p01, p11], ax, ay)
     }
 
     /// Whether bilinear interpolation at `(xf, yf)`, in coordinates where pixel
@@ -67,11 +65,8 @@ impl Gray {
         let (ax, ay) = (xf - xi as f32, yf - yi as f32);
         let top_row = &self.data[yi * self.width + xi..][..2];
         let bottom_row = &self.data[(yi + 1) * self.width + xi..][..2];
-        let (p00, p10) = (f32::from(top_row[0]), f32::from(top_row[1]));
-        let (p01, p11) = (f32::from(bottom_row[0]), f32::from(bottom_row[1]));
-        let top = p00 + (p10 - p00) * ax;
-        let bottom = p01 + (p11 - p01) * ax;
-        top + (bottom - top) * ay
+        let corners = [top_row[0], top_row[1], bottom_row[0], bottom_row[1]].map(f32::from);
+        mix(corners, ax, ay)
     }
 
     /// Shrinks the image by an integer factor, averaging each block of pixels.
@@ -135,6 +130,15 @@ impl Gray {
         }
         Gray { width, height, data }
     }
+}
+
+/// Bilinear mix of the four pixels around a point (top left, top right,
+/// bottom left, bottom right) at fractions `ax` across and `ay` down.
+#[inline(always)]
+fn mix([p00, p10, p01, p11]: [f32; 4], ax: f32, ay: f32) -> f32 {
+    let top = p00 + (p10 - p00) * ax;
+    let bottom = p01 + (p11 - p01) * ax;
+    top + (bottom - top) * ay
 }
 
 /// Rounded averages of blocks of `F` column sums of `F` pixels each (the

@@ -491,10 +491,14 @@ fn continued_to_44(model: &Mlp, original: &Gray, attempt: &Attempt) -> Option<At
         contrast[line].extend(extra_contrast);
     }
     let reading = decode_cells(&candidates).ok().filter(|r| r.valid)?;
-    let n_cells = candidates.iter().map(Vec::len).sum::<usize>() as f32;
-    let score =
-        candidates.iter().flatten().map(|c| c.options[0].1.max(1e-6).ln()).sum::<f32>() / n_cells;
+    let score = mean_log_confidence(&candidates);
     Some(Attempt { reading, candidates, cells, contrast, score, ..attempt.clone() })
+}
+
+/// Mean log probability of the classifier's top symbol over every cell.
+fn mean_log_confidence(lines: &[Vec<CellCandidates>]) -> f32 {
+    let n_cells = lines.iter().map(Vec::len).sum::<usize>() as f32;
+    lines.iter().flatten().map(|c| c.options[0].1.max(1e-6).ln()).sum::<f32>() / n_cells
 }
 
 fn read_rows(model: &Mlp, original: &Gray, scale: f32, candidate: &MrzCandidate) -> Vec<Attempt> {
@@ -532,9 +536,7 @@ fn read_rows_at(
                 lines.push(candidates);
                 contrast.push(line_contrast);
             }
-            let mean_log: f32 =
-                lines.iter().flatten().map(|c| c.options[0].1.max(1e-6).ln()).sum::<f32>()
-                    / (n * lines.len()) as f32;
+            let mean_log = mean_log_confidence(&lines);
             let Ok(reading) = decode_cells(&lines) else {
                 continue;
             };
