@@ -248,11 +248,29 @@ fn row_cells(row: &TextRow, positions: &[f32], scale: f32) -> Vec<CellGeometry> 
     let n = positions.len();
     let normal = row.normal();
     let inv = 1.0 / scale;
+    let pitches: Vec<f32> = (0..n)
+        .map(|k| {
+            if k + 1 < n {
+                positions[k + 1] - positions[k]
+            } else {
+                positions[k] - positions[k - 1]
+            }
+        })
+        .collect();
+    // The row's height is taken from its taller glyphs, so it belongs with its
+    // wider pitches. Under perspective a glyph shrinks across the line as the
+    // square root of its shrinking along it (a tilt foreshortens the pitch
+    // twice over), so each cell's height follows its own pitch.
+    let reference = {
+        let mut sorted = pitches.clone();
+        sorted.sort_by(f32::total_cmp);
+        sorted[(sorted.len() * 3) / 4]
+    };
     positions
         .iter()
         .enumerate()
         .map(|(k, &s)| {
-            let pitch = if k + 1 < n { positions[k + 1] - s } else { s - positions[k - 1] };
+            let pitch = pitches[k];
             let (x, y) = row.point_at(s);
             // The fitted row direction, which may differ from the search angle by
             // a few degrees; the cell's vertical is kept perpendicular to it.
@@ -261,7 +279,7 @@ fn row_cells(row: &TextRow, positions: &[f32], scale: f32) -> Vec<CellGeometry> 
                 (row.dir.0 + normal.0 * row.slope) / norm,
                 (row.dir.1 + normal.1 * row.slope) / norm,
             );
-            let height = row.height * inv;
+            let height = row.height * inv * (pitch / reference).sqrt();
             // Positions are measured along the search direction; the distance
             // along the fitted line is longer by `norm`.
             let step = pitch * norm * inv;
@@ -647,6 +665,29 @@ mod tests {
         let (a, b) = fit_linear(&pairs).expect("a line");
         let worst = pairs.iter().map(|&(k, s)| (a + b * k - s).abs()).fold(0.0f32, f32::max);
         assert!(worst > 5.0, "{worst}");
+    }
+
+    #[test]
+    fn cells_shrink_across_the_line_with_the_square_root_of_their_pitch() {
+        let row = sloped_row(0..44, 0.0);
+        let length = |v: (f32, f32)| v.0.hypot(v.1);
+        // Even spacing: every cell takes the row's height.
+        let even: Vec<f32> = (0..44).map(|k| 100.0 + 20.0 * k as f32).collect();
+        for cell in row_cells(&row, &even, 1.0) {
+            assert!((length(cell.across) - row.height).abs() < 1e-3);
+        }
+        // Foreshortened from 24 down to 16 pixels: the height belongs with the
+        // wider pitches, and a cell half as wide along is 1/sqrt(2) as tall.
+        let spacing = foreshortened();
+        let positions: Vec<f32> = (0..44).map(|k| spacing.at(k as f32)).collect();
+        let cells = row_cells(&row, &positions, 1.0);
+        // Pitches grow along this row, so the upper quartile pitch is cell 33's.
+        assert!((length(cells[33].across) - row.height).abs() < 1e-3);
+        let (narrow, wide) = (&cells[0], &cells[42]);
+        let ratio = length(narrow.across) / length(wide.across);
+        let expected = (length(narrow.along) / length(wide.along)).sqrt();
+        assert!((ratio - expected).abs() < 1e-3, "{ratio} against {expected}");
+        assert!(ratio < 0.85, "{ratio}");
     }
 
     #[test]
