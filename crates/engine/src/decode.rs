@@ -211,6 +211,17 @@ fn layout(format: MrzFormat) -> (Vec<Vec<Class>>, Vec<CheckSpec>) {
     }
 }
 
+/// The layouts the cells may be in, likeliest first. Lines of 36 that start
+/// `IDFRA` are an old French identity card or a TD2 issued by France: both
+/// are tried, and the check digits decide.
+fn candidate_formats(lines: &[Vec<CellCandidates>]) -> Vec<MrzFormat> {
+    match detect_format(lines) {
+        Some(MrzFormat::FraId) => vec![MrzFormat::FraId, MrzFormat::Td2],
+        Some(format) => vec![format],
+        None => Vec::new(),
+    }
+}
+
 fn detect_format(lines: &[Vec<CellCandidates>]) -> Option<MrzFormat> {
     let top = |line: usize, idx: usize| lines[line][idx].options.first().map_or('<', |o| o.0);
     let has = |line: usize, idx: usize, symbol: char| {
@@ -253,7 +264,19 @@ fn check_passes(text: &[Vec<char>], check: &CheckSpec) -> bool {
 /// Decodes cell candidates into an MRZ reading, repairing single characters
 /// where a check digit fails and a likely alternative makes it pass.
 pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
-    let format = detect_format(lines).ok_or(NotMrz)?;
+    let n_valid = |reading: &Reading| reading.checks.iter().filter(|c| c.valid).count();
+    candidate_formats(lines)
+        .into_iter()
+        .map(|format| decode_as(lines, format))
+        .reduce(|best, next| {
+            let better = (next.valid, n_valid(&next)) > (best.valid, n_valid(&best));
+            if better { next } else { best }
+        })
+        .ok_or(NotMrz)
+}
+
+/// Decodes cell candidates in one layout.
+fn decode_as(lines: &[Vec<CellCandidates>], format: MrzFormat) -> Reading {
     let (classes, checks) = layout(format);
     let mut corrections = Vec::new();
     // Choose per position the most probable symbol its class allows.
@@ -391,7 +414,7 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
         }
     }
     let lines_text: Vec<String> = text.iter().map(|l| l.iter().collect()).collect();
-    Ok(Reading {
+    Reading {
         format,
         fields: fields(format, &lines_text),
         lines: lines_text,
@@ -400,7 +423,7 @@ pub fn decode_cells(lines: &[Vec<CellCandidates>]) -> Result<Reading, NotMrz> {
         corrections,
         min_unchecked_confidence: min_unchecked,
         min_confidence: min_all,
-    })
+    }
 }
 
 /// Which cells some check digit covers (the digits themselves included).
@@ -631,6 +654,20 @@ mod tests {
         assert_eq!(reading.format, MrzFormat::Td3);
         assert!(reading.valid);
         assert_eq!(reading.lines, lines);
+    }
+
+    #[test]
+    fn lines_starting_idfra_are_read_in_the_layout_their_check_digits_pass() {
+        // The old French identity card, and a TD2 that France issued.
+        let card = ["IDFRABERTHIER<<<<<<<<<<<<<<<<<<<<<<<", "9409923102854CORINNE<<<<<<<6512068F4"];
+        let td2 = ["IDFRAOCONNOR<<VIKTOR<XAVIER<<<<<<<<<", "MU3520<<<8ITA2801083F4810036275<<<<4"];
+        for (lines, format) in [(card, MrzFormat::FraId), (td2, MrzFormat::Td2)] {
+            let reading = decode_cells(&certain(&lines)).unwrap();
+            assert_eq!(reading.format, format);
+            assert!(reading.valid, "{lines:?}");
+            assert_eq!(reading.lines, lines);
+            assert!(reading.corrections.is_empty());
+        }
     }
 
     #[test]
