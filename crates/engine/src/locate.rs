@@ -231,9 +231,20 @@ fn continues(row: &TextRow, next: &TextRow) -> bool {
     let h = row.height.max(next.height);
     let ratio = row.height / next.height;
     let gap = next.start - row.end;
-    // Two long pieces may be a few glyphs apart, where glare washed them out.
+    // Two long pieces may be a few glyphs apart, where glare washed them out;
+    // two longer ones at one glyph spacing, up to eight glyphs apart.
     let long = row.members.len() >= 8 && next.members.len() >= 8;
-    let max_gap = if long { 3.5 * h } else { 1.5 * h };
+    let longer = row.members.len() >= 12 && next.members.len() >= 12 && {
+        let (a, b) = (median_spacing(row), median_spacing(next));
+        a.min(b) > 0.8 * a.max(b)
+    };
+    let max_gap = if longer {
+        9.0 * h
+    } else if long {
+        3.5 * h
+    } else {
+        1.5 * h
+    };
     if !(0.5..=2.0).contains(&ratio) || !(-0.5 * h..=max_gap).contains(&gap) {
         return false;
     }
@@ -242,6 +253,15 @@ fn continues(row: &TextRow, next: &TextRow) -> bool {
         (a.across_at(mid) - b.across_at(mid)).abs() < 0.4 * h
     };
     on_line(row, next) && on_line(next, row)
+}
+
+/// The usual distance between neighbouring glyphs of a row.
+fn median_spacing(row: &TextRow) -> f32 {
+    let along = |m: &((f32, f32), f32)| m.0.0 * row.dir.0 + m.0.1 * row.dir.1;
+    let mut spacings: Vec<f32> =
+        row.members.windows(2).map(|pair| (along(&pair[1]) - along(&pair[0])).abs()).collect();
+    spacings.sort_by(f32::total_cmp);
+    spacings.get(spacings.len() / 2).copied().unwrap_or(0.0)
 }
 
 /// Drops a blob at either end of a chain that sits more than twice the row's
@@ -440,7 +460,14 @@ mod tests {
         // The line below, and a piece too far along.
         assert!(!continues(&row_of(&left, 100.0), &row_of(&right, 118.0)));
         let far: Vec<f32> = (20..36).map(|k| k as f32 * 12.0).collect();
-        assert!(!continues(&row_of(&left, 100.0), &row_of(&far, 100.0)));
+        assert!(!continues(&row_of(&left[1..], 100.0), &row_of(&far, 100.0)));
+        // Two pieces of twelve glyphs or more at one spacing may lie eight glyphs
+        // apart, not twelve, and not at different spacings.
+        assert!(continues(&row_of(&left, 100.0), &row_of(&far, 100.0)));
+        let farther: Vec<f32> = (24..40).map(|k| k as f32 * 12.0).collect();
+        assert!(!continues(&row_of(&left, 100.0), &row_of(&farther, 100.0)));
+        let wider: Vec<f32> = (12..24).map(|k| k as f32 * 16.0).collect();
+        assert!(!continues(&row_of(&left, 100.0), &row_of(&wider, 100.0)));
         // A short piece must start within a word space.
         let short: Vec<f32> = (15..21).map(|k| k as f32 * 12.0).collect();
         assert!(!continues(&row_of(&left, 100.0), &row_of(&short, 100.0)));
