@@ -1,7 +1,7 @@
 //! Reads freshly generated synthetic photos of every format and scores them.
 //!
-//! Needs the OCR-B font of Debian's `fonts-ocr-b` package. The default run uses
-//! 100 photos; with `RUN_SLOW_TESTS` set it uses 500.
+//! Needs the OCR-B font of Debian's `fonts-ocr-b` package. 500 photos, made
+//! at run time from a fixed seed (about a minute with the test profile).
 
 use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
 use mrtd_engine::{EngineBuilder, ParseOptions, Status};
@@ -14,7 +14,7 @@ fn font() -> OcrFont {
 
 #[test]
 fn synthetic_photos_are_read_exactly() {
-    let count = if std::env::var_os("RUN_SLOW_TESTS").is_some() { 500 } else { 100 };
+    let count = 500;
     let font = font();
     let engine = EngineBuilder::new().build();
     let mut rng = Rng::new(20_260_101);
@@ -30,19 +30,23 @@ fn synthetic_photos_are_read_exactly() {
         if got == truth {
             exact += 1;
         } else {
-            // A wrong reading must never be reported as read.
+            // A wrong reading must never be reported as read, nor pass every
+            // check digit (valid but wrong).
             assert!(
                 reading.status != Status::Read,
                 "photo {idx}: read {got} but the truth is {truth}"
+            );
+            assert!(
+                !reading.reading.as_ref().is_some_and(|r| r.valid),
+                "photo {idx}: {got} passes every check digit but the truth is {truth}"
             );
             failures.push(format!("{idx} {format:?}: {:?} {got}", reading.status));
         }
     }
     let rate = exact as f64 / count as f64;
-    // The goal is 99 %; the reader measures 98.3-99.2 % on sets of 300-500 such
-    // photos (see the crate README), and 100 photos vary more than that, so this
-    // guards against regressions below 96 %.
-    assert!(rate >= 0.96, "{exact}/{count} exact; failures:\n{}", failures.join("\n"));
+    eprintln!("{exact}/{count} exact");
+    // The goal: at least 99 % of a fresh set of 500 read exactly.
+    assert!(rate >= 0.99, "{exact}/{count} exact; failures:\n{}", failures.join("\n"));
 }
 
 #[test]
