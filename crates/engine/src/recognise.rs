@@ -436,7 +436,7 @@ pub(crate) fn read_candidate(
             .iter()
             .map(|row| row.length() / (span as f32 - 0.3))
             .fold(0.0f32, f32::max);
-        for n in [36usize, 44].into_iter().filter(|&n| n > span && n - span <= 12) {
+        for n in [36usize, 44].into_iter().filter(|&n| n > span && n - span <= 16) {
             let missing = (n - span) as f32 * pitch;
             for at_start in [true, false] {
                 let rows = candidate
