@@ -481,7 +481,7 @@ pub(crate) fn unchecked_cells_certain(
                 continue;
             }
             let threshold = match classes[line_idx][pos] {
-                Class::AlphaFiller | Class::DocumentCode(_) | Class::Sex => 0.6,
+                Class::AlphaFiller | Class::DocumentCode(_) | Class::Sex => 0.7,
                 // Where letters and digits may both appear and nothing checks them,
                 // a look-alike pair needs the classifier to be all but certain.
                 _ if "O0QDI1B8S5Z2G6".contains(symbol) => 0.98,

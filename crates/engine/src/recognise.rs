@@ -44,7 +44,8 @@ fn reversed(row: &TextRow) -> TextRow {
 struct RowIndex {
     /// Number of cells from the first blob to the last.
     span: usize,
-    /// Single-glyph blobs as (cell index, position along the row).
+    /// Single-glyph blobs as (cell index, position along the row), the pieces
+    /// of a broken glyph as one at their mean position.
     pairs: Vec<(f32, f32)>,
 }
 
@@ -71,8 +72,10 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
     for i in 1..members.len() {
         let step = (members[i].0 - members[i - 1].0) / pitch;
         let k = index[i - 1] + step;
+        // A step under half a pitch stays in the cell: pieces of one glyph
+        // that the binarisation broke apart (a thin stroke lost at low light).
         index[i] = if single(members[i].1) && single(members[i - 1].1) {
-            index[i - 1] + step.round().max(1.0)
+            index[i - 1] + step.round()
         } else {
             k
         };
@@ -81,12 +84,22 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
     let last_idx = members.len() - 1;
     let last = index[last_idx] + (covered(members[last_idx].1) - 1.0) / 2.0;
     let span = (last - first).round() as usize + 1;
-    let pairs = members
-        .iter()
-        .zip(&index)
-        .filter(|(m, _)| single(m.1))
-        .map(|(m, &k)| ((k - first).round(), m.0))
-        .collect();
+    // Pieces of one broken glyph share its cell, which lies between them.
+    let mut pairs: Vec<(f32, f32)> = Vec::new();
+    let mut pieces = 0.0f32;
+    for (member, &k) in members.iter().zip(&index).filter(|(m, _)| single(m.1)) {
+        let cell = (k - first).round();
+        match pairs.last_mut() {
+            Some(last) if last.0 == cell => {
+                pieces += 1.0;
+                last.1 += (member.0 - last.1) / pieces;
+            }
+            _ => {
+                pieces = 1.0;
+                pairs.push((cell, member.0));
+            }
+        }
+    }
     Some(RowIndex { span, pairs })
 }
 
@@ -628,6 +641,22 @@ mod tests {
         let end = members[members.len() - 1].0.0 + 3.0;
         let offset = members[0].0.1 - slope * members[0].0.0;
         TextRow { dir: (1.0, 0.0), members, height: 12.0, start, end, offset, slope }
+    }
+
+    #[test]
+    fn pieces_of_a_broken_glyph_count_as_one_cell() {
+        // 44 glyphs 10 px apart; the one in cell 5 broke into two pieces 4 px apart.
+        let mut members: Vec<((f32, f32), f32)> =
+            (0..44).filter(|&k| k != 5).map(|k| ((100.0 + 10.0 * k as f32, 50.0), 6.0)).collect();
+        members.insert(5, ((148.0, 50.0), 3.0));
+        members.insert(6, ((152.0, 50.0), 3.0));
+        let (start, end, offset, slope) = (97.0, 533.0, 50.0, 0.0);
+        let row = TextRow { dir: (1.0, 0.0), members, height: 12.0, start, end, offset, slope };
+        let index = index_row(&row).expect("an index");
+        assert_eq!(index.span, 44);
+        assert_eq!(index.pairs.len(), 44);
+        assert_eq!(index.pairs[5], (5.0, 150.0));
+        assert_eq!(index.pairs[6], (6.0, 160.0));
     }
 
     #[test]
