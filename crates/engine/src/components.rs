@@ -28,9 +28,26 @@ impl Component {
     }
 }
 
+/// How much darker than its neighbourhood a pixel must be to count as ink:
+/// below `percent` of the local mean, and by at least `levels` gray levels
+/// (relative so that dim photos work, absolute so that paper noise does not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Darkness {
+    pub(crate) percent: u32,
+    pub(crate) levels: u32,
+}
+
+impl Darkness {
+    /// Print on paper.
+    pub(crate) const NORMAL: Darkness = Darkness { percent: 88, levels: 10 };
+    /// Faint or thin print (light ink, low light, blur), for a second look when
+    /// the normal threshold breaks glyphs apart; it lets more paper grain in.
+    pub(crate) const FAINT: Darkness = Darkness { percent: 93, levels: 6 };
+}
+
 /// Marks pixels darker than their neighbourhood (a local mean threshold over a
 /// square window), the usual way to separate print from uneven lighting.
-pub(crate) fn binarise(image: &Gray, radius: usize) -> Vec<bool> {
+pub(crate) fn binarise(image: &Gray, radius: usize, darkness: Darkness) -> Vec<bool> {
     let (w, h) = (image.width, image.height);
     let stride = w + 1;
     // The running sums wrap around in 32 bits; a window's sum, being far below
@@ -46,11 +63,11 @@ pub(crate) fn binarise(image: &Gray, radius: usize) -> Vec<bool> {
             below[x + 1] = above[x + 1].wrapping_add(row_sum);
         }
     }
-    // Darker than 88 % of the local mean and by at least 10 levels: relative
-    // so that dim photos work, absolute so that paper noise does not.
+    let Darkness { percent, levels } = darkness;
     let is_dark = |pixel: u8, count: u64, sum: u64| {
         let pixel = u64::from(pixel);
-        pixel * count * 100 < sum * 88 && pixel * count + 10 * count < sum
+        pixel * count * 100 < sum * u64::from(percent)
+            && pixel * count + u64::from(levels) * count < sum
     };
     let full_window = 2 * radius + 1;
     // Whole windows away from the left and right edges are tested in 32 bits
@@ -80,7 +97,7 @@ pub(crate) fn binarise(image: &Gray, radius: usize) -> Vec<bool> {
             {
                 let sum = rb.wrapping_add(lt).wrapping_sub(rt).wrapping_sub(lb);
                 let pixel = u32::from(pixel);
-                *mark = pixel * count * 100 < sum * 88 && pixel * count + 10 * count < sum;
+                *mark = pixel * count * 100 < sum * percent && pixel * count + levels * count < sum;
             }
         }
         for x in (0..inner.start).chain(inner.end..w) {
@@ -250,7 +267,21 @@ mod tests {
     fn binarising_marks_pixels_darker_than_their_window() {
         let (width, height, radius) = (40, 23, 5);
         let image = crate::gray::noise(width, height, 0x1234_5678);
-        let dark = binarise(&image, radius);
+        for darkness in [Darkness::NORMAL, Darkness::FAINT] {
+            let dark = binarise(&image, radius, darkness);
+            assert_eq!(dark, plainly_binarised(&image, radius, darkness), "{darkness:?}");
+        }
+        // The faint threshold marks everything the normal one does, and more.
+        let normal = binarise(&image, radius, Darkness::NORMAL);
+        let faint = binarise(&image, radius, Darkness::FAINT);
+        assert!(normal.iter().zip(&faint).all(|(&n, &f)| !n || f));
+        assert!(faint.iter().filter(|&&f| f).count() > normal.iter().filter(|&&n| n).count());
+    }
+
+    /// The local mean threshold computed the slow, obvious way.
+    fn plainly_binarised(image: &Gray, radius: usize, darkness: Darkness) -> Vec<bool> {
+        let (width, height) = (image.width, image.height);
+        let mut dark = vec![false; width * height];
         for y in 0..height {
             for x in 0..width {
                 let (mut sum, mut count) = (0u64, 0u64);
@@ -261,10 +292,12 @@ mod tests {
                     }
                 }
                 let pixel = u64::from(image.data[y * width + x]);
-                let expected = pixel * count * 100 < sum * 88 && pixel * count + 10 * count < sum;
-                assert_eq!(dark[y * width + x], expected, "at ({x}, {y})");
+                let (percent, levels) = (u64::from(darkness.percent), u64::from(darkness.levels));
+                dark[y * width + x] =
+                    pixel * count * 100 < sum * percent && pixel * count + levels * count < sum;
             }
         }
+        dark
     }
 
     #[test]

@@ -3,10 +3,11 @@
 use std::time::Instant;
 
 use crate::cells::CellGeometry;
+use crate::components::Darkness;
 use crate::decode::Reading;
 use crate::error::ImageError;
 use crate::image::{DecodeLimits, decode};
-use crate::locate::{locate, work_image};
+use crate::locate::{LocateReport, WorkImage, locate, work_image};
 use crate::model::Mlp;
 use crate::recognise::{Attempt, rank, read_candidate};
 use crate::types::ImageReading;
@@ -116,7 +117,34 @@ impl Engine {
     ) -> (ImageReading, Option<Vec<Vec<CellGeometry>>>) {
         let started = Instant::now();
         let work = work_image(gray);
-        let (candidates, report) = locate(&work.image);
+        let (mut best, mut report) = self.best_attempt(gray, &work, Darkness::NORMAL);
+        // Faint or thin print breaks apart under the normal threshold; without a
+        // confident reading, the photo gets a second look at a fainter one.
+        if best.as_ref().is_none_or(|b| !is_confident(&b.reading)) {
+            let (faint, faint_report) = self.best_attempt(gray, &work, Darkness::FAINT);
+            if faint.as_ref().is_some_and(|f| best.as_ref().is_none_or(|b| rank(f) > rank(b))) {
+                (best, report) = (faint, faint_report);
+            }
+        }
+        let cells = best.as_ref().map(|b| b.cells.clone());
+        let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);
+        result.image_width = gray.width;
+        result.image_height = gray.height;
+        result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
+        (result, cells)
+    }
+}
+
+impl Engine {
+    /// Locates MRZ candidates with one ink threshold and reads them, best first,
+    /// stopping at the first confident reading.
+    fn best_attempt(
+        &self,
+        gray: &crate::gray::Gray,
+        work: &WorkImage,
+        darkness: Darkness,
+    ) -> (Option<Attempt>, LocateReport) {
+        let (candidates, report) = locate(&work.image, darkness);
         let mut best: Option<Attempt> = None;
         for candidate in candidates.iter().take(self.config.max_candidates) {
             let attempts = read_candidate(&self.model, gray, work.scale, candidate);
@@ -129,12 +157,7 @@ impl Engine {
                 }
             }
         }
-        let cells = best.as_ref().map(|b| b.cells.clone());
-        let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);
-        result.image_width = gray.width;
-        result.image_height = gray.height;
-        result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
-        (result, cells)
+        (best, report)
     }
 }
 

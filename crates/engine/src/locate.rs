@@ -1,7 +1,7 @@
 //! Localisation: finding rows of equally sized, equally spaced glyphs at any
 //! angle, and the pairs or triples of such rows that look like an MRZ.
 
-use crate::components::{Component, binarise, components};
+use crate::components::{Component, Darkness, binarise, components};
 use crate::gray::Gray;
 
 /// A straight row of glyph blobs found at some angle, in working-image pixels.
@@ -82,10 +82,10 @@ pub(crate) fn work_image(original: &Gray) -> WorkImage {
 }
 
 /// Glyph-like blobs of the working image.
-pub(crate) fn glyph_blobs(work: &Gray) -> Vec<Component> {
+pub(crate) fn glyph_blobs(work: &Gray, darkness: Darkness) -> Vec<Component> {
     let longest = work.width.max(work.height) as f32;
     let radius = ((longest / 50.0) as usize).max(8);
-    let mask = binarise(work, radius);
+    let mask = binarise(work, radius, darkness);
     let max_size = longest / 12.0;
     components(&mask, work.width, work.height)
         .into_iter()
@@ -407,8 +407,8 @@ fn stacked(upper: &TextRow, lower: &TextRow) -> bool {
 }
 
 /// Runs blob finding and row grouping on a working image.
-pub(crate) fn locate(work: &Gray) -> (Vec<MrzCandidate>, LocateReport) {
-    let blobs = glyph_blobs(work);
+pub(crate) fn locate(work: &Gray, darkness: Darkness) -> (Vec<MrzCandidate>, LocateReport) {
+    let blobs = glyph_blobs(work, darkness);
     let rows = find_rows(&blobs);
     let long_rows: Vec<&TextRow> = rows.iter().filter(|r| r.length() > r.height * 20.0).collect();
     let report = LocateReport {
