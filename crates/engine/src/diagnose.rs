@@ -178,8 +178,7 @@ pub(crate) fn conclude(
         }
         None => (reading.checks.len(), reading.checks.iter().filter(|c| c.valid).count()),
     };
-    let plausible = confident || n_checks_valid * 2 >= n_checks || mean_confidence > 0.85;
-    if !plausible {
+    if !reads_as_an_mrz(n_checks, n_checks_valid, confident, mean_confidence) {
         diagnostics.push(diagnostic(
             DiagnosticCode::NoMrzFound,
             "No MRZ found: rows of text were found but they do not read as an MRZ (no check digit matches). Make sure the whole MRZ is in the photo, sharp and evenly lit.".to_owned(),
@@ -337,6 +336,14 @@ fn unproven_corrections(
     unproven
 }
 
+/// Whether rows read well enough to be reported as an MRZ at all (`partial`
+/// rather than `no_mrz`): a confident reading, more than half of the printed
+/// check digits passing (half is what two of four random digits manage often
+/// enough on a page of ordinary text), or a classifier sure of its glyphs.
+fn reads_as_an_mrz(n_checks: usize, n_valid: usize, confident: bool, mean_confidence: f32) -> bool {
+    confident || n_valid * 2 > n_checks || mean_confidence > 0.85
+}
+
 #[cfg(test)]
 mod tests {
     use mrtd_mrz::CellCandidates;
@@ -402,5 +409,14 @@ mod tests {
         let cells =
             candidates(|line, column| if line == 1 && column < 10 { 0.7 } else { 0.99 }, &[(1, 3)]);
         assert_eq!(unproven(&cells), vec![(2, 4)]);
+    }
+
+    #[test]
+    fn half_the_check_digits_of_a_doubtful_reading_do_not_make_an_mrz() {
+        assert!(!reads_as_an_mrz(4, 2, false, 0.6));
+        assert!(reads_as_an_mrz(4, 3, false, 0.6));
+        assert!(reads_as_an_mrz(4, 2, false, 0.9));
+        assert!(reads_as_an_mrz(4, 0, true, 0.6));
+        assert!(!reads_as_an_mrz(0, 0, false, 0.6));
     }
 }
