@@ -181,7 +181,7 @@ pub(crate) fn conclude(
     if !reads_as_an_mrz(n_checks, n_checks_valid, confident, mean_confidence) {
         diagnostics.push(diagnostic(
             DiagnosticCode::NoMrzFound,
-            "No MRZ found: rows of text were found but they do not read as an MRZ (no check digit matches). Make sure the whole MRZ is in the photo, sharp and evenly lit.".to_owned(),
+            "No MRZ found: rows of text were found but they do not read as an MRZ (too few check digits match). Make sure the whole MRZ is in the photo, sharp and evenly lit.".to_owned(),
         ));
         return empty(Status::NoMrz, diagnostics);
     }

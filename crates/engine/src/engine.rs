@@ -133,9 +133,7 @@ impl Engine {
         result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         (result, cells)
     }
-}
 
-impl Engine {
     /// Locates MRZ candidates with one ink threshold and reads them, best first,
     /// stopping at the first confident reading.
     fn best_attempt(
