@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [SECONDS]     seconds per target (default 20)
 #   MRTD_FUZZ_CRATES="mrz engine" scripts/fuzz.sh 15     only these fuzz crates
 #
-# Targets: crates/mrz/fuzz (parse_text, decode_cells), crates/engine/fuzz (read_image),
+# Targets: crates/mrz/fuzz (parse_text, decode_cells), crates/engine/fuzz (read_image, half_jpeg),
 # crates/server/fuzz (http_body, trace_context). Each fuzz crate is its own workspace.
 #
 # The targets are libFuzzer binaries (libfuzzer-sys) built with the same sanitizer-coverage

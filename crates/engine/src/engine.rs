@@ -6,15 +6,24 @@ use crate::cells::CellGeometry;
 use crate::components::Darkness;
 use crate::decode::Reading;
 use crate::error::ImageError;
-use crate::image::{DecodeLimits, decode};
+use crate::image::{DecodeLimits, decode, decode_jpeg_half};
 use crate::locate::{LocateReport, WorkImage, locate, work_image};
 use crate::model::Mlp;
 use crate::recognise::{Attempt, rank, read_candidate};
-use crate::types::ImageReading;
+use crate::types::{ImageReading, Status};
 use mrtd_mrz::ParseOptions;
 
 /// The classifier weights, trained by `mrtd-train` and embedded at build time.
 static MODEL_BYTES: &[u8] = include_bytes!("../model/mrz-cells.bin");
+
+/// JPEGs this long on their longest side (phone photos) are read at half size
+/// first.
+const HALF_SIZE_FROM_PX: u32 = 3600;
+
+/// The character height, in half-size pixels, from which a half-size reading
+/// stands: the cell sampler then takes about one sample per pixel there, where
+/// at full size it would average 2x2 pixels per sample to the same effect.
+const HALF_SIZE_MIN_GLYPH_PX: f32 = 15.0;
 
 /// Limits and thresholds of an [`Engine`].
 #[derive(Clone, Debug)]
@@ -96,11 +105,44 @@ impl Engine {
         let started = Instant::now();
         let limits =
             DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
+        if let Some(mut reading) = self.read_half_size(image_bytes, limits, options) {
+            reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
+            return Ok(reading);
+        }
         let decoded = decode(image_bytes, limits)?;
         let mut reading = self.read_gray(&decoded.gray, options);
         reading.image_format = decoded.format;
         reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(reading)
+    }
+
+    /// Reads a large JPEG from a half-size decode of its luma, which costs a
+    /// fraction of a full decode. The reading stands only when it is `read`
+    /// and its characters are large enough at half size that the full size
+    /// would show the classifier nothing more; otherwise `None`, and the photo
+    /// is read at full size. Geometry is reported in full-size pixels.
+    fn read_half_size(
+        &self,
+        image_bytes: &[u8],
+        limits: DecodeLimits,
+        options: &ParseOptions,
+    ) -> Option<ImageReading> {
+        let half = decode_jpeg_half(image_bytes, limits, HALF_SIZE_FROM_PX)?;
+        let (mut reading, cells) = self.read_gray_with_cells(&half.gray, options);
+        let glyph_px = cells.as_deref().map(median_glyph_height)?;
+        if reading.status != Status::Read || glyph_px < HALF_SIZE_MIN_GLYPH_PX {
+            return None;
+        }
+        // Half-size pixel centres (i + 0.5) stand for full-size 2i + 1.
+        if let Some(region) = reading.region.as_mut() {
+            for corner in region.iter_mut() {
+                *corner = (corner.0 * 2.0, corner.1 * 2.0);
+            }
+        }
+        reading.image_width = half.full_width;
+        reading.image_height = half.full_height;
+        reading.image_format = "jpeg";
+        Some(reading)
     }
 
     /// Reads the MRZ of an already decoded, upright grayscale image.
@@ -159,8 +201,148 @@ impl Engine {
     }
 }
 
+/// The median character height of a reading's cells, in pixels.
+fn median_glyph_height(cells: &[Vec<CellGeometry>]) -> f32 {
+    let mut heights: Vec<f32> =
+        cells.iter().flatten().map(|cell| cell.across.0.hypot(cell.across.1)).collect();
+    if heights.is_empty() {
+        return 0.0;
+    }
+    let middle = heights.len() / 2;
+    *heights.select_nth_unstable_by(middle, f32::total_cmp).1
+}
+
 /// Whether a reading can be reported as read: every check digit passes and
 /// the characters no check digit protects were recognised with confidence.
 pub(crate) fn is_confident(reading: &Reading) -> bool {
     reading.valid && reading.min_unchecked_confidence >= 0.5 && reading.min_confidence >= 0.2
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use image::{Rgb, RgbImage, imageops};
+
+    use super::*;
+
+    const UTO: &str = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<|\
+                       L898902C36UTO7408122F1204159ZE184226B<<<<<10";
+
+    /// A 12 MP phone-like photo: a specimen `document_width` pixels wide on a
+    /// textured background, as a colour JPEG.
+    fn phone_photo(document_width: u32) -> Vec<u8> {
+        jpeg(&phone_scene(document_width))
+    }
+
+    fn jpeg(image: &RgbImage) -> Vec<u8> {
+        let mut jpeg = Vec::new();
+        let encoder =
+            image::codecs::jpeg::JpegEncoder::new_with_quality(Cursor::new(&mut jpeg), 88);
+        image.write_with_encoder(encoder).expect("encodes");
+        jpeg
+    }
+
+    fn phone_scene(document_width: u32) -> RgbImage {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/images/100_pass-uto.jpg");
+        let specimen = image::open(path).expect("a specimen").into_rgb8();
+        let mut canvas = RgbImage::from_fn(4000, 3000, |x, y| {
+            let stripe = ((x as f32 / 37.0 + (y as f32 / 91.0).sin() * 3.0).sin() * 30.0) as i32;
+            let value = (110 + stripe + ((x * 7 + y * 13) % 17) as i32).clamp(0, 255) as u8;
+            Rgb([value.saturating_add(30), value, value.saturating_sub(25)])
+        });
+        let scale = document_width as f32 / specimen.width() as f32;
+        let height = (specimen.height() as f32 * scale) as u32;
+        let document =
+            imageops::resize(&specimen, document_width, height, imageops::FilterType::Triangle);
+        imageops::overlay(&mut canvas, &document, 700, i64::from((3000 - height) / 2));
+        canvas
+    }
+
+    fn limits() -> DecodeLimits {
+        let config = EngineConfig::default();
+        DecodeLimits { max_pixels: config.max_pixels, max_bytes: config.max_bytes }
+    }
+
+    #[test]
+    fn a_phone_photo_reads_at_half_size_as_at_full_size() {
+        let engine = EngineBuilder::new().build();
+        let options = ParseOptions::default();
+        let jpeg = phone_photo(2600);
+        let half = engine.read_half_size(&jpeg, limits(), &options).expect("read at half size");
+        let full_gray = decode(&jpeg, limits()).expect("decodes").gray;
+        let full = engine.read_gray(&full_gray, &options);
+        assert_eq!(half.status, Status::Read);
+        let lines = |r: &ImageReading| r.reading.as_ref().map(|r| r.lines.join("|"));
+        assert_eq!(lines(&half).as_deref(), Some(UTO));
+        assert_eq!(lines(&half), lines(&full));
+        assert_eq!((half.image_width, half.image_height), (4000, 3000));
+        assert_eq!(half.image_format, "jpeg");
+        // The outline is given in full-size pixels, where the full-size read puts it.
+        let (a, b) = (half.region.expect("a region"), full.region.expect("a region"));
+        for (p, q) in a.iter().zip(&b) {
+            assert!((p.0 - q.0).abs() < 12.0 && (p.1 - q.1).abs() < 12.0, "{a:?} against {b:?}");
+        }
+        // And the public entry point takes this path.
+        let read = engine.read(&jpeg, &options).expect("decodes");
+        assert_eq!((lines(&read), read.region), (lines(&half), half.region));
+    }
+
+    #[test]
+    fn a_sideways_phone_photo_is_turned_upright_at_half_size() {
+        let engine = EngineBuilder::new().build();
+        // Stored a quarter turn anticlockwise, tagged "rotate 90 clockwise to display".
+        let stored = jpeg(&imageops::rotate270(&phone_scene(2600)));
+        let tiff: Vec<u8> = [&b"II*\0"[..], &8u32.to_le_bytes(), &1u16.to_le_bytes()]
+            .into_iter()
+            .chain([&0x0112u16.to_le_bytes()[..], &3u16.to_le_bytes(), &1u32.to_le_bytes()])
+            .chain([&6u32.to_le_bytes()[..], &0u32.to_le_bytes()])
+            .flatten()
+            .copied()
+            .collect();
+        let mut tagged = stored[..2].to_vec();
+        tagged.extend([0xFF, 0xE1]);
+        tagged.extend(((2 + 6 + tiff.len()) as u16).to_be_bytes());
+        tagged.extend(b"Exif\0\0");
+        tagged.extend(&tiff);
+        tagged.extend(&stored[2..]);
+        let read = engine
+            .read_half_size(&tagged, limits(), &ParseOptions::default())
+            .expect("read at half size");
+        assert_eq!((read.image_width, read.image_height), (4000, 3000));
+        assert_eq!(read.reading.map(|r| r.lines.join("|")).as_deref(), Some(UTO));
+        let region = read.region.expect("a region");
+        assert!(
+            region.iter().all(|&(x, y)| (650.0..3350.0).contains(&x) && y < 3000.0),
+            "{region:?}"
+        );
+    }
+
+    #[test]
+    fn small_characters_in_a_large_photo_are_read_at_full_size() {
+        let engine = EngineBuilder::new().build();
+        let options = ParseOptions::default();
+        // Characters about 16 pixels high at full size, 8 at half.
+        let jpeg = phone_photo(900);
+        assert!(engine.read_half_size(&jpeg, limits(), &options).is_none());
+        let read = engine.read(&jpeg, &options).expect("decodes");
+        assert_eq!(read.status, Status::Read);
+        assert_eq!(read.reading.map(|r| r.lines.join("|")).as_deref(), Some(UTO));
+        assert_eq!((read.image_width, read.image_height), (4000, 3000));
+    }
+
+    #[test]
+    fn small_photos_and_other_formats_are_not_read_at_half_size() {
+        let engine = EngineBuilder::new().build();
+        let options = ParseOptions::default();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/images/100_pass-uto.jpg");
+        let small = std::fs::read(path).expect("a specimen");
+        assert!(engine.read_half_size(&small, limits(), &options).is_none());
+        let png = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/images/62_pass-pol.png");
+        let png = std::fs::read(png).expect("a specimen");
+        assert!(engine.read_half_size(&png, limits(), &options).is_none());
+        // Over the pixel limit: left to the full decoder, which refuses it.
+        let tight = DecodeLimits { max_pixels: 4_000_000, ..limits() };
+        assert!(engine.read_half_size(&phone_photo(2600), tight, &options).is_none());
+    }
 }

@@ -89,6 +89,48 @@ fn decode_jpeg_luma(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageErr
     Ok(upright_gray(DynamicImage::ImageLuma8(luma), orientation))
 }
 
+/// A large baseline JPEG decoded at half size, upright, with the full upright
+/// size; `None` when the file is smaller than `min_longest_side` on its longest
+/// side, over the limits, or not one the half-size decoder handles (the caller
+/// then decodes it in full, which also reports any error).
+pub(crate) fn decode_jpeg_half(
+    bytes: &[u8],
+    limits: DecodeLimits,
+    min_longest_side: u32,
+) -> Option<HalfDecoded> {
+    if bytes.len() > limits.max_bytes || !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return None;
+    }
+    let half = crate::jpeg::decode_half_luma(bytes, |width, height| {
+        width.max(height) >= min_longest_side && check_pixels(width, height, limits).is_ok()
+    })?;
+    let orientation = half
+        .exif
+        .as_deref()
+        .and_then(image::metadata::Orientation::from_exif_chunk)
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    use image::metadata::Orientation::{Rotate90, Rotate90FlipH, Rotate270, Rotate270FlipH};
+    let turned = matches!(orientation, Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH);
+    let full_size = if turned { (half.height, half.width) } else { (half.width, half.height) };
+    let luma = image::GrayImage::from_raw(
+        half.gray.width as u32,
+        half.gray.height as u32,
+        half.gray.data,
+    )?;
+    let gray = upright_gray(DynamicImage::ImageLuma8(luma), orientation);
+    Some(HalfDecoded { gray, full_width: full_size.0 as usize, full_height: full_size.1 as usize })
+}
+
+/// A JPEG decoded at half size.
+pub(crate) struct HalfDecoded {
+    /// The upright luma at half size.
+    pub(crate) gray: Gray,
+    /// The upright full-size width.
+    pub(crate) full_width: usize,
+    /// The upright full-size height.
+    pub(crate) full_height: usize,
+}
+
 /// Refuses a raster over the pixel limit, or without pixels, from its header.
 fn check_pixels(width: u32, height: u32, limits: DecodeLimits) -> Result<(), ImageError> {
     let pixels = u64::from(width) * u64::from(height);

@@ -23,6 +23,7 @@ mod error;
 pub mod geometry;
 pub mod gray;
 mod image;
+pub mod jpeg;
 mod locate;
 pub mod model;
 mod recognise;
