@@ -539,6 +539,12 @@ fn write_block(
     let columns = (width - x0).min(4);
     for (dy, line) in pixels.iter().enumerate().take(height - y0) {
         let start = (y0 + dy) * width + x0;
-        out[start..start + columns].copy_from_slice(&line[..columns]);
+        // Whole blocks, nearly all of them, as one fixed-size store.
+        let whole = out.get_mut(start..start + 4).filter(|_| columns == 4);
+        if let Some(whole) = whole.and_then(|slice| <&mut [u8; 4]>::try_from(slice).ok()) {
+            *whole = *line;
+        } else {
+            out[start..start + columns].copy_from_slice(&line[..columns]);
+        }
     }
 }
