@@ -239,8 +239,8 @@ impl<'a> Bits<'a> {
     }
 }
 
-/// Zigzag position to the index of a kept coefficient in a row-major 4x4
-/// block (frequency `row * 4 + col`), or 16 for the frequencies dropped.
+/// Zigzag position to the index of a kept coefficient in a column-major 4x4
+/// block (frequency `col * 4 + row`), or 16 for the frequencies dropped.
 const KEEP: [u8; 64] = {
     const ZIGZAG: [u8; 64] = [
         0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27,
@@ -252,32 +252,11 @@ const KEEP: [u8; 64] = {
     while k < 64 {
         let (row, col) = (ZIGZAG[k] / 8, ZIGZAG[k] % 8);
         if row < 4 && col < 4 {
-            keep[k] = row * 4 + col;
+            keep[k] = col * 4 + row;
         }
         k += 1;
     }
     keep
-};
-
-/// For each slot of `KEEP`, the bit of its frequency row and column (none for
-/// the slot of dropped frequencies).
-const ROW_BIT: [u32; 17] = {
-    let mut bits = [0u32; 17];
-    let mut slot = 0;
-    while slot < 16 {
-        bits[slot] = 1 << (slot / 4);
-        slot += 1;
-    }
-    bits
-};
-const COLUMN_BIT: [u32; 17] = {
-    let mut bits = [0u32; 17];
-    let mut slot = 0;
-    while slot < 16 {
-        bits[slot] = 1 << (slot % 4);
-        slot += 1;
-    }
-    bits
 };
 
 /// `BASIS[i][u] = c(u) / 2 * cos((2i + 1) u pi / 8) * cos(u pi / 16)`, with
@@ -290,17 +269,6 @@ pub(super) const BASIS: [[f32; 4]; 4] = [
     [0.353_553_4, -0.187_665_1, -0.326_640_7, 0.384_088_9],
     [0.353_553_4, -0.453_063_7, 0.326_640_7, -0.159_094_8],
 ];
-
-/// `BASIS` transposed: `BASIS_T[u][i] = BASIS[i][u]`.
-const BASIS_T: [[f32; 4]; 4] = {
-    let mut t = [[0f32; 4]; 4];
-    let mut i = 0;
-    while i < 16 {
-        t[i % 4][i / 4] = BASIS[i / 4][i % 4];
-        i += 1;
-    }
-    t
-};
 
 /// Decodes the scan into the luma plane at half size.
 pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
@@ -362,12 +330,12 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
                             continue;
                         }
                         let mut coefficients = [0f32; 17];
-                        let extent =
+                        let has_ac =
                             luma_block(&mut bits, plan, predictor, &quant, &mut coefficients)?;
                         let x0 = (mcu_x * plan.h + block_x) * 4;
                         let y0 = (mcu_y * plan.v + block_y) * 4;
                         if x0 < out_w && y0 < out_h {
-                            let pixels = transform(&coefficients, extent);
+                            let pixels = transform(&coefficients, has_ac);
                             write_block(&mut out, out_w, out_h, x0, y0, &pixels);
                         }
                     }
@@ -384,8 +352,7 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
     return Some(Gray { width: out_w, height: out_h, data: out });
 
     /// Decodes one luma block's coefficients, keeping the 4x4 lowest
-    /// frequencies dequantised; returns the rows and columns of frequencies
-    /// with a non-zero coefficient other than DC, as bit masks.
+    /// frequencies dequantised; says whether any but DC was coded.
     #[inline(always)]
     fn luma_block(
         bits: &mut Bits<'_>,
@@ -393,7 +360,7 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
         predictor: &mut i32,
         quant: &[f32; 64],
         coefficients: &mut [f32; 17],
-    ) -> Option<Extent> {
+    ) -> Option<bool> {
         bits.refill();
         let size = u32::from(bits.decode(plan.dc)?);
         if size > 11 {
@@ -401,7 +368,7 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
         }
         *predictor = predictor.wrapping_add(bits.receive(size));
         coefficients[0] = *predictor as f32 * quant[0];
-        let mut extent = Extent { rows: 0, columns: 0 };
+        let mut has_ac = false;
         let mut k = 1usize;
         while k < 64 {
             bits.refill();
@@ -430,11 +397,10 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
             // branch the data decides.
             let slot = usize::from(KEEP[k]);
             coefficients[slot] = value as f32 * quant[k];
-            extent.rows |= ROW_BIT[slot];
-            extent.columns |= COLUMN_BIT[slot];
+            has_ac |= slot < 16;
             k += 1;
         }
-        Some(extent)
+        Some(has_ac)
     }
 }
 
@@ -467,50 +433,46 @@ fn skip_block(bits: &mut Bits<'_>, dc: &Huffman, ac: &Huffman, predictor: &mut i
     Some(())
 }
 
-/// Which rows and columns of a block's kept frequencies (bit `i` for row or
-/// column `i`) hold a non-zero coefficient besides DC.
-#[derive(Clone, Copy)]
-struct Extent {
-    rows: u32,
-    columns: u32,
-}
-
 /// The 4x4 half-size pixels of a block from its kept coefficients
-/// (`coefficients[row * 4 + col]`, the 17th unused), level shifted and clamped.
-/// Rows and columns of frequencies that are all zero are skipped.
+/// (`coefficients[col * 4 + row]` of frequency, the 17th unused), level
+/// shifted and clamped.
 #[inline(always)]
-fn transform(coefficients: &[f32; 17], extent: Extent) -> [[u8; 4]; 4] {
-    if extent.rows | extent.columns == 0 {
+pub(super) fn transform(coefficients: &[f32; 17], has_ac: bool) -> [[u8; 4]; 4] {
+    if !has_ac {
         return [[to_pixel(coefficients[0] / 8.0 + 128.0); 4]; 4];
     }
-    // DC counts in row and column 0.
-    let n_rows = (32 - (extent.rows | 1).leading_zeros()) as usize;
-    let n_columns = (32 - (extent.columns | 1).leading_zeros()) as usize;
-    // Along each row of frequencies, then down the columns, four lanes at a
-    // time (written so that the compiler keeps each `[f32; 4]` in one register).
-    let mut rows = [[0f32; 4]; 4];
-    for (v, row) in rows.iter_mut().enumerate().take(n_rows) {
-        for u in 0..n_columns {
-            let c = coefficients[v * 4 + u];
-            for (out, &b) in row.iter_mut().zip(&BASIS_T[u]) {
-                *out += c * b;
-            }
-        }
-    }
-    let mut pixels = [[0u8; 4]; 4];
-    for (j, line) in pixels.iter_mut().enumerate() {
-        let mut sum = [128f32; 4];
-        for (v, row) in rows.iter().enumerate().take(n_rows) {
-            let b = BASIS[j][v];
-            for (s, &r) in sum.iter_mut().zip(row) {
-                *s += b * r;
-            }
-        }
-        for (pixel, s) in line.iter_mut().zip(sum) {
-            *pixel = to_pixel(s);
-        }
-    }
-    pixels
+    let [a, p, c, r] = BASIS[0];
+    let (q, t) = (BASIS[1][1], BASIS[1][3]);
+    // The 4-point inverse transform as even and odd halves (the signs of the
+    // basis rows), on four lanes at once.
+    let butterfly = |f: [[f32; 4]; 4]| -> [[f32; 4]; 4] {
+        let lanes = |g: &dyn Fn(usize) -> f32| -> [f32; 4] { [g(0), g(1), g(2), g(3)] };
+        let even0 = lanes(&|l| a * f[0][l] + c * f[2][l]);
+        let even1 = lanes(&|l| a * f[0][l] - c * f[2][l]);
+        let odd0 = lanes(&|l| p * f[1][l] + r * f[3][l]);
+        let odd1 = lanes(&|l| q * f[1][l] + t * f[3][l]);
+        [
+            lanes(&|l| even0[l] + odd0[l]),
+            lanes(&|l| even1[l] + odd1[l]),
+            lanes(&|l| even1[l] - odd1[l]),
+            lanes(&|l| even0[l] - odd0[l]),
+        ]
+    };
+    // Coefficients are stored by column of frequency: `columns[u][v]`.
+    let column = |u: usize| -> [f32; 4] {
+        [
+            coefficients[u * 4],
+            coefficients[u * 4 + 1],
+            coefficients[u * 4 + 2],
+            coefficients[u * 4 + 3],
+        ]
+    };
+    // Across each row of frequencies: `across[i][v]`, pixel column i.
+    let across = butterfly([column(0), column(1), column(2), column(3)]);
+    // Transposed to `by_row[v][i]`, then down the columns: pixel rows.
+    let by_row: [[f32; 4]; 4] = std::array::from_fn(|v| std::array::from_fn(|i| across[i][v]));
+    let down = butterfly(by_row);
+    down.map(|row| row.map(|value| to_pixel(value + 128.0)))
 }
 
 /// A level-shifted sample as a pixel, clamped and rounded to nearest.

@@ -200,6 +200,35 @@ fn the_averaging_basis_is_the_inverse_dct_over_pixel_pairs() {
 }
 
 #[test]
+fn the_fast_transform_is_the_basis_applied_both_ways() {
+    let mut state = 0x9e37_79b9_u32;
+    for _ in 0..200 {
+        let mut coefficients = [0f32; 17];
+        for value in coefficients.iter_mut().take(16) {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            *value = (state % 400) as f32 - 200.0;
+        }
+        let pixels = scan::transform(&coefficients, true);
+        for (j, line) in pixels.iter().enumerate() {
+            for (i, &pixel) in line.iter().enumerate() {
+                // Stored by column of frequency: coefficients[u * 4 + v].
+                let mut sum = 128.0f64;
+                for v in 0..4 {
+                    for u in 0..4 {
+                        let basis = f64::from(scan::BASIS[j][v]) * f64::from(scan::BASIS[i][u]);
+                        sum += basis * f64::from(coefficients[u * 4 + v]);
+                    }
+                }
+                let expected = sum.round().clamp(0.0, 255.0);
+                assert!((f64::from(pixel) - expected).abs() <= 1.0, "{pixel} {expected}");
+            }
+        }
+    }
+}
+
+#[test]
 fn samples_become_pixels_clamped_and_rounded() {
     let cases = [(-7.0, 0), (0.2, 0), (127.4, 127), (127.6, 128), (254.6, 255), (300.0, 255)];
     for (sample, pixel) in cases {
