@@ -470,9 +470,21 @@ pub(super) fn transform(coefficients: &[f32; 17], has_ac: bool) -> [[u8; 4]; 4] 
     // Across each row of frequencies: `across[i][v]`, pixel column i.
     let across = butterfly([column(0), column(1), column(2), column(3)]);
     // Transposed to `by_row[v][i]`, then down the columns: pixel rows.
-    let by_row: [[f32; 4]; 4] = std::array::from_fn(|v| std::array::from_fn(|i| across[i][v]));
+    let mut by_row = [[0f32; 4]; 4];
+    for (v, row) in by_row.iter_mut().enumerate() {
+        for (i, value) in row.iter_mut().enumerate() {
+            *value = across[i][v];
+        }
+    }
     let down = butterfly(by_row);
-    down.map(|row| row.map(|value| to_pixel(value + 128.0)))
+    // Plain loops: `array::map` is not always inlined, and a call per block costs.
+    let mut pixels = [[0u8; 4]; 4];
+    for (line, row) in pixels.iter_mut().zip(&down) {
+        for (pixel, &value) in line.iter_mut().zip(row) {
+            *pixel = to_pixel(value + 128.0);
+        }
+    }
+    pixels
 }
 
 /// A level-shifted sample as a pixel, clamped and rounded to nearest.
