@@ -7,10 +7,10 @@ use crate::components::Darkness;
 use crate::decode::Reading;
 use crate::error::ImageError;
 use crate::image::{DecodeLimits, decode, decode_jpeg_half};
-use crate::locate::{LocateReport, WorkImage, locate, work_image};
+use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Mlp;
 use crate::recognise::{Attempt, rank, read_candidate};
-use crate::types::{ImageReading, Status};
+use crate::types::{DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::ParseOptions;
 
 /// The classifier weights, trained by `mrtd-train` and embedded at build time.
@@ -117,10 +117,12 @@ impl Engine {
     }
 
     /// Reads a large JPEG from a half-size decode of its luma, which costs a
-    /// fraction of a full decode. The reading stands only when it is `read`
-    /// and its characters are large enough at half size that the full size
-    /// would show the classifier nothing more; otherwise `None`, and the photo
-    /// is read at full size. Geometry is reported in full-size pixels.
+    /// fraction of a full decode. The reading stands when it is `read` and its
+    /// characters are large enough at half size that the full size would show
+    /// the classifier nothing more, or when nothing that could be an MRZ was
+    /// seen in a working image the size the full-size read would localise in;
+    /// otherwise `None`, and the photo is read at full size. Geometry is
+    /// reported in full-size pixels.
     fn read_half_size(
         &self,
         image_bytes: &[u8],
@@ -128,9 +130,25 @@ impl Engine {
         options: &ParseOptions,
     ) -> Option<ImageReading> {
         let half = decode_jpeg_half(image_bytes, limits, HALF_SIZE_FROM_PX)?;
-        let (mut reading, cells) = self.read_gray_with_cells(&half.gray, options);
-        let glyph_px = cells.as_deref().map(median_glyph_height)?;
-        if reading.status != Status::Read || glyph_px < HALF_SIZE_MIN_GLYPH_PX {
+        let (mut reading, cells, candidates_seen) = self.read_gray_inner(&half.gray, options);
+        let stands = match cells.as_deref() {
+            Some(cells) => {
+                reading.status == Status::Read
+                    && median_glyph_height(cells) >= HALF_SIZE_MIN_GLYPH_PX
+            }
+            // The full-size read shrinks to the same working image when its
+            // factor is twice this one, and would see nothing either. A
+            // "too small" diagnostic gives half-size pixels, so it is redone.
+            None => {
+                let longest = |w: usize, h: usize| w.max(h);
+                let same_view = shrink_factor(longest(half.full_width, half.full_height))
+                    == 2 * shrink_factor(longest(half.gray.width, half.gray.height));
+                let too_small =
+                    reading.diagnostics.iter().any(|d| d.code == DiagnosticCode::TooSmall);
+                !candidates_seen && same_view && !too_small
+            }
+        };
+        if !stands {
             return None;
         }
         // Half-size pixel centres (i + 0.5) stand for full-size 2i + 1.
@@ -157,13 +175,26 @@ impl Engine {
         gray: &crate::gray::Gray,
         options: &ParseOptions,
     ) -> (ImageReading, Option<Vec<Vec<CellGeometry>>>) {
+        let (reading, cells, _) = self.read_gray_inner(gray, options);
+        (reading, cells)
+    }
+
+    /// Like [`Engine::read_gray_with_cells`], also saying whether the
+    /// localiser saw any group of rows that could be an MRZ, in either look.
+    fn read_gray_inner(
+        &self,
+        gray: &crate::gray::Gray,
+        options: &ParseOptions,
+    ) -> (ImageReading, Option<Vec<Vec<CellGeometry>>>, bool) {
         let started = Instant::now();
         let work = work_image(gray);
         let (mut best, mut report) = self.best_attempt(gray, &work, Darkness::NORMAL);
+        let mut candidates_seen = report.n_candidates > 0;
         // Faint or thin print breaks apart under the normal threshold; without a
         // confident reading, the photo gets a second look at a fainter one.
         if best.as_ref().is_none_or(|b| !is_confident(&b.reading)) {
             let (faint, faint_report) = self.best_attempt(gray, &work, Darkness::FAINT);
+            candidates_seen |= faint_report.n_candidates > 0;
             if faint.as_ref().is_some_and(|f| best.as_ref().is_none_or(|b| rank(f) > rank(b))) {
                 (best, report) = (faint, faint_report);
             }
@@ -173,7 +204,7 @@ impl Engine {
         result.image_width = gray.width;
         result.image_height = gray.height;
         result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
-        (result, cells)
+        (result, cells, candidates_seen)
     }
 
     /// Locates MRZ candidates with one ink threshold and reads them, best first,
@@ -316,6 +347,20 @@ mod tests {
             region.iter().all(|&(x, y)| (650.0..3350.0).contains(&x) && y < 3000.0),
             "{region:?}"
         );
+    }
+
+    #[test]
+    fn a_phone_photo_without_an_mrz_is_settled_at_half_size() {
+        let engine = EngineBuilder::new().build();
+        let options = ParseOptions::default();
+        let background = phone_scene(2600);
+        let empty = jpeg(&RgbImage::from_fn(4000, 3000, |x, y| *background.get_pixel(x, y / 8)));
+        let half = engine.read_half_size(&empty, limits(), &options).expect("settled at half size");
+        assert_eq!(half.status, Status::NoMrz);
+        assert_eq!((half.image_width, half.image_height), (4000, 3000));
+        assert_eq!(half.diagnostics[0].code, DiagnosticCode::NoMrzFound);
+        let full = engine.read_gray(&decode(&empty, limits()).expect("decodes").gray, &options);
+        assert_eq!(full.status, Status::NoMrz);
     }
 
     #[test]

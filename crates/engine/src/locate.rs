@@ -56,6 +56,8 @@ pub(crate) struct LocateReport {
     pub(crate) n_long_rows: usize,
     /// The longest row seen, in working pixels, with its glyph height.
     pub(crate) longest_row: Option<TextRow>,
+    /// Number of groups of rows that could be an MRZ.
+    pub(crate) n_candidates: usize,
 }
 
 /// Working-image setup: how much the original was scaled.
@@ -71,7 +73,7 @@ pub(crate) struct WorkImage {
 pub(crate) fn work_image(original: &Gray) -> WorkImage {
     let longest = original.width.max(original.height);
     if longest > 1400 {
-        let factor = longest.div_ceil(1200);
+        let factor = shrink_factor(longest);
         WorkImage { image: original.shrink(factor), scale: 1.0 / factor as f32 }
     } else if longest < 700 {
         let factor = if longest < 400 { 3 } else { 2 };
@@ -79,6 +81,12 @@ pub(crate) fn work_image(original: &Gray) -> WorkImage {
     } else {
         WorkImage { image: original.clone(), scale: 1.0 }
     }
+}
+
+/// The factor a photo this long on its longest side is shrunk by for the
+/// working image (1 for photos that are not shrunk).
+pub(crate) fn shrink_factor(longest: usize) -> usize {
+    if longest > 1400 { longest.div_ceil(1200) } else { 1 }
 }
 
 /// Glyph-like blobs of the working image.
@@ -411,14 +419,16 @@ pub(crate) fn locate(work: &Gray, darkness: Darkness) -> (Vec<MrzCandidate>, Loc
     let blobs = glyph_blobs(work, darkness);
     let rows = find_rows(&blobs);
     let long_rows: Vec<&TextRow> = rows.iter().filter(|r| r.length() > r.height * 20.0).collect();
+    let candidates = mrz_candidates(&rows);
     let report = LocateReport {
         n_long_rows: long_rows.len(),
         longest_row: long_rows
             .iter()
             .max_by(|a, b| a.length().total_cmp(&b.length()))
             .map(|r| (*r).clone()),
+        n_candidates: candidates.len(),
     };
-    (mrz_candidates(&rows), report)
+    (candidates, report)
 }
 
 #[cfg(test)]
