@@ -57,7 +57,12 @@ impl Huffman {
                         table.lookup[prefix] = LONG | table.long.len() as u16;
                         table.long.push([0; 1 << LONG_BITS]);
                     }
-                    let long = &mut table.long[usize::from(table.lookup[prefix] & !LONG)];
+                    // Canonical codes are prefix-free, so the prefix cannot
+                    // already be a shorter code; refuse rather than trust it.
+                    if table.lookup[prefix] & LONG == 0 {
+                        return None;
+                    }
+                    let long = table.long.get_mut(usize::from(table.lookup[prefix] & !LONG))?;
                     let rest = length - LOOKUP_BITS;
                     let start = ((code & ((1 << rest) - 1)) << (LONG_BITS - rest)) as usize;
                     long[start..start + (1 << (LONG_BITS - rest))].fill(entry);
