@@ -366,13 +366,7 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
         quant: &[f32; 64],
         coefficients: &mut [f32; 17],
     ) -> Option<bool> {
-        bits.refill();
-        let size = u32::from(bits.decode(plan.dc)?);
-        if size > 11 {
-            return None;
-        }
-        *predictor = predictor.wrapping_add(bits.receive(size));
-        coefficients[0] = *predictor as f32 * quant[0];
+        coefficients[0] = dc(bits, plan.dc, predictor)? as f32 * quant[0];
         let mut has_ac = false;
         let mut k = 1usize;
         while k < 64 {
@@ -409,15 +403,29 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
     }
 }
 
-/// Parses one block and drops it (chroma), keeping its DC predictor current.
+/// Decodes a block's DC difference into its component's predictor and
+/// returns the predictor (the block's DC value, not yet dequantised).
 #[inline(always)]
-fn skip_block(bits: &mut Bits<'_>, dc: &Huffman, ac: &Huffman, predictor: &mut i32) -> Option<()> {
+fn dc(bits: &mut Bits<'_>, table: &Huffman, predictor: &mut i32) -> Option<i32> {
     bits.refill();
-    let size = u32::from(bits.decode(dc)?);
+    let size = u32::from(bits.decode(table)?);
+    // 11 bits are the most an 8-bit frame's DC difference takes.
     if size > 11 {
         return None;
     }
     *predictor = predictor.wrapping_add(bits.receive(size));
+    Some(*predictor)
+}
+
+/// Parses one block and drops it (chroma), keeping its DC predictor current.
+#[inline(always)]
+fn skip_block(
+    bits: &mut Bits<'_>,
+    dc_table: &Huffman,
+    ac: &Huffman,
+    predictor: &mut i32,
+) -> Option<()> {
+    dc(bits, dc_table, predictor)?;
     let mut k = 1usize;
     while k < 64 {
         bits.refill();
@@ -463,7 +471,7 @@ pub(super) fn transform(coefficients: &[f32; 17], has_ac: bool) -> [[u8; 4]; 4] 
             lanes(&|l| even0[l] - odd0[l]),
         ]
     };
-    // Coefficients are stored by column of frequency: `columns[u][v]`.
+    // Coefficients are stored by column of frequency: `column(u)[v]`.
     let column = |u: usize| -> [f32; 4] {
         [
             coefficients[u * 4],
