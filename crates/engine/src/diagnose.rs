@@ -131,8 +131,12 @@ pub(crate) fn conclude(
             mrtd_mrz::CellCandidates::certain(correction.to);
     }
     crate::decode::weigh_look_alikes(&mut cells);
+    // Name letters are chosen with the letter pairs usual in names, but judged by the
+    // classifier's own probabilities: the pairs may change a letter, never vouch for one.
+    let classified = cells.clone();
+    crate::decode::weigh_names(reading.format, &mut cells);
     let probability = |line: usize, pos: usize, symbol: char| {
-        cells[line][pos].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
+        classified[line][pos].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
     };
     let mut published = mrtd_mrz::decode_cells(&cells, options).ok();
     let unproven =
@@ -154,6 +158,9 @@ pub(crate) fn conclude(
                 places.join(", ")
             ),
         ));
+    }
+    if let Some(published) = published.as_mut() {
+        note_name_letters(reading.format, &classified, published);
     }
     let published_valid = published.as_ref().is_some_and(|p| p.valid);
     let certain = published.as_ref().is_some_and(|p| {
@@ -261,11 +268,17 @@ pub(crate) fn conclude(
     }
     let n_corrected = published.as_ref().map_or(reading.corrections.len(), |p| p.corrections.len());
     if n_corrected > 0 {
+        let by_names = published
+            .as_ref()
+            .is_some_and(|p| p.corrections.iter().any(|c| c.why == mrtd_mrz::Why::NameLetters));
+        let using = if by_names {
+            "the MRZ layout, check digits and the letters usual in names"
+        } else {
+            "the MRZ layout and check digits"
+        };
         diagnostics.push(diagnostic(
             DiagnosticCode::Corrected,
-            format!(
-                "{n_corrected} character(s) were corrected using the MRZ layout and check digits."
-            ),
+            format!("{n_corrected} character(s) were corrected using {using}."),
         ));
     }
     let rotation = (attempt.rotation_degrees * 10.0).round() / 10.0;
@@ -289,6 +302,39 @@ pub(crate) fn conclude(
         image_format: "raw",
         timing_ms: 0.0,
     }
+}
+
+/// Adds to the audit trail the name letters that stand where the classifier ranked another
+/// letter first: chosen by the letter pairs usual in names (see `decode::weigh_names`).
+fn note_name_letters(
+    format: crate::decode::MrzFormat,
+    classified: &[Vec<mrtd_mrz::CellCandidates>],
+    published: &mut mrtd_mrz::Reading,
+) {
+    for (line, (text, cells)) in published.lines.iter().zip(classified).enumerate() {
+        for (pos, (symbol, cell)) in text.chars().zip(cells).enumerate() {
+            let first = cell.options.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|o| o.0);
+            let Some(first) = first.filter(|f| f.is_ascii_uppercase() && *f != symbol) else {
+                continue;
+            };
+            let noted =
+                published.corrections.iter().any(|c| (c.line, c.column) == (line + 1, pos + 1));
+            if symbol.is_ascii_uppercase()
+                && !noted
+                && crate::decode::is_name_cell(format, line, pos)
+            {
+                published.corrections.push(mrtd_mrz::Correction {
+                    line: line + 1,
+                    column: pos + 1,
+                    from: first,
+                    to: symbol,
+                    why: mrtd_mrz::Why::NameLetters,
+                    proof: Vec::new(),
+                });
+            }
+        }
+    }
+    published.corrections.sort_by_key(|c| (c.line, c.column));
 }
 
 /// The check-digit corrections the check digits cannot prove, as (line, column) from 1.
@@ -418,5 +464,39 @@ mod tests {
         assert!(reads_as_an_mrz(4, 2, false, 0.9));
         assert!(reads_as_an_mrz(4, 0, true, 0.6));
         assert!(!reads_as_an_mrz(0, 0, false, 0.6));
+    }
+
+    #[test]
+    fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
+        // ERIKSSON with its K read as X at 0.6 and K at 0.35.
+        let mut classified = candidates(|_, _| 0.99, &[]);
+        classified[0][8] = CellCandidates { options: vec![('X', 0.6), ('K', 0.35), ('<', 0.05)] };
+        let mut weighed = classified.clone();
+        crate::decode::weigh_names(crate::decode::MrzFormat::Td3, &mut weighed);
+        let mut published =
+            mrtd_mrz::decode_cells(&weighed, &ParseOptions::default()).expect("a TD3");
+        assert_eq!(published.lines[0], LINES[0]);
+        assert!(published.corrections.is_empty(), "the decoder saw K on top");
+        note_name_letters(crate::decode::MrzFormat::Td3, &classified, &mut published);
+        assert_eq!(
+            published.corrections,
+            [mrtd_mrz::Correction {
+                line: 1,
+                column: 9,
+                from: 'X',
+                to: 'K',
+                why: mrtd_mrz::Why::NameLetters,
+                proof: Vec::new(),
+            }]
+        );
+        // The verdict is the classifier's: K at 0.35 is not a confident letter.
+        let probability = |line: usize, column: usize, symbol: char| {
+            classified[line][column].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
+        };
+        assert!(!unchecked_cells_certain(
+            crate::decode::MrzFormat::Td3,
+            &published.lines,
+            probability
+        ));
     }
 }

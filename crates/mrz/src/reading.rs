@@ -257,6 +257,9 @@ pub enum Why {
     /// The change makes the check digits in `proof` agree, and no other equally likely change
     /// does.
     CheckDigit,
+    /// A name letter the recogniser was unsure of, replaced by its runner-up, which is far more
+    /// usual between the neighbouring letters in personal names (set by the image reader).
+    NameLetters,
 }
 
 /// One changed character.

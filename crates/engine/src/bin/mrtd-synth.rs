@@ -1,7 +1,8 @@
 //! Generates a labelled set of synthetic MRZ photos and a `MANIFEST.tsv`.
 //!
 //! Usage: `mrtd-synth --out DIR [--count N] [--seed N] [--font PATH] [--min-char-px N]
-//! [--max-char-px N] [--negative-every N]`. The same seed always gives the same set.
+//! [--max-char-px N] [--negative-every N] [--random-names]`. The same seed always gives the
+//! same set. `--random-names` fills the name fields with uniformly random letters.
 
 use std::path::PathBuf;
 
@@ -17,6 +18,10 @@ fn main() {
     let mut negative_every = 25usize;
     let mut iter = std::env::args().skip(1);
     while let Some(flag) = iter.next() {
+        if flag == "--random-names" {
+            options.random_names = true;
+            continue;
+        }
         let value = iter.next().unwrap_or_else(|| panic!("{flag} needs a value"));
         match flag.as_str() {
             "--out" => out = Some(PathBuf::from(value)),

@@ -82,6 +82,7 @@ fn training_options() -> SceneOptions {
         degrade: true,
         random_text: 0.5,
         with_mrz: true,
+        random_names: false,
     }
 }
 

@@ -6,7 +6,7 @@ use crate::geometry::Homography;
 use crate::gray::Gray;
 use crate::synth::canvas::{Canvas, OcrFont};
 use crate::synth::rng::Rng;
-use crate::synth::text::{SynthFormat, random_line, random_mrz};
+use crate::synth::text::{SynthFormat, random_line, random_mrz, replace_name_with_random_letters};
 
 /// How hard the generated photos are.
 #[derive(Clone, Debug)]
@@ -27,6 +27,8 @@ pub struct SceneOptions {
     pub random_text: f32,
     /// Whether the document has an MRZ at all (false makes negative examples).
     pub with_mrz: bool,
+    /// Whether names are uniformly random letters instead of real names.
+    pub random_names: bool,
 }
 
 impl Default for SceneOptions {
@@ -40,6 +42,7 @@ impl Default for SceneOptions {
             degrade: true,
             random_text: 0.0,
             with_mrz: true,
+            random_names: false,
         }
     }
 }
@@ -172,6 +175,9 @@ pub fn generate(
     options: &SceneOptions,
 ) -> SynthDocument {
     let mut lines = random_mrz(rng, format);
+    if options.random_names {
+        replace_name_with_random_letters(rng, format, &mut lines);
+    }
     if rng.chance(options.random_text) {
         let len = lines[0].len();
         lines = lines.iter().map(|_| random_line(rng, len)).collect();

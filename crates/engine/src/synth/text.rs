@@ -164,6 +164,27 @@ fn sex(rng: &mut Rng) -> char {
     *rng.pick(&['M', 'F', '<'])
 }
 
+/// Puts a name of uniformly random letters (a surname and one or two given names, each
+/// 2 to 12 letters) in the name field of `lines`: names unlike any real one, to measure
+/// what the reader's model of personal names costs on them. Names carry no check digit,
+/// so the lines stay valid.
+pub fn replace_name_with_random_letters(rng: &mut Rng, format: SynthFormat, lines: &mut [String]) {
+    let word = |rng: &mut Rng| -> String {
+        let len = 2 + rng.below(11);
+        (0..len).map(|_| char::from(b'A' + rng.below(26) as u8)).collect()
+    };
+    let mut name = word(rng);
+    name.push_str("<<");
+    name.push_str(&word(rng));
+    if rng.chance(0.4) {
+        name.push('<');
+        name.push_str(&word(rng));
+    }
+    let (line, start) = if format == SynthFormat::Td1 { (2, 0) } else { (0, 5) };
+    let len = lines[line].len();
+    lines[line] = pad(format!("{}{name}", &lines[line][..start]), len);
+}
+
 /// Generates the MRZ lines of a random document of the given format.
 pub fn random_mrz(rng: &mut Rng, format: SynthFormat) -> Vec<String> {
     let issuer = (*rng.pick(STATES)).to_string();
@@ -277,5 +298,28 @@ mod tests {
         assert_eq!(check_digit(&line2[0..9]), line2[9]);
         assert_eq!(check_digit(&line2[13..19]), line2[19]);
         assert_eq!(check_digit(&line2[21..27]), line2[27]);
+    }
+
+    #[test]
+    fn random_names_replace_only_the_name_field() {
+        let mut rng = Rng::new(11);
+        for format in SynthFormat::ALL {
+            let lines = random_mrz(&mut rng, format);
+            let mut replaced = lines.clone();
+            replace_name_with_random_letters(&mut rng, format, &mut replaced);
+            let (line, start) = if format == SynthFormat::Td1 { (2, 0) } else { (0, 5) };
+            for (idx, (old, new)) in lines.iter().zip(&replaced).enumerate() {
+                assert_eq!(old.len(), new.len());
+                if idx == line {
+                    assert_eq!(old[..start], new[..start], "{format:?}: the codes stay");
+                    assert_ne!(old[start..], new[start..], "{format:?}: a new name");
+                    let name = new[start..].trim_end_matches('<');
+                    assert!(name.contains("<<"), "{format:?}: {name}");
+                    assert!(name.bytes().all(|c| c == b'<' || c.is_ascii_uppercase()));
+                } else {
+                    assert_eq!(old, new, "{format:?}: the other lines stay");
+                }
+            }
+        }
     }
 }
