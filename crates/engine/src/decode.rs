@@ -438,6 +438,13 @@ fn coverage(checks: &[CheckSpec], n_lines: usize, len: usize) -> Vec<Vec<bool>> 
     covered
 }
 
+/// Which cells of a layout some check digit covers (the digits themselves included),
+/// per line and position.
+pub(crate) fn checked_cells(format: MrzFormat) -> Vec<Vec<bool>> {
+    let (classes, checks) = layout(format);
+    coverage(&checks, classes.len(), classes[0].len())
+}
+
 /// Whether every character that no check digit covers was recognised with
 /// enough confidence to be reported without a warning.
 ///

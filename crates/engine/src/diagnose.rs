@@ -10,6 +10,10 @@ use crate::locate::LocateReport;
 use crate::recognise::Attempt;
 use crate::types::{Diagnostic, DiagnosticCode, ImageReading, Status};
 
+/// The probability a character no check digit covers needs under glare to be reported
+/// `read` (elsewhere letters need 0.7): a washed-out glyph can look like another one.
+const GLARE_MIN_P: f32 = 0.98;
+
 /// Glyphs below this height (original pixels) are too small to read reliably.
 const SMALL_GLYPH_PX: f32 = 7.0;
 
@@ -163,9 +167,24 @@ pub(crate) fn conclude(
         note_name_letters(reading.format, &classified, published);
     }
     let published_valid = published.as_ref().is_some_and(|p| p.valid);
+    // Washed-out cells that no check digit covers may read confidently and wrongly (a
+    // document code's D under a reflection read as J): there they need near certainty.
+    let glare = glare_runs(&attempt);
+    let checked = crate::decode::checked_cells(reading.format);
+    let glare_doubt = |p: &mrtd_mrz::Reading| {
+        glare.iter().any(|&(line, start, end)| {
+            (start..=end).any(|pos| {
+                let unchecked = checked.get(line).and_then(|l| l.get(pos)) == Some(&false);
+                let symbol = p.lines.get(line).and_then(|l| l.chars().nth(pos));
+                unchecked
+                    && symbol.is_none_or(|symbol| probability(line, pos, symbol) < GLARE_MIN_P)
+            })
+        })
+    };
     let certain = published.as_ref().is_some_and(|p| {
         p.valid
             && p.ambiguities.is_empty()
+            && !glare_doubt(p)
             && unchecked_cells_certain(reading.format, &p.lines, probability)
     });
     let quad = region(&attempt.cells);
@@ -206,7 +225,7 @@ pub(crate) fn conclude(
             format!("The MRZ characters are only {glyph_px:.0} px high; take the photo closer or at a higher resolution (about 10 px per character or more)."),
         ));
     }
-    for (line, start, end) in glare_runs(&attempt) {
+    for &(line, start, end) in &glare {
         diagnostics.push(diagnostic(
             DiagnosticCode::Glare,
             format!(
@@ -498,5 +517,74 @@ mod tests {
             &published.lines,
             probability
         ));
+    }
+
+    /// The specimen TD3 as an attempt read at 0.99 everywhere, cells 20 px apart, with
+    /// the cells in `washed` bright and without contrast.
+    fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
+        let engine_cells: Vec<Vec<crate::decode::CellCandidates>> = LINES
+            .iter()
+            .enumerate()
+            .map(|(line, l)| {
+                l.chars()
+                    .enumerate()
+                    .map(|(pos, c)| {
+                        let p = if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
+                        crate::decode::CellCandidates { options: vec![(c, p), ('Y', 1.0 - p)] }
+                    })
+                    .collect()
+            })
+            .collect();
+        let reading = crate::decode::decode_cells(&engine_cells).expect("a TD3");
+        let cells: Vec<Vec<CellGeometry>> = (0..2)
+            .map(|line| {
+                (0..44)
+                    .map(|pos| CellGeometry {
+                        centre: (40.0 + 20.0 * pos as f32, 40.0 + 30.0 * line as f32),
+                        along: (20.0, 0.0),
+                        across: (0.0, 22.0),
+                    })
+                    .collect()
+            })
+            .collect();
+        let contrast: Vec<Vec<f32>> = (0..2)
+            .map(|line| {
+                (0..44).map(|pos| if washed.contains(&(line, pos)) { 3.0 } else { 40.0 }).collect()
+            })
+            .collect();
+        Attempt {
+            reading,
+            candidates: engine_cells,
+            cells,
+            contrast,
+            score: 0.99f32.ln(),
+            rotation_degrees: 0.0,
+        }
+    }
+
+    #[test]
+    fn glare_over_characters_no_check_digit_covers_needs_near_certainty() {
+        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
+        let report = LocateReport::default();
+        let read = |washed: &[(usize, usize)], p: f32| {
+            let attempt = attempt_with_glare(washed, p);
+            conclude(Some(attempt), &report, &gray, 1.0, &ParseOptions::default())
+        };
+        assert_eq!(read(&[], 0.99).status, Status::Read);
+        // A name letter at 0.9 is read, but not under glare.
+        let name = [(0, 7), (0, 8), (0, 9)];
+        assert_eq!(read(&[(0, 8)], 0.9).status, Status::Read, "no run of washed-out cells");
+        let washed = read(&name, 0.9);
+        assert_eq!(washed.status, Status::Partial);
+        assert!(washed.reading.as_ref().is_some_and(|r| r.valid && r.lines[0] == LINES[0]));
+        let codes: Vec<DiagnosticCode> = washed.diagnostics.iter().map(|d| d.code).collect();
+        assert!(codes.contains(&DiagnosticCode::Glare), "{codes:?}");
+        assert!(codes.contains(&DiagnosticCode::LowConfidence), "{codes:?}");
+        // Read clearly in spite of the glare: read, with the glare said.
+        let clear = read(&name, 0.99);
+        assert_eq!(clear.status, Status::Read);
+        assert!(clear.diagnostics.iter().any(|d| d.code == DiagnosticCode::Glare));
+        // Over the document number, which its check digit covers: read.
+        assert_eq!(read(&[(1, 1), (1, 2), (1, 3)], 0.9).status, Status::Read);
     }
 }
