@@ -1,0 +1,170 @@
+//! Reads the twelve real specimens after turning them to arbitrary angles, scaling them and
+//! darkening, glaring or blurring them, as phone photos of the same documents would be:
+//! the ten that are not thumbnails must still be read exactly every time, the two thumbnails
+//! (under 300 px wide) most times, and none may be read wrongly with status `read`.
+
+use std::path::PathBuf;
+
+use mrtd_engine::gray::Gray;
+use mrtd_engine::{EngineBuilder, ParseOptions, Status};
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images")
+}
+
+fn manifest() -> Vec<(String, String)> {
+    let text =
+        std::fs::read_to_string(data_dir().join("MANIFEST.tsv")).expect("the specimen manifest");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
+    let file_idx = header.iter().position(|h| *h == "file").expect("a file column");
+    let truth_idx = header.iter().position(|h| *h == "ground_truth_mrz").expect("a truth column");
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').collect();
+            (cells[file_idx].to_owned(), cells[truth_idx].to_owned())
+        })
+        .collect()
+}
+
+/// What is done to the photo after it is turned and scaled.
+#[derive(Clone, Copy, Debug)]
+enum Light {
+    Plain,
+    /// Half the light, with sensor noise.
+    Dark,
+    /// A bright reflection centred on the MRZ's side of the page.
+    Glare,
+    /// Out of focus: a 3x3 box blur, twice.
+    Blur,
+}
+
+/// A deterministic noise source (64-bit LCG), so that the test reads the same photos each run.
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> f32 {
+        self.0 =
+            self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    }
+}
+
+/// Samples `src` at (x, y) bilinearly; outside the image, `background`.
+fn sample(src: &Gray, x: f32, y: f32, background: f32) -> f32 {
+    if x < 0.0 || y < 0.0 || x > (src.width - 1) as f32 || y > (src.height - 1) as f32 {
+        return background;
+    }
+    let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+    let (x1, y1) = ((x0 + 1).min(src.width - 1), (y0 + 1).min(src.height - 1));
+    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+    let at = |x: usize, y: usize| f32::from(src.data[y * src.width + x]);
+    let top = at(x0, y0) * (1.0 - fx) + at(x1, y0) * fx;
+    let bottom = at(x0, y1) * (1.0 - fx) + at(x1, y1) * fx;
+    top * (1.0 - fy) + bottom * fy
+}
+
+fn box_blur(image: &mut Gray) {
+    let (w, h) = (image.width, image.height);
+    let src = image.data.clone();
+    for y in 0..h {
+        for x in 0..w {
+            let mut sum = 0u32;
+            let mut n = 0u32;
+            for dy in y.saturating_sub(1)..(y + 2).min(h) {
+                for dx in x.saturating_sub(1)..(x + 2).min(w) {
+                    sum += u32::from(src[dy * w + dx]);
+                    n += 1;
+                }
+            }
+            image.data[y * w + x] = (sum / n) as u8;
+        }
+    }
+}
+
+/// The specimen turned by `degrees` about its centre, scaled by `scale`, on a margin of
+/// background a fifth of its size, then lit as `light` says.
+fn alter(src: &Gray, degrees: f32, scale: f32, light: Light, seed: u64) -> Gray {
+    let (sin, cos) = degrees.to_radians().sin_cos();
+    let (w, h) = (src.width as f32 * scale, src.height as f32 * scale);
+    let out_w = (w * cos.abs() + h * sin.abs()) * 1.2;
+    let out_h = (w * sin.abs() + h * cos.abs()) * 1.2;
+    let (width, height) = (out_w.ceil() as usize, out_h.ceil() as usize);
+    let background = 90.0;
+    let mut noise = Noise(seed);
+    let (cx, cy) = (out_w / 2.0, out_h / 2.0);
+    let (sx, sy) = (src.width as f32 / 2.0, src.height as f32 / 2.0);
+    let glare_at = (cx + 0.25 * out_w * cos, cy + 0.25 * out_h * sin);
+    let glare_radius = 0.25 * out_w.max(out_h);
+    let mut data = Vec::with_capacity(width * height);
+    for y in 0..height {
+        for x in 0..width {
+            let (dx, dy) = (x as f32 - cx, y as f32 - cy);
+            // The inverse turn, then the inverse scale, into the specimen's pixels.
+            let u = (dx * cos + dy * sin) / scale + sx;
+            let v = (-dx * sin + dy * cos) / scale + sy;
+            let mut value = sample(src, u, v, background);
+            match light {
+                Light::Plain | Light::Blur => {}
+                Light::Dark => value = value * 0.45 + noise.next() * 12.0,
+                Light::Glare => {
+                    let d2 = (x as f32 - glare_at.0).powi(2) + (y as f32 - glare_at.1).powi(2);
+                    value += 120.0 * (-d2 / (2.0 * glare_radius * glare_radius)).exp();
+                }
+            }
+            data.push(value.round().clamp(0.0, 255.0) as u8);
+        }
+    }
+    let mut image = Gray { width, height, data };
+    if matches!(light, Light::Blur) {
+        box_blur(&mut image);
+        box_blur(&mut image);
+    }
+    image
+}
+
+#[test]
+fn altered_specimens_are_read_and_never_read_wrongly() {
+    let engine = EngineBuilder::new().build();
+    let angles = [-17.0, 8.0, 23.0, 96.0, 169.0, 274.0];
+    let lights = [Light::Plain, Light::Dark, Light::Glare, Light::Blur];
+    let (mut n_thumbnails, mut thumbnails_exact) = (0usize, 0usize);
+    let mut misses = Vec::new();
+    for (idx, (file, truth)) in manifest().iter().enumerate() {
+        let bytes = std::fs::read(data_dir().join(file)).expect("a specimen image");
+        let luma = image::load_from_memory(&bytes).expect("a decodable specimen").into_luma8();
+        let specimen = Gray {
+            width: luma.width() as usize,
+            height: luma.height() as usize,
+            data: luma.into_raw(),
+        };
+        let thumbnail = specimen.width < 300;
+        for (k, &angle) in angles.iter().enumerate() {
+            let light = lights[(idx + k) % lights.len()];
+            // Large specimens are also read at two thirds of their size.
+            let scale = if specimen.width > 1000 && k % 2 == 1 { 0.67 } else { 1.0 };
+            let photo = alter(&specimen, angle, scale, light, (idx * 31 + k) as u64);
+            let reading = engine.read_gray(&photo, &ParseOptions::default());
+            let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
+            let what = format!("{file} at {angle} degrees, {light:?}, scale {scale}");
+            n_thumbnails += usize::from(thumbnail);
+            if &lines == truth {
+                thumbnails_exact += usize::from(thumbnail);
+                continue;
+            }
+            assert_ne!(reading.status, Status::Read, "{what}: read {lines}");
+            if thumbnail {
+                misses.push(format!("{what}: {:?} {lines}", reading.status));
+            } else {
+                panic!("{what}: {:?} {lines}, truth {truth}", reading.status);
+            }
+        }
+    }
+    assert_eq!(n_thumbnails, 12);
+    // Blurred, a thumbnail's glyphs are 5 px of mush; turned and lit otherwise, they read.
+    assert!(
+        thumbnails_exact >= 8,
+        "thumbnails: {thumbnails_exact} of 12; misses:\n{}",
+        misses.join("\n")
+    );
+}
