@@ -135,8 +135,9 @@ pub(crate) fn conclude(
             mrtd_mrz::CellCandidates::certain(correction.to);
     }
     crate::decode::weigh_look_alikes(&mut cells);
-    // Name letters are chosen with the letter pairs usual in names, but judged by the
-    // classifier's own probabilities: the pairs may change a letter, never vouch for one.
+    // Name letters are chosen with the name model (letter triples usual in names) but
+    // judged by the classifier's own probabilities: the model may change a letter, never
+    // vouch for one.
     let classified = cells.clone();
     crate::decode::weigh_names(reading.format, &mut cells);
     let probability = |line: usize, pos: usize, symbol: char| {
@@ -324,7 +325,7 @@ pub(crate) fn conclude(
 }
 
 /// Adds to the audit trail the name letters that stand where the classifier ranked another
-/// letter first: chosen by the letter pairs usual in names (see `decode::weigh_names`).
+/// letter first: chosen by the name model (see `decode::weigh_names`).
 fn note_name_letters(
     format: crate::decode::MrzFormat,
     classified: &[Vec<mrtd_mrz::CellCandidates>],
