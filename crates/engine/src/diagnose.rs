@@ -523,16 +523,12 @@ mod tests {
     /// The specimen TD3 as an attempt read at 0.99 everywhere, cells 20 px apart, with
     /// the cells in `washed` bright and without contrast.
     fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
-        let engine_cells: Vec<Vec<crate::decode::CellCandidates>> = LINES
-            .iter()
-            .enumerate()
-            .map(|(line, l)| {
-                l.chars()
-                    .enumerate()
-                    .map(|(pos, c)| {
-                        let p = if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
-                        crate::decode::CellCandidates { options: vec![(c, p), ('Y', 1.0 - p)] }
-                    })
+        let p = |line, pos| if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
+        let engine_cells: Vec<Vec<crate::decode::CellCandidates>> = candidates(p, &[])
+            .into_iter()
+            .map(|line| {
+                line.into_iter()
+                    .map(|c| crate::decode::CellCandidates { options: c.options })
                     .collect()
             })
             .collect();

@@ -3,29 +3,11 @@
 //! the ten that are not thumbnails must still be read exactly every time, the two thumbnails
 //! (under 300 px wide) most times, and none may be read wrongly with status `read`.
 
-use std::path::PathBuf;
+mod support;
 
 use mrtd_engine::gray::Gray;
 use mrtd_engine::{EngineBuilder, ParseOptions, Status};
-
-fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images")
-}
-
-fn manifest() -> Vec<(String, String)> {
-    let text =
-        std::fs::read_to_string(data_dir().join("MANIFEST.tsv")).expect("the specimen manifest");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
-    let file_idx = header.iter().position(|h| *h == "file").expect("a file column");
-    let truth_idx = header.iter().position(|h| *h == "ground_truth_mrz").expect("a truth column");
-    lines
-        .map(|line| {
-            let cells: Vec<&str> = line.split('\t').collect();
-            (cells[file_idx].to_owned(), cells[truth_idx].to_owned())
-        })
-        .collect()
-}
+use support::{data_dir, manifest};
 
 /// What is done to the photo after it is turned and scaled.
 #[derive(Clone, Copy, Debug)]
