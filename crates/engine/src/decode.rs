@@ -438,12 +438,9 @@ fn coverage(checks: &[CheckSpec], n_lines: usize, len: usize) -> Vec<Vec<bool>> 
     covered
 }
 
-/// Which cells of a layout some check digit covers (the digits themselves included),
-/// per line and position.
-pub(crate) fn checked_cells(format: MrzFormat) -> Vec<Vec<bool>> {
-    let (classes, checks) = layout(format);
-    coverage(&checks, classes.len(), classes[0].len())
-}
+/// The probability a character no check digit covers needs under glare to be reported
+/// `read` (a document code's D under a reflection was read as J).
+const WASHED_OUT_MIN_P: f32 = 0.98;
 
 /// Whether every character that no check digit covers was recognised with
 /// enough confidence to be reported without a warning.
@@ -451,11 +448,14 @@ pub(crate) fn checked_cells(format: MrzFormat) -> Vec<Vec<bool>> {
 /// `probability(line, position, symbol)` gives the classifier's probability for
 /// a symbol. Cells where a digit and a letter may both appear (optional data)
 /// need near certainty, since O/0 and I/1 look alike and nothing else can tell
-/// them apart; letter-only cells (names, codes) need less.
+/// them apart; letter-only cells (names, codes) need less. Cells in a run washed out by
+/// glare (`washed`: line, first and last position) need [`WASHED_OUT_MIN_P`] whatever
+/// their class, since a washed-out glyph can look like another one.
 pub(crate) fn unchecked_cells_certain(
     format: MrzFormat,
     lines: &[String],
     probability: impl Fn(usize, usize, char) -> f32,
+    washed: &[(usize, usize, usize)],
 ) -> bool {
     let (classes, checks) = layout(format);
     if lines.len() != classes.len() || lines.iter().zip(&classes).any(|(l, c)| l.len() != c.len()) {
@@ -488,6 +488,12 @@ pub(crate) fn unchecked_cells_certain(
                 continue;
             }
             let threshold = match classes[line_idx][pos] {
+                _ if washed
+                    .iter()
+                    .any(|&(l, first, last)| l == line_idx && (first..=last).contains(&pos)) =>
+                {
+                    WASHED_OUT_MIN_P
+                }
                 Class::AlphaFiller | Class::DocumentCode(_) | Class::Sex => 0.7,
                 // Where letters and digits may both appear and nothing checks them,
                 // a look-alike pair needs the classifier to be all but certain.
@@ -703,12 +709,12 @@ fn name_index(symbol: char) -> Option<usize> {
 }
 
 /// Where the names are: (line, start, end).
-fn name_fields(format: MrzFormat) -> Vec<(usize, usize, usize)> {
+fn name_fields(format: MrzFormat) -> &'static [(usize, usize, usize)] {
     match format {
-        MrzFormat::Td3 | MrzFormat::MrvA => vec![(0, 5, 44)],
-        MrzFormat::Td2 | MrzFormat::MrvB => vec![(0, 5, 36)],
-        MrzFormat::Td1 => vec![(2, 0, 30)],
-        MrzFormat::FraId => vec![(0, 5, 30), (1, 13, 27)],
+        MrzFormat::Td3 | MrzFormat::MrvA => &[(0, 5, 44)],
+        MrzFormat::Td2 | MrzFormat::MrvB => &[(0, 5, 36)],
+        MrzFormat::Td1 => &[(2, 0, 30)],
+        MrzFormat::FraId => &[(0, 5, 30), (1, 13, 27)],
     }
 }
 
@@ -741,7 +747,7 @@ fn name_distribution(cell: &mrtd_mrz::CellCandidates) -> Vec<(usize, f32)> {
 pub(crate) fn weigh_names(format: MrzFormat, lines: &mut [Vec<mrtd_mrz::CellCandidates>]) {
     let model = name_model();
     let edge = vec![(0usize, 1.0f32)];
-    for (line, start, end) in name_fields(format) {
+    for &(line, start, end) in name_fields(format) {
         let Some(cells) = lines.get(line).filter(|cells| cells.len() >= end) else {
             continue;
         };

@@ -10,10 +10,6 @@ use crate::locate::LocateReport;
 use crate::recognise::Attempt;
 use crate::types::{Diagnostic, DiagnosticCode, ImageReading, Status};
 
-/// The probability a character no check digit covers needs under glare to be reported
-/// `read` (elsewhere letters need 0.7): a washed-out glyph can look like another one.
-const GLARE_MIN_P: f32 = 0.98;
-
 /// Glyphs below this height (original pixels) are too small to read reliably.
 const SMALL_GLYPH_PX: f32 = 7.0;
 
@@ -168,25 +164,11 @@ pub(crate) fn conclude(
         note_name_letters(reading.format, &classified, published);
     }
     let published_valid = published.as_ref().is_some_and(|p| p.valid);
-    // Washed-out cells that no check digit covers may read confidently and wrongly (a
-    // document code's D under a reflection read as J): there they need near certainty.
     let glare = glare_runs(&attempt);
-    let checked = crate::decode::checked_cells(reading.format);
-    let glare_doubt = |p: &mrtd_mrz::Reading| {
-        glare.iter().any(|&(line, start, end)| {
-            (start..=end).any(|pos| {
-                let unchecked = checked.get(line).and_then(|l| l.get(pos)) == Some(&false);
-                let symbol = p.lines.get(line).and_then(|l| l.chars().nth(pos));
-                unchecked
-                    && symbol.is_none_or(|symbol| probability(line, pos, symbol) < GLARE_MIN_P)
-            })
-        })
-    };
     let certain = published.as_ref().is_some_and(|p| {
         p.valid
             && p.ambiguities.is_empty()
-            && !glare_doubt(p)
-            && unchecked_cells_certain(reading.format, &p.lines, probability)
+            && unchecked_cells_certain(reading.format, &p.lines, probability, &glare)
     });
     let quad = region(&attempt.cells);
     let pitch = length(attempt.cells[0][0].along);
@@ -516,7 +498,8 @@ mod tests {
         assert!(!unchecked_cells_certain(
             crate::decode::MrzFormat::Td3,
             &published.lines,
-            probability
+            probability,
+            &[]
         ));
     }
 
