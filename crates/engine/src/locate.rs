@@ -72,12 +72,12 @@ pub(crate) struct WorkImage {
 /// touching glyphs separate.
 pub(crate) fn work_image(original: &Gray) -> WorkImage {
     let longest = original.width.max(original.height);
-    if longest > 1400 {
-        let factor = shrink_factor(longest);
+    let factor = shrink_factor(longest);
+    if factor > 1 {
         WorkImage { image: original.shrink(factor), scale: 1.0 / factor as f32 }
     } else if longest < 700 {
-        let factor = if longest < 400 { 3 } else { 2 };
-        WorkImage { image: original.enlarge(factor), scale: factor as f32 }
+        let enlarge = if longest < 400 { 3 } else { 2 };
+        WorkImage { image: original.enlarge(enlarge), scale: enlarge as f32 }
     } else {
         WorkImage { image: original.clone(), scale: 1.0 }
     }
