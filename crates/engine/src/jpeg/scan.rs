@@ -287,9 +287,12 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
     let (out_w, out_h) = (width.div_ceil(2), height.div_ceil(2));
     let mut out = vec![0u8; out_w * out_h];
 
-    let mut quant = [0f32; 64];
-    for (q, &value) in quant.iter_mut().zip(&headers.luma_quant) {
-        *q = f32::from(value);
+    // The luma quantisers of the kept frequencies, in the kept blocks' order.
+    let mut quant = [0f32; 16];
+    for (k, &slot) in KEEP.iter().enumerate() {
+        if let Some(q) = quant.get_mut(usize::from(slot)) {
+            *q = f32::from(headers.luma_quant[k]);
+        }
     }
     struct Plan<'t> {
         dc: &'t Huffman,
@@ -334,12 +337,12 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
                             skip_block(&mut bits, plan.dc, plan.ac, predictor)?;
                             continue;
                         }
-                        let mut coefficients = [0f32; 17];
-                        let has_ac =
-                            luma_block(&mut bits, plan, predictor, &quant, &mut coefficients)?;
+                        let mut quantised = [0i32; 17];
+                        luma_block(&mut bits, plan, predictor, &mut quantised)?;
                         let x0 = (mcu_x * plan.h + block_x) * 4;
                         let y0 = (mcu_y * plan.v + block_y) * 4;
                         if x0 < out_w && y0 < out_h {
+                            let (coefficients, has_ac) = dequantise(&quantised, &quant);
                             let pixels = transform(&coefficients, has_ac);
                             write_block(&mut out, out_w, out_h, x0, y0, &pixels);
                         }
@@ -357,17 +360,16 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
     return Some(Gray { width: out_w, height: out_h, data: out });
 
     /// Decodes one luma block's coefficients, keeping the 4x4 lowest
-    /// frequencies dequantised; says whether any but DC was coded.
+    /// frequencies (quantised, by column of frequency; the 17th slot takes
+    /// those dropped).
     #[inline(always)]
     fn luma_block(
         bits: &mut Bits<'_>,
         plan: &Plan<'_>,
         predictor: &mut i32,
-        quant: &[f32; 64],
-        coefficients: &mut [f32; 17],
-    ) -> Option<bool> {
-        coefficients[0] = dc(bits, plan.dc, predictor)? as f32 * quant[0];
-        let mut has_ac = false;
+        quantised: &mut [i32; 17],
+    ) -> Option<()> {
+        quantised[0] = dc(bits, plan.dc, predictor)?;
         let mut k = 1usize;
         while k < 64 {
             bits.refill();
@@ -394,13 +396,24 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
             }
             // Dropped frequencies go to the 17th slot, which nothing reads: no
             // branch the data decides.
-            let slot = usize::from(KEEP[k]);
-            coefficients[slot] = value as f32 * quant[k];
-            has_ac |= slot < 16;
+            quantised[usize::from(KEEP[k])] = value;
             k += 1;
         }
-        Some(has_ac)
+        Some(())
     }
+}
+
+/// A block's kept coefficients dequantised, and whether any but DC is not 0;
+/// a coded coefficient is never 0, so that is whether any was coded.
+#[inline(always)]
+fn dequantise(quantised: &[i32; 17], quant: &[f32; 16]) -> ([f32; 17], bool) {
+    let mut coefficients = [0f32; 17];
+    let mut any = 0;
+    for slot in 0..16 {
+        coefficients[slot] = quantised[slot] as f32 * quant[slot];
+        any |= if slot > 0 { quantised[slot] } else { 0 };
+    }
+    (coefficients, any != 0)
 }
 
 /// Decodes a block's DC difference into its component's predictor and
