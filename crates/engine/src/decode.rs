@@ -442,6 +442,13 @@ fn coverage(checks: &[CheckSpec], n_lines: usize, len: usize) -> Vec<Vec<bool>> 
 /// `read` (a document code's D under a reflection was read as J).
 const WASHED_OUT_MIN_P: f32 = 0.98;
 
+/// The probability each letter of an issuer or nationality code that is no known code
+/// needs to be reported `read`. Real documents print such codes (`BDR` on old German
+/// specimens, `SI` on Slovenian cards), read at 0.999 and more; a `UTO` with its T under a
+/// printed background pattern was read `UIO`, the I at 0.955, when no known code was
+/// among the candidates for the list to settle it.
+const UNKNOWN_CODE_MIN_P: f32 = 0.99;
+
 /// Whether every character that no check digit covers was recognised with
 /// enough confidence to be reported without a warning.
 ///
@@ -451,6 +458,8 @@ const WASHED_OUT_MIN_P: f32 = 0.98;
 /// them apart; letter-only cells (names, codes) need less. Cells in a run washed out by
 /// glare (`washed`: line, first and last position) need [`WASHED_OUT_MIN_P`] whatever
 /// their class, since a washed-out glyph can look like another one.
+/// The letters of an issuer or nationality code that is no known code need
+/// [`UNKNOWN_CODE_MIN_P`].
 pub(crate) fn unchecked_cells_certain(
     format: MrzFormat,
     lines: &[String],
@@ -478,6 +487,12 @@ pub(crate) fn unchecked_cells_certain(
             return false;
         }
     }
+    let unknown_codes: Vec<(usize, usize)> = code_fields(format)
+        .into_iter()
+        .filter(|&(line, start)| {
+            !is_known_code(&symbols[line][start..start + 3].iter().collect::<String>())
+        })
+        .collect();
     for (line_idx, line) in lines.iter().enumerate() {
         for (pos, symbol) in line.chars().enumerate() {
             // A symbol the layout forbids here (a document code starting with X) is a misread.
@@ -493,6 +508,12 @@ pub(crate) fn unchecked_cells_certain(
                     .any(|&(l, first, last)| l == line_idx && (first..=last).contains(&pos)) =>
                 {
                     WASHED_OUT_MIN_P
+                }
+                _ if unknown_codes
+                    .iter()
+                    .any(|&(l, start)| l == line_idx && (start..start + 3).contains(&pos)) =>
+                {
+                    UNKNOWN_CODE_MIN_P
                 }
                 Class::AlphaFiller | Class::DocumentCode(_) | Class::Sex => 0.7,
                 // Where letters and digits may both appear and nothing checks them,

@@ -567,4 +567,25 @@ mod tests {
         // Over the document number, which its check digit covers: read.
         assert_eq!(read(&[(1, 1), (1, 2), (1, 3)], 0.9).status, Status::Read);
     }
+
+    #[test]
+    fn an_issuer_that_is_no_known_code_needs_its_letters_near_certain() {
+        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
+        // UTO's T seen as an I or a Z, as under a printed background pattern: no
+        // known code is among the candidates.
+        let read = |p: f32| {
+            let mut attempt = attempt_with_glare(&[], 0.99);
+            attempt.candidates[0][3].options = vec![('I', p), ('Z', 1.0 - p)];
+            attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
+            conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
+        };
+        let doubtful = read(0.955);
+        let published = doubtful.reading.as_ref().expect("a reading");
+        assert_eq!(published.lines[0], LINES[0].replacen("UTO", "UIO", 1));
+        assert!(published.valid, "no check digit covers the issuer");
+        assert!(published.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnknownCode));
+        assert_eq!(doubtful.status, Status::Partial);
+        // Printed so (real documents carry codes the list lacks) and read without doubt.
+        assert_eq!(read(0.9995).status, Status::Read);
+    }
 }

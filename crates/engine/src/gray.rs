@@ -61,7 +61,9 @@ impl Gray {
     /// cheap path, with the same values as the general one.
     #[inline(always)]
     pub(crate) fn interpolate_inside(&self, xf: f32, yf: f32) -> f32 {
-        let (xi, yi) = (xf as usize, yf as usize);
+        // Through `i32`, whose saturating conversion takes fewer instructions
+        // than `usize`'s; the point is inside a plane far narrower than 2^31.
+        let (xi, yi) = (xf as i32 as usize, yf as i32 as usize);
         let (ax, ay) = (xf - xi as f32, yf - yi as f32);
         let top_row = &self.data[yi * self.width + xi..][..2];
         let bottom_row = &self.data[(yi + 1) * self.width + xi..][..2];
