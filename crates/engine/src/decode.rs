@@ -449,6 +449,25 @@ const WASHED_OUT_MIN_P: f32 = 0.98;
 /// among the candidates for the list to settle it.
 const UNKNOWN_CODE_MIN_P: f32 = 0.99;
 
+/// The most probability a cell's other symbols of the same value modulo 10 may have for
+/// a check digit over the cell to settle it: weighted by 7, 3 or 1, such a symbol changes
+/// the sum by a multiple of ten, so the digit cannot tell `<` from K (0 and 20), G from
+/// 6 or S from 8. A `<` in optional data read as K passed every check digit.
+const BLIND_MAX_P: f32 = 0.05;
+
+/// The probability `probability` gives the symbols the layout allows in a cell of
+/// `class` that a check digit cannot tell from `symbol`.
+fn blind_alternatives(class: Class, symbol: char, probability: impl Fn(char) -> f32) -> f32 {
+    let residue = crate::check::char_value(symbol as u8) % 10;
+    crate::model::ALPHABET
+        .iter()
+        .map(|&byte| char::from(byte))
+        .filter(|&other| other != symbol && allowed(class, other))
+        .filter(|&other| crate::check::char_value(other as u8) % 10 == residue)
+        .map(probability)
+        .sum()
+}
+
 /// Whether every character that no check digit covers was recognised with
 /// enough confidence to be reported without a warning.
 ///
@@ -500,6 +519,12 @@ pub(crate) fn unchecked_cells_certain(
                 return false;
             }
             if covered[line_idx][pos] {
+                if blind_alternatives(classes[line_idx][pos], symbol, |other| {
+                    probability(line_idx, pos, other)
+                }) > BLIND_MAX_P
+                {
+                    return false;
+                }
                 continue;
             }
             let threshold = match classes[line_idx][pos] {

@@ -1,8 +1,9 @@
 //! Generates a labelled set of synthetic MRZ photos and a `MANIFEST.tsv`.
 //!
 //! Usage: `mrtd-synth --out DIR [--count N] [--seed N] [--font PATH] [--min-char-px N]
-//! [--max-char-px N] [--negative-every N] [--random-names]`. The same seed always gives the
-//! same set. `--random-names` fills the name fields with uniformly random letters.
+//! [--max-char-px N] [--negative-every N] [--random-names] [--more-faults]`. The same seed
+//! always gives the same set. `--random-names` fills the name fields with uniformly random
+//! letters; `--more-faults` adds dense security print, shadows and motion blur.
 
 use std::path::PathBuf;
 
@@ -20,6 +21,10 @@ fn main() {
     while let Some(flag) = iter.next() {
         if flag == "--random-names" {
             options.random_names = true;
+            continue;
+        }
+        if flag == "--more-faults" {
+            options.more_faults = true;
             continue;
         }
         let value = iter.next().unwrap_or_else(|| panic!("{flag} needs a value"));

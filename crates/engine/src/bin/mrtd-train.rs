@@ -83,6 +83,7 @@ fn training_options() -> SceneOptions {
         random_text: 0.5,
         with_mrz: true,
         random_names: false,
+        more_faults: false,
     }
 }
 

@@ -114,6 +114,45 @@ impl Canvas {
         }
     }
 
+    /// Darkens one side of a line through `point` (the side `angle` points to) by
+    /// `factor`, with an edge `softness` pixels wide: a shadow multiplies the light.
+    pub fn shadow(&mut self, point: (f32, f32), angle: f32, softness: f32, factor: f32) {
+        let (sin, cos) = angle.sin_cos();
+        for y in 0..self.height {
+            for x in 0..self.width {
+                let d = (x as f32 - point.0) * cos + (y as f32 - point.1) * sin;
+                let inside = 1.0 / (1.0 + (-d / softness.max(0.5)).exp());
+                self.data[y * self.width + x] *= 1.0 - (1.0 - factor) * inside;
+            }
+        }
+    }
+
+    /// Averages each pixel along a line `length` pixels long at `angle`, as a camera that
+    /// moved while the shutter was open.
+    pub fn motion_blur(&mut self, length: f32, angle: f32) {
+        let steps = length.round().max(1.0) as i64;
+        let (sin, cos) = angle.sin_cos();
+        let offsets: Vec<(i64, i64)> = (-steps..=steps)
+            .map(|i| {
+                let t = i as f32 / 2.0;
+                ((t * cos).round() as i64, (t * sin).round() as i64)
+            })
+            .collect();
+        let (w, h) = (self.width as i64, self.height as i64);
+        let source = self.data.clone();
+        for y in 0..h {
+            for x in 0..w {
+                let sum: f32 = offsets
+                    .iter()
+                    .map(|&(dx, dy)| {
+                        source[((y + dy).clamp(0, h - 1) * w + (x + dx).clamp(0, w - 1)) as usize]
+                    })
+                    .sum();
+                self.data[(y * w + x) as usize] = sum / offsets.len() as f32;
+            }
+        }
+    }
+
     /// Scales brightness and contrast, as an underexposed or washed-out photo.
     pub fn exposure(&mut self, gain: f32, offset: f32) {
         for value in &mut self.data {
@@ -196,5 +235,37 @@ impl OcrFont {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shadow_darkens_one_side_by_its_factor() {
+        let mut canvas = Canvas::new(100, 20, 200.0);
+        // The edge runs down the middle; the angle 0 points to the right.
+        canvas.shadow((50.0, 10.0), 0.0, 1.0, 0.5);
+        let at = |x: usize| canvas.data[10 * 100 + x];
+        assert!((at(5) - 200.0).abs() < 0.1, "lit side {}", at(5));
+        assert!((at(95) - 100.0).abs() < 0.1, "shadowed side {}", at(95));
+        assert!(at(48) > at(52), "a soft edge between");
+    }
+
+    #[test]
+    fn motion_blur_spreads_a_dot_along_its_direction_only() {
+        let mut canvas = Canvas::new(41, 41, 0.0);
+        canvas.data[20 * 41 + 20] = 100.0;
+        canvas.motion_blur(6.0, 0.0);
+        let at = |x: usize, y: usize| canvas.data[y * 41 + x];
+        assert!(at(18, 20) > 0.0 && at(22, 20) > 0.0, "spread along the row");
+        assert_eq!(at(20, 18), 0.0, "nothing across it");
+        let total: f32 = canvas.data.iter().sum();
+        assert!((total - 100.0).abs() < 1e-3, "light is kept: {total}");
+
+        let mut flat = Canvas::new(30, 30, 120.0);
+        flat.motion_blur(5.0, 1.0);
+        assert!(flat.data.iter().all(|&v| (v - 120.0).abs() < 1e-3));
     }
 }

@@ -29,6 +29,11 @@ pub struct SceneOptions {
     pub with_mrz: bool,
     /// Whether names are uniformly random letters instead of real names.
     pub random_names: bool,
+    /// Whether to add, besides the faults of `degrade`, those of handheld photos of
+    /// real documents that make the default sets harder than they are meant to be:
+    /// dense security print under the text, the shadow of the phone or a hand, and
+    /// motion blur.
+    pub more_faults: bool,
 }
 
 impl Default for SceneOptions {
@@ -43,6 +48,7 @@ impl Default for SceneOptions {
             random_text: 0.0,
             with_mrz: true,
             random_names: false,
+            more_faults: false,
         }
     }
 }
@@ -184,8 +190,11 @@ pub fn generate(
     }
     let char_px = rng.range(options.min_char_px, options.max_char_px);
     let pitch = char_px / 0.92;
-    let (document, left, baselines, cap_height) =
+    let (mut document, left, baselines, cap_height) =
         render_document(rng, font, format, &lines, pitch, options.with_mrz);
+    if options.more_faults && rng.chance(0.35) {
+        security_print(rng, &mut document, pitch);
+    }
     let (doc_w, doc_h) = (document.width as f32, document.height as f32);
 
     // Place the document: a quarter turn, a tilt, and perspective corner jitter.
@@ -263,6 +272,9 @@ pub fn generate(
     ];
 
     if options.degrade {
+        if options.more_faults {
+            handheld_faults(rng, &mut scene, pitch);
+        }
         degrade(rng, &mut scene, pitch, &region);
     }
     if !options.with_mrz {
@@ -275,6 +287,50 @@ pub fn generate(
         };
     }
     SynthDocument { image: scene.to_gray(), format, lines, cells, region }
+}
+
+/// Families of fine wavy lines over the whole page, text included, lighter than ink:
+/// the security print of ID cards and passport data pages, denser than `render_document`'s
+/// few waves.
+fn security_print(rng: &mut Rng, page: &mut Canvas, pitch: f32) {
+    let (width, height) = (page.width, page.height);
+    for _ in 0..1 + rng.below(2) {
+        let spacing = pitch * rng.range(0.25, 0.9);
+        let amplitude = pitch * rng.range(0.0, 1.5);
+        let period = pitch * rng.range(2.0, 12.0);
+        let slope = rng.range(-0.6, 0.6);
+        let tone = rng.range(15.0, 50.0);
+        let alpha = rng.range(0.4, 0.9);
+        let phase = rng.range(0.0, 6.3);
+        let n_lines = ((height as f32 + slope.abs() * width as f32) / spacing) as i64 + 2;
+        for k in 0..n_lines {
+            let base = k as f32 * spacing - slope.max(0.0) * width as f32;
+            for x in 0..width {
+                let xf = x as f32;
+                let y = base
+                    + slope * xf
+                    + amplitude * (xf / period * std::f32::consts::TAU + phase).sin();
+                if y >= 0.0 && (y as usize) < height {
+                    let value = page.data[y as usize * width + x];
+                    page.blend(x as i64, y as i64, value - tone, alpha);
+                }
+            }
+        }
+    }
+}
+
+/// A shadow's soft edge across the photo and motion blur, each with some probability.
+fn handheld_faults(rng: &mut Rng, scene: &mut Canvas, pitch: f32) {
+    if rng.chance(0.3) {
+        let point =
+            (rng.range(0.2, 0.8) * scene.width as f32, rng.range(0.2, 0.8) * scene.height as f32);
+        let angle = rng.range(0.0, std::f32::consts::TAU);
+        let softness = pitch * rng.range(0.1, 3.0);
+        scene.shadow(point, angle, softness, rng.range(0.3, 0.7));
+    }
+    if rng.chance(0.3) {
+        scene.motion_blur(pitch * rng.range(0.1, 0.45), rng.range(0.0, std::f32::consts::PI));
+    }
 }
 
 /// Applies the camera faults readers meet in practice, each with some probability.
