@@ -571,17 +571,27 @@ mod tests {
         assert_eq!(read(&[(1, 1), (1, 2), (1, 3)], 0.9).status, Status::Read);
     }
 
+    /// The specimen TD3 read at 0.99 everywhere but at `(line, column)`, which holds
+    /// `first` at `p` and `second` at the rest, concluded on a plain page.
+    fn read_with_cell(
+        line: usize,
+        column: usize,
+        first: char,
+        second: char,
+        p: f32,
+    ) -> ImageReading {
+        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
+        let mut attempt = attempt_with_glare(&[], 0.99);
+        attempt.candidates[line][column].options = vec![(first, p), (second, 1.0 - p)];
+        attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
+        conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
+    }
+
     #[test]
     fn a_filler_that_may_be_a_k_is_not_settled_by_its_check_digits() {
-        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
         // A filler of the optional data seen as a K: K is 20, `<` is 0, and both check
         // digits over the cell pass either way.
-        let read = |p: f32| {
-            let mut attempt = attempt_with_glare(&[], 0.99);
-            attempt.candidates[1][38].options = vec![('K', p), ('<', 1.0 - p)];
-            attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
-            conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
-        };
+        let read = |p: f32| read_with_cell(1, 38, 'K', '<', p);
         let doubtful = read(0.8);
         let published = doubtful.reading.as_ref().expect("a reading");
         assert_eq!(&published.lines[1][36..40], "B<K<");
@@ -596,15 +606,9 @@ mod tests {
 
     #[test]
     fn a_name_letter_the_name_model_doubts_is_not_certain() {
-        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
         // ERIKSSON's I seen as a J, as at the edge of a shadow: RJK is all but unknown
         // in names, RIK common.
-        let read = |p: f32| {
-            let mut attempt = attempt_with_glare(&[], 0.99);
-            attempt.candidates[0][7].options = vec![('J', p), ('I', 1.0 - p)];
-            attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
-            conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
-        };
+        let read = |p: f32| read_with_cell(0, 7, 'J', 'I', p);
         let doubted = read(0.9);
         let published = doubted.reading.as_ref().expect("a reading");
         assert_eq!(
@@ -622,15 +626,9 @@ mod tests {
 
     #[test]
     fn an_issuer_that_is_no_known_code_needs_its_letters_near_certain() {
-        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
         // UTO's T seen as an I or a Z, as under a printed background pattern: no
         // known code is among the candidates.
-        let read = |p: f32| {
-            let mut attempt = attempt_with_glare(&[], 0.99);
-            attempt.candidates[0][3].options = vec![('I', p), ('Z', 1.0 - p)];
-            attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
-            conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
-        };
+        let read = |p: f32| read_with_cell(0, 3, 'I', 'Z', p);
         let doubtful = read(0.955);
         let published = doubtful.reading.as_ref().expect("a reading");
         assert_eq!(published.lines[0], LINES[0].replacen("UTO", "UIO", 1));

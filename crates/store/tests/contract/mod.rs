@@ -236,6 +236,10 @@ pub async fn list_cursor_survives_changes_between_pages(store: Arc<dyn Store>) {
     // rest of the walk.
     let at_cursor = first_page.items.last().unwrap();
     store.delete(ALICE, at_cursor.id.as_str(), now).await.unwrap();
+    // Creation times are kept to the millisecond and ties are ordered by the random id, so
+    // a scan made within the same millisecond may rightly sort after the cursor: wait for
+    // the newer one to be newer.
+    tokio::time::sleep(Duration::from_millis(5)).await;
     store.insert(new_scan(ALICE, "C-late", now + HOUR)).await.unwrap();
 
     let mut rest = Vec::new();
