@@ -29,10 +29,9 @@ pub struct SceneOptions {
     pub with_mrz: bool,
     /// Whether names are uniformly random letters instead of real names.
     pub random_names: bool,
-    /// Whether to add, besides the faults of `degrade`, those of handheld photos of
-    /// real documents that make the default sets harder than they are meant to be:
-    /// dense security print under the text, the shadow of the phone or a hand, and
-    /// motion blur.
+    /// Whether to add what handheld photos of real documents add and the default
+    /// sets leave out: dense security print under the text, the shadow of the phone
+    /// or a hand, and motion blur.
     pub more_faults: bool,
 }
 
