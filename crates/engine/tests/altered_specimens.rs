@@ -32,18 +32,13 @@ impl Noise {
     }
 }
 
-/// Samples `src` at (x, y) bilinearly; outside the image, `background`.
+/// Samples `src` at (x, y), pixel centres at the integers, with the engine's bilinear
+/// interpolation; outside the image, `background`.
 fn sample(src: &Gray, x: f32, y: f32, background: f32) -> f32 {
     if x < 0.0 || y < 0.0 || x > (src.width - 1) as f32 || y > (src.height - 1) as f32 {
         return background;
     }
-    let (x0, y0) = (x.floor() as usize, y.floor() as usize);
-    let (x1, y1) = ((x0 + 1).min(src.width - 1), (y0 + 1).min(src.height - 1));
-    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
-    let at = |x: usize, y: usize| f32::from(src.data[y * src.width + x]);
-    let top = at(x0, y0) * (1.0 - fx) + at(x1, y0) * fx;
-    let bottom = at(x0, y1) * (1.0 - fx) + at(x1, y1) * fx;
-    top * (1.0 - fy) + bottom * fy
+    src.bilinear(x + 0.5, y + 0.5)
 }
 
 fn box_blur(image: &mut Gray) {
