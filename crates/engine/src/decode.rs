@@ -506,12 +506,17 @@ pub(crate) fn unchecked_cells_certain(
             return false;
         }
     }
-    let unknown_codes: Vec<(usize, usize)> = code_fields(format)
+    // Runs of cells as (line, first, last), as `washed` gives them.
+    let unknown_codes: Vec<(usize, usize, usize)> = code_fields(format)
         .into_iter()
         .filter(|&(line, start)| {
             !is_known_code(&symbols[line][start..start + 3].iter().collect::<String>())
         })
+        .map(|(line, start)| (line, start, start + 2))
         .collect();
+    let within = |runs: &[(usize, usize, usize)], line: usize, pos: usize| {
+        runs.iter().any(|&(l, first, last)| l == line && (first..=last).contains(&pos))
+    };
     for (line_idx, line) in lines.iter().enumerate() {
         for (pos, symbol) in line.chars().enumerate() {
             // A symbol the layout forbids here (a document code starting with X) is a misread.
@@ -528,18 +533,8 @@ pub(crate) fn unchecked_cells_certain(
                 continue;
             }
             let threshold = match classes[line_idx][pos] {
-                _ if washed
-                    .iter()
-                    .any(|&(l, first, last)| l == line_idx && (first..=last).contains(&pos)) =>
-                {
-                    WASHED_OUT_MIN_P
-                }
-                _ if unknown_codes
-                    .iter()
-                    .any(|&(l, start)| l == line_idx && (start..start + 3).contains(&pos)) =>
-                {
-                    UNKNOWN_CODE_MIN_P
-                }
+                _ if within(washed, line_idx, pos) => WASHED_OUT_MIN_P,
+                _ if within(&unknown_codes, line_idx, pos) => UNKNOWN_CODE_MIN_P,
                 Class::AlphaFiller | Class::DocumentCode(_) | Class::Sex => 0.7,
                 // Where letters and digits may both appear and nothing checks them,
                 // a look-alike pair needs the classifier to be all but certain.
