@@ -61,6 +61,29 @@ impl Homography {
     }
 }
 
+/// Solves the 3x3 linear system `m x = r` by Cramer's rule; `None` when `m`
+/// is singular, or nearly so against the scale of its last diagonal entry.
+pub(crate) fn solve3(m: &[[f64; 3]; 3], r: &[f64; 3]) -> Option<[f64; 3]> {
+    let det = |m: &[[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let d = det(m);
+    if d.abs() < 1e-9 * m[2][2].abs().max(1.0) {
+        return None;
+    }
+    let mut solution = [0f64; 3];
+    for (col, value) in solution.iter_mut().enumerate() {
+        let mut replaced = *m;
+        for row in 0..3 {
+            replaced[row][col] = r[row];
+        }
+        *value = det(&replaced) / d;
+    }
+    Some(solution)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +98,15 @@ mod tests {
             assert!((mapped.0 - b.0).abs() < 1e-3 && (mapped.1 - b.1).abs() < 1e-3);
         }
         assert!(Homography::from_corners(from, [(0.0, 0.0); 4]).is_none());
+    }
+
+    #[test]
+    fn solves_a_three_by_three_system() {
+        let m = [[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]];
+        let x = solve3(&m, &[3.0, 7.25, 14.0]).unwrap();
+        for (got, want) in x.iter().zip([1.0, 1.0, 3.25]) {
+            assert!((got - want).abs() < 1e-9, "{x:?}");
+        }
+        assert!(solve3(&[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 1.0]], &[1.0; 3]).is_none());
     }
 }

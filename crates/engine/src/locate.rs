@@ -16,9 +16,15 @@ pub(crate) struct TextRow {
     /// Start and end of the row along `dir` (outer edges of the end blobs).
     pub(crate) start: f32,
     pub(crate) end: f32,
-    /// Offset across the row at `s = 0` and its slope, from a line fit of the centres.
+    /// Offset across the row at `s = 0` and its slope, from a fit of the centres.
     pub(crate) offset: f32,
     pub(crate) slope: f32,
+    /// How far the row bends away from a straight line: the centre line lies
+    /// `bend * (s - bend_at)^2` further across (a page that does not lie flat,
+    /// a wide lens); 0 for a straight row.
+    pub(crate) bend: f32,
+    /// Where along the row the bend is measured from (the middle of its blobs).
+    pub(crate) bend_at: f32,
 }
 
 impl TextRow {
@@ -28,7 +34,13 @@ impl TextRow {
 
     /// Across-row offset at position `s` along the row.
     pub(crate) fn across_at(&self, s: f32) -> f32 {
-        self.offset + self.slope * s
+        let from = s - self.bend_at;
+        self.offset + self.slope * s + self.bend * from * from
+    }
+
+    /// The slope of the centre line against the search direction at `s`.
+    pub(crate) fn slope_at(&self, s: f32) -> f32 {
+        self.slope + 2.0 * self.bend * (s - self.bend_at)
     }
 
     /// Image point at position `s` along the row, on the fitted centre line.
@@ -307,19 +319,23 @@ fn fit_row(
     let last = &projected[chain[chain.len() - 1]];
     let start = first.s - first.len / 2.0;
     let end = last.s + last.len / 2.0;
-    // Least squares t = offset + slope * s over the blob centres.
-    let m = chain.len() as f32;
-    let (mut ss, mut st, mut sss, mut sst) = (0.0, 0.0, 0.0, 0.0);
-    for &i in chain {
+    let (offset, slope, bend, bend_at) = fit_centre_line(chain.iter().map(|&i| {
         let p = &projected[i];
-        ss += p.s;
-        st += p.t;
-        sss += p.s * p.s;
-        sst += p.s * p.t;
-    }
-    let denom = m * sss - ss * ss;
-    let slope = if denom.abs() > 1e-3 { (m * sst - ss * st) / denom } else { 0.0 };
-    let offset = (st - slope * ss) / m;
+        (p.s, p.t)
+    }));
+    // A straight line fits most rows; a bend counts once it moves the ends a
+    // fair part of a glyph height off the line.
+    let (offset, slope, bend, bend_at) = if chain.len() >= MIN_BENT_ROW
+        && (bend * (end - start).powi(2) / 4.0).abs() >= MIN_BEND * height
+    {
+        (offset, slope, bend, bend_at)
+    } else {
+        let (offset, slope) = fit_straight_line(chain.iter().map(|&i| {
+            let p = &projected[i];
+            (p.s, p.t)
+        }));
+        (offset, slope, 0.0, bend_at)
+    };
     let members = chain
         .iter()
         .map(|&i| {
@@ -327,7 +343,55 @@ fn fit_row(
             ((blob.cx, blob.cy), projected[i].len)
         })
         .collect();
-    TextRow { dir, members, height, start, end, offset, slope }
+    TextRow { dir, members, height, start, end, offset, slope, bend, bend_at }
+}
+
+/// The fewest blobs a row needs for its bend to be fitted.
+const MIN_BENT_ROW: usize = 14;
+
+/// The smallest bend fitted, as the distance in glyph heights between the
+/// row's ends and a straight line through them and its middle.
+const MIN_BEND: f32 = 0.15;
+
+/// Least squares `t = offset + slope * s` over points `(s, t)`.
+fn fit_straight_line(points: impl Iterator<Item = (f32, f32)>) -> (f32, f32) {
+    let (mut m, mut ss, mut st, mut sss, mut sst) = (0.0f32, 0.0, 0.0, 0.0, 0.0);
+    for (s, t) in points {
+        m += 1.0;
+        ss += s;
+        st += t;
+        sss += s * s;
+        sst += s * t;
+    }
+    let denom = m * sss - ss * ss;
+    let slope = if denom.abs() > 1e-3 { (m * sst - ss * st) / denom } else { 0.0 };
+    ((st - slope * ss) / m, slope)
+}
+
+/// Least squares `t = offset + slope * s + bend * (s - bend_at)^2` over points
+/// `(s, t)`, with `bend_at` their mean `s`; returns `(offset, slope, bend,
+/// bend_at)`, with no bend when the points cannot fix one.
+fn fit_centre_line(points: impl Iterator<Item = (f32, f32)> + Clone) -> (f32, f32, f32, f32) {
+    let (n, sum_s) =
+        points.clone().fold((0.0f64, 0.0f64), |(n, sum), (s, _)| (n + 1.0, sum + f64::from(s)));
+    let mean = (sum_s / n.max(1.0)) as f32;
+    // Normal equations of t = a + b u + c u^2 with u = s - mean, in f64.
+    let mut m = [[0f64; 3]; 3];
+    let mut r = [0f64; 3];
+    for (s, t) in points {
+        let u = f64::from(s - mean);
+        let x = [1.0, u, u * u];
+        for row in 0..3 {
+            for col in 0..3 {
+                m[row][col] += x[row] * x[col];
+            }
+            r[row] += x[row] * f64::from(t);
+        }
+    }
+    match crate::geometry::solve3(&m, &r) {
+        Some([a, b, c]) => ((a - b * f64::from(mean)) as f32, b as f32, c as f32, mean),
+        None => (0.0, 0.0, 0.0, mean),
+    }
 }
 
 /// Finds long glyph rows at every orientation.
@@ -457,7 +521,17 @@ mod tests {
     fn row_of(positions: &[f32], across: f32) -> TextRow {
         let members = positions.iter().map(|&s| ((s, across), 8.0)).collect();
         let (start, end) = (positions[0] - 4.0, positions[positions.len() - 1] + 4.0);
-        TextRow { dir: (1.0, 0.0), members, height: 12.0, start, end, offset: across, slope: 0.0 }
+        TextRow {
+            dir: (1.0, 0.0),
+            members,
+            height: 12.0,
+            start,
+            end,
+            offset: across,
+            slope: 0.0,
+            bend: 0.0,
+            bend_at: 0.0,
+        }
     }
 
     #[test]
@@ -495,6 +569,46 @@ mod tests {
         assert!(!stacked(&row_of(&full, 100.0), &row_of(&shifted, 118.0)));
         // Too far apart to be the next line.
         assert!(!stacked(&row_of(&full, 100.0), &row_of(&full, 150.0)));
+    }
+
+    /// A row of 44 glyph blobs 12 px apart whose centres lie `sag` pixels
+    /// across from a straight line at the ends, none in the middle.
+    fn bent_row(sag: f32) -> TextRow {
+        let centres: Vec<(f32, f32)> = (0..44)
+            .map(|k| {
+                let u = (k as f32 - 21.5) / 21.5;
+                (100.0 + 12.0 * k as f32, 200.0 + 0.1 * k as f32 + sag * u * u)
+            })
+            .collect();
+        let blobs: Vec<Component> = centres
+            .iter()
+            .map(|&(cx, cy)| Component { cx, cy, vxx: 8.0, vyy: 12.0, vxy: 0.0, area: 60 })
+            .collect();
+        let projected: Vec<Projected> = centres
+            .iter()
+            .enumerate()
+            .map(|(idx, &(s, t))| Projected { s, t, len: 8.0, height: 13.0, idx })
+            .collect();
+        let chain: Vec<usize> = (0..44).collect();
+        fit_row(&projected, &chain, &blobs, (1.0, 0.0))
+    }
+
+    #[test]
+    fn a_bent_row_follows_its_bend_and_a_straight_one_stays_straight() {
+        // Ends 8 px (two thirds of a glyph) off the line through the middle.
+        let bent = bent_row(8.0);
+        for k in [0usize, 10, 21, 33, 43] {
+            let u = (k as f32 - 21.5) / 21.5;
+            let s = 100.0 + 12.0 * k as f32;
+            let want = 200.0 + 0.1 * k as f32 + 8.0 * u * u;
+            assert!((bent.across_at(s) - want).abs() < 0.05, "cell {k}: {}", bent.across_at(s));
+        }
+        // The slope turns along it: down the left half, up the right.
+        assert!(bent.slope_at(100.0) < -0.03 && bent.slope_at(616.0) > 0.03);
+        // A bend under 0.15 glyph heights is left to the straight line.
+        let nearly = bent_row(1.5);
+        assert_eq!(nearly.bend, 0.0);
+        assert!((nearly.slope - 0.1 / 12.0).abs() < 1e-3, "{}", nearly.slope);
     }
 
     #[test]

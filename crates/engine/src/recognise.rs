@@ -36,6 +36,8 @@ fn reversed(row: &TextRow) -> TextRow {
         end: -row.start,
         offset: -row.offset,
         slope: row.slope,
+        bend: -row.bend,
+        bend_at: -row.bend_at,
     }
 }
 
@@ -235,23 +237,7 @@ fn fit_projective(pairs: &[(f32, f32)]) -> Option<Spacing> {
             t[row] += x[row] * s;
         }
     }
-    let det = |m: &[[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(&m);
-    if d.abs() < 1e-9 * m[2][2].abs().max(1.0) {
-        return None;
-    }
-    let mut solution = [0f64; 3];
-    for (col, value) in solution.iter_mut().enumerate() {
-        let mut replaced = m;
-        for row in 0..3 {
-            replaced[row][col] = t[row];
-        }
-        *value = det(&replaced) / d;
-    }
+    let solution = crate::geometry::solve3(&m, &t)?;
     let [a, b, d] = solution.map(|v| v as f32);
     [a, b, d].iter().all(|v| v.is_finite()).then_some(Spacing { a, b, d })
 }
@@ -285,13 +271,14 @@ fn row_cells(row: &TextRow, positions: &[f32], scale: f32) -> Vec<CellGeometry> 
         .map(|(k, &s)| {
             let pitch = pitches[k];
             let (x, y) = row.point_at(s);
-            // The fitted row direction, which may differ from the search angle by
-            // a few degrees; the cell's vertical is kept perpendicular to it.
-            let norm = (1.0 + row.slope * row.slope).sqrt();
-            let unit = (
-                (row.dir.0 + normal.0 * row.slope) / norm,
-                (row.dir.1 + normal.1 * row.slope) / norm,
-            );
+            // The fitted row direction here, which may differ from the search
+            // angle by a few degrees (and along a bent row, from cell to cell);
+            // the cell's vertical is square to it, until `shear_to_columns`
+            // leans it along its column.
+            let slope = row.slope_at(s);
+            let norm = (1.0 + slope * slope).sqrt();
+            let unit =
+                ((row.dir.0 + normal.0 * slope) / norm, (row.dir.1 + normal.1 * slope) / norm);
             let height = row.height * inv * (pitch / reference).sqrt();
             // Positions are measured along the search direction; the distance
             // along the fitted line is longer by `norm`.
@@ -304,6 +291,61 @@ fn row_cells(row: &TextRow, positions: &[f32], scale: f32) -> Vec<CellGeometry> 
         })
         .collect()
 }
+
+/// Tilts each cell's vertical along its column, the line through the same
+/// cell of every line, where that line turns across the MRZ: under a strong
+/// perspective a document's verticals converge, and the glyphs at the ends of
+/// the lines lean by as much as 20 degrees against the square the rows give.
+/// Only the lean that changes along the lines is followed, fitted as a linear
+/// function of the cell index: a constant one cannot be told apart from lines
+/// printed a fraction of a pitch out of register.
+fn shear_to_columns(cells: &mut [Vec<CellGeometry>]) {
+    let n = cells.iter().map(Vec::len).min().unwrap_or(0);
+    if cells.len() < 2 || n < 2 {
+        return;
+    }
+    // The lean of each column: along-line over across-line travel from one
+    // line's cell to the next line's, as measured in the first line's frame.
+    let leans: Vec<(f32, f32)> = (0..n)
+        .filter_map(|k| {
+            let (mut along, mut across) = (0.0, 0.0);
+            for pair in cells.windows(2) {
+                let (upper, lower) = (&pair[0][k], &pair[1][k]);
+                let d = (lower.centre.0 - upper.centre.0, lower.centre.1 - upper.centre.1);
+                let unit = unit(upper.along)?;
+                along += d.0 * unit.0 + d.1 * unit.1;
+                across += -d.0 * unit.1 + d.1 * unit.0;
+            }
+            (across > 0.0).then(|| (k as f32, along / across))
+        })
+        .collect();
+    let Some((_, change)) = fit_linear(&leans) else { return };
+    let middle = (n - 1) as f32 / 2.0;
+    // Below a degree or so at the ends, the square cells stand.
+    if (change * middle).abs() < MIN_LEAN {
+        return;
+    }
+    for line in cells.iter_mut() {
+        for (k, cell) in line.iter_mut().enumerate() {
+            let lean = (change * (k as f32 - middle)).clamp(-MAX_LEAN, MAX_LEAN);
+            let Some(unit) = unit(cell.along) else { continue };
+            let height = cell.across.0.hypot(cell.across.1);
+            // Straight down the cell, plus the lean along the line.
+            cell.across = ((-unit.1 + lean * unit.0) * height, (unit.0 + lean * unit.1) * height);
+        }
+    }
+
+    fn unit(v: (f32, f32)) -> Option<(f32, f32)> {
+        let length = v.0.hypot(v.1);
+        (length > 0.0).then(|| (v.0 / length, v.1 / length))
+    }
+}
+
+/// The smallest lean followed at the ends of the lines (tangent of the angle).
+const MIN_LEAN: f32 = 0.03;
+
+/// The largest lean followed (tangent of the angle).
+const MAX_LEAN: f32 = 0.5;
 
 /// Cell positions for every row of a candidate. A row whose blobs number
 /// exactly `n` cells is placed on its own; a row that lost glyphs (faint, washed
@@ -333,7 +375,7 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
         // the slope times the distance between the rows.
         let mid = (columns[0] + columns[n - 1]) / 2.0;
         let across = row.across_at(mid) - rows[neighbour].across_at(mid);
-        let expected = -row.slope * across;
+        let expected = -row.slope_at(mid) * across;
         let mut offsets: Vec<f32> = row
             .members
             .iter()
@@ -350,9 +392,51 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
         }
         offsets.sort_by(f32::total_cmp);
         let shift = expected + offsets[offsets.len() / 2];
-        result[idx] = columns.iter().map(|c| c + shift).collect();
+        let singles: Vec<f32> = row
+            .members
+            .iter()
+            .filter(|(_, len)| *len < row.height * 1.3)
+            .map(|((x, y), _)| x * row.dir.0 + y * row.dir.1)
+            .collect();
+        let (a, b) = scaled_columns(columns, &singles, shift);
+        result[idx] = columns.iter().map(|c| a + b * c).collect();
     }
     Some(result)
+}
+
+/// Maps a neighbour's columns onto a row as `a + b * column`: the shift alone
+/// (`b` = 1) unless the row's glyphs say its line is drawn at another scale by
+/// more than one per cent. Under a strong perspective the line nearer the
+/// camera is the wider, and one shift leaves the far ends of the other off
+/// their glyphs by most of a pitch.
+fn scaled_columns(columns: &[f32], singles: &[f32], shift: f32) -> (f32, f32) {
+    let n = columns.len();
+    let pitch = (columns[n - 1] - columns[0]) / (n - 1) as f32;
+    let (middle, half) = ((columns[0] + columns[n - 1]) / 2.0, (columns[n - 1] - columns[0]) / 2.0);
+    let mut map = (shift, 1.0f32);
+    // Glyphs are matched to columns from the middle out, where a wrong scale
+    // moves them least, and the map refitted as the window widens.
+    for window in [0.35, 0.7, 1.1] {
+        let residual = |s: f32, c: f32| s - map.0 - map.1 * c;
+        let pairs: Vec<(f32, f32)> = singles
+            .iter()
+            .filter_map(|&s| {
+                let nearest = columns
+                    .iter()
+                    .min_by(|x, y| residual(s, **x).abs().total_cmp(&residual(s, **y).abs()))?;
+                let close = residual(s, *nearest).abs() < 0.4 * pitch * map.1;
+                (close && (nearest - middle).abs() <= window * half).then_some((*nearest, s))
+            })
+            .collect();
+        if pairs.len() < n / 6 {
+            break;
+        }
+        match fit_linear(&pairs) {
+            Some((a, b)) if (0.85..=1.15).contains(&b) => map = (a, b),
+            _ => break,
+        }
+    }
+    if (map.1 - 1.0).abs() < 0.01 { (shift, 1.0) } else { map }
 }
 
 /// Classifies cells and keeps the top few symbols of each.
@@ -555,11 +639,12 @@ fn read_rows_at(
             let Some(positions) = rows_positions(&rows, n) else {
                 continue;
             };
-            let cells: Vec<Vec<CellGeometry>> = rows
+            let mut cells: Vec<Vec<CellGeometry>> = rows
                 .iter()
                 .zip(&positions)
                 .map(|(row, positions)| row_cells(row, positions, scale))
                 .collect();
+            shear_to_columns(&mut cells);
             let mut lines = Vec::new();
             let mut contrast = Vec::new();
             for line_cells in &cells {
@@ -640,7 +725,17 @@ mod tests {
         let start = members[0].0.0 - 3.0;
         let end = members[members.len() - 1].0.0 + 3.0;
         let offset = members[0].0.1 - slope * members[0].0.0;
-        TextRow { dir: (1.0, 0.0), members, height: 12.0, start, end, offset, slope }
+        TextRow {
+            dir: (1.0, 0.0),
+            members,
+            height: 12.0,
+            start,
+            end,
+            offset,
+            slope,
+            bend: 0.0,
+            bend_at: 0.0,
+        }
     }
 
     #[test]
@@ -651,7 +746,17 @@ mod tests {
         members.insert(5, ((148.0, 50.0), 3.0));
         members.insert(6, ((152.0, 50.0), 3.0));
         let (start, end, offset, slope) = (97.0, 533.0, 50.0, 0.0);
-        let row = TextRow { dir: (1.0, 0.0), members, height: 12.0, start, end, offset, slope };
+        let row = TextRow {
+            dir: (1.0, 0.0),
+            members,
+            height: 12.0,
+            start,
+            end,
+            offset,
+            slope,
+            bend: 0.0,
+            bend_at: 0.0,
+        };
         let index = index_row(&row).expect("an index");
         assert_eq!(index.span, 44);
         assert_eq!(index.pairs.len(), 44);
@@ -717,6 +822,60 @@ mod tests {
         let expected = (length(narrow.along) / length(wide.along)).sqrt();
         assert!((ratio - expected).abs() < 1e-3, "{ratio} against {expected}");
         assert!(ratio < 0.85, "{ratio}");
+    }
+
+    /// Two lines of 44 cells 20 px apart across, the lower one `wider` times
+    /// as wide about the middle, and `offset` pixels along.
+    fn two_lines(wider: f32, offset: f32) -> Vec<Vec<CellGeometry>> {
+        [(1.0, 0.0, 100.0), (wider, offset, 130.0)]
+            .iter()
+            .map(|&(scale, offset, y)| {
+                (0..44)
+                    .map(|k| CellGeometry {
+                        centre: (500.0 + (k as f32 - 21.5) * 16.0 * scale + offset, y),
+                        along: (16.0, 0.0),
+                        across: (0.0, 20.0),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cells_lean_along_converging_columns_and_not_for_lines_out_of_register() {
+        // The lower line 6 % wider: at the ends its cells lie 0.06 * 21.5 * 16
+        // pixels further out, over 30 pixels down, a lean of 0.688.
+        let mut cells = two_lines(1.06, 0.0);
+        shear_to_columns(&mut cells);
+        for line in &cells {
+            for (k, cell) in line.iter().enumerate() {
+                let lean = 0.06 * (k as f32 - 21.5) * 16.0 / 30.0;
+                let want = lean.clamp(-MAX_LEAN, MAX_LEAN) * 20.0;
+                assert!((cell.across.0 - want).abs() < 0.01, "cell {k}: {:?}", cell.across);
+                assert!((cell.across.1 - 20.0).abs() < 1e-3);
+            }
+        }
+        // Lines of the same width, one printed a third of a pitch along: square cells.
+        let mut cells = two_lines(1.0, 5.0);
+        shear_to_columns(&mut cells);
+        assert!(cells.iter().flatten().all(|cell| cell.across == (0.0, 20.0)));
+    }
+
+    #[test]
+    fn a_row_drawn_wider_than_its_neighbour_takes_its_columns_scaled() {
+        let columns: Vec<f32> = (0..44).map(|k| 100.0 + 16.0 * k as f32).collect();
+        // Glyphs of every other cell, 4 % wider about cell 21 and 2 px along.
+        let wide: Vec<f32> =
+            (0..44).step_by(2).map(|k| 2.0 + 436.0 + (columns[k] - 436.0) * 1.04).collect();
+        let (a, b) = scaled_columns(&columns, &wide, 2.0);
+        for (k, &c) in columns.iter().enumerate() {
+            let want = 2.0 + 436.0 + (c - 436.0) * 1.04;
+            assert!((a + b * c - want).abs() < 0.05, "cell {k}");
+        }
+        // Within one per cent, the shift alone.
+        let near: Vec<f32> =
+            (0..44).step_by(2).map(|k| 2.0 + 436.0 + (columns[k] - 436.0) * 1.005).collect();
+        assert_eq!(scaled_columns(&columns, &near, 2.0), (2.0, 1.0));
     }
 
     #[test]
