@@ -1,14 +1,24 @@
 //! Trains the MRZ cell classifier on synthetic OCR-B photos.
 //!
-//! Usage: `mrtd-train [--font PATH] [--out PATH] [--seed N] [--scenes N] [--epochs N]`.
-//! The run is deterministic for a given seed and thread count.
+//! Usage: `mrtd-train [--font PATH] [--out PATH] [--seed N] [--scenes N] [--epochs N]
+//! [--more-faults]`. The run is deterministic for a given seed and thread count.
+//! `--more-faults` renders the scenes with the handheld faults of `mrtd-synth --more-faults`
+//! (security print, shadows, motion blur) as well.
+
+#[path = "common/mod.rs"]
+mod common;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
+use common::{load_font, number, parse_flags};
 use mrtd_engine::cells::{CELL_LEN, CellGeometry, sample_cell};
 use mrtd_engine::model::{Mlp, N_CLASSES, N_HIDDEN, class_of, softmax};
 use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
+
+const TOOL: &str = "mrtd-train";
+const USAGE: &str = "usage: mrtd-train [--font PATH] [--out PATH] [--seed N] [--scenes N] \
+                     [--epochs N] [--more-faults]";
 
 struct Args {
     font: PathBuf,
@@ -16,6 +26,7 @@ struct Args {
     seed: u64,
     scenes: usize,
     epochs: usize,
+    more_faults: bool,
 }
 
 fn parse_args() -> Args {
@@ -25,19 +36,30 @@ fn parse_args() -> Args {
         seed: 9303,
         scenes: 2000,
         epochs: 8,
+        more_faults: false,
     };
-    let mut iter = std::env::args().skip(1);
-    while let Some(flag) = iter.next() {
-        let value = iter.next().unwrap_or_else(|| panic!("{flag} needs a value"));
-        match flag.as_str() {
-            "--font" => args.font = PathBuf::from(value),
-            "--out" => args.out = PathBuf::from(value),
-            "--seed" => args.seed = value.parse().expect("--seed takes a number"),
-            "--scenes" => args.scenes = value.parse().expect("--scenes takes a number"),
-            "--epochs" => args.epochs = value.parse().expect("--epochs takes a number"),
-            other => panic!("unknown flag {other}"),
-        }
-    }
+    let mut more_faults = false;
+    parse_flags(
+        TOOL,
+        USAGE,
+        |flag| {
+            let known = flag == "--more-faults";
+            more_faults |= known;
+            known
+        },
+        |flag, value| {
+            match flag {
+                "--font" => args.font = PathBuf::from(value),
+                "--out" => args.out = PathBuf::from(value),
+                "--seed" => args.seed = number(flag, value)?,
+                "--scenes" => args.scenes = number(flag, value)?,
+                "--epochs" => args.epochs = number(flag, value)?,
+                other => return Err(format!("unknown flag {other}")),
+            }
+            Ok(())
+        },
+    );
+    args.more_faults = more_faults;
     args
 }
 
@@ -54,8 +76,9 @@ fn jitter(rng: &mut Rng, cell: &CellGeometry) -> CellGeometry {
     let turn = rng.range(-3.0, 3.0).to_radians();
     let (sin, cos) = turn.sin_cos();
     let rotate = |(x, y): (f32, f32)| (x * cos - y * sin, x * sin + y * cos);
-    // The localiser keeps the cell's vertical perpendicular to the row, which
-    // is not quite true under perspective, so the vertical is sheared a little.
+    // The localiser keeps the cell's vertical square to the row, or leans it by
+    // the part of the columns' lean that changes along the lines, neither of
+    // them quite the glyphs' under perspective, so the vertical is sheared a little.
     let shear = rng.range(-6.0, 6.0).to_radians();
     let (shear_sin, shear_cos) = shear.sin_cos();
     let across = rotate((cell.across.0 * scale_v, cell.across.1 * scale_v));
@@ -72,7 +95,7 @@ fn jitter(rng: &mut Rng, cell: &CellGeometry) -> CellGeometry {
     }
 }
 
-fn training_options() -> SceneOptions {
+fn training_options(more_faults: bool) -> SceneOptions {
     SceneOptions {
         min_char_px: 5.0,
         max_char_px: 30.0,
@@ -83,12 +106,13 @@ fn training_options() -> SceneOptions {
         random_text: 0.5,
         with_mrz: true,
         random_names: false,
-        more_faults: false,
+        more_faults,
     }
 }
 
 fn make_samples(
     font: &OcrFont,
+    options: &SceneOptions,
     seed: u64,
     n_scenes: usize,
     per_cell: usize,
@@ -101,7 +125,13 @@ fn make_samples(
             .map(|part| {
                 scope.spawn(move || {
                     let n = n_scenes / N_PARTS + usize::from(part < n_scenes % N_PARTS);
-                    make_part(font, seed.wrapping_mul(31).wrapping_add(part as u64), n, per_cell)
+                    make_part(
+                        font,
+                        options,
+                        seed.wrapping_mul(31).wrapping_add(part as u64),
+                        n,
+                        per_cell,
+                    )
                 })
             })
             .collect();
@@ -116,15 +146,20 @@ fn make_samples(
     (inputs, labels)
 }
 
-fn make_part(font: &OcrFont, seed: u64, n_scenes: usize, per_cell: usize) -> (Vec<f32>, Vec<u8>) {
+fn make_part(
+    font: &OcrFont,
+    options: &SceneOptions,
+    seed: u64,
+    n_scenes: usize,
+    per_cell: usize,
+) -> (Vec<f32>, Vec<u8>) {
     let mut rng = Rng::new(seed);
-    let options = training_options();
     let mut inputs = Vec::new();
     let mut labels = Vec::new();
     let mut buffer = [0.0f32; CELL_LEN];
     for scene_idx in 0..n_scenes {
         let format = SynthFormat::ALL[scene_idx % SynthFormat::ALL.len()];
-        let document = generate(&mut rng, font, format, &options);
+        let document = generate(&mut rng, font, format, options);
         for (line, cells) in document.lines.iter().zip(&document.cells) {
             for (symbol, cell) in line.bytes().zip(cells) {
                 for _ in 0..per_cell {
@@ -204,13 +239,12 @@ fn zeroed(mlp: &Mlp) -> Mlp {
 
 fn main() {
     let args = parse_args();
-    let font_bytes = std::fs::read(&args.font).unwrap_or_else(|error| {
-        panic!("cannot read the OCR-B font at {}: {error}", args.font.display())
-    });
-    let font = OcrFont::from_bytes(font_bytes).expect("an OpenType font");
+    let font = load_font(TOOL, &args.font);
+    let options = training_options(args.more_faults);
     let started = Instant::now();
-    let (inputs, labels) = make_samples(&font, args.seed, args.scenes, 3);
-    let (val_inputs, val_labels) = make_samples(&font, args.seed ^ 0xABCD, args.scenes / 10 + 1, 1);
+    let (inputs, labels) = make_samples(&font, &options, args.seed, args.scenes, 3);
+    let (val_inputs, val_labels) =
+        make_samples(&font, &options, args.seed ^ 0xABCD, args.scenes / 10 + 1, 1);
     eprintln!(
         "{} training cells, {} validation cells in {:.1?}",
         labels.len(),
