@@ -168,9 +168,16 @@ pub(crate) fn conclude(
     }
     let published_valid = published.as_ref().is_some_and(|p| p.valid);
     let glare = glare_runs(&attempt);
+    // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
+    // number `ZS0000177` read `Z<OOO0177` passes them all. A filler inside a
+    // number, which no issuer prints, is such a reading's mark.
+    let filler_inside_number = published.as_ref().is_some_and(|p| {
+        p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::FillerInsideNumber)
+    });
     let certain = published.as_ref().is_some_and(|p| {
         p.valid
             && p.ambiguities.is_empty()
+            && !filler_inside_number
             && unchecked_cells_certain(reading.format, &p.lines, probability, &glare)
     });
     let quad = region(&attempt.cells);
@@ -265,7 +272,12 @@ pub(crate) fn conclude(
             "More than one reading of the MRZ fits the check digits; the characters should be verified.".to_owned(),
         ));
     }
-    if published_valid && !confident {
+    if filler_inside_number {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::LowConfidence,
+            "The document number has a filler (<) inside it, which documents do not print there; it was probably misread, so verify it.".to_owned(),
+        ));
+    } else if published_valid && !confident {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The check digits match, but characters no check digit covers (names, issuing state) were read with low confidence; verify them.".to_owned(),
@@ -573,6 +585,24 @@ mod tests {
 
     /// The specimen TD3 read at 0.99 everywhere but at `(line, column)`, which holds
     /// `first` at `p` and `second` at the rest, concluded on a plain page.
+    #[test]
+    fn a_number_with_a_filler_inside_is_not_read_however_sure_its_cells() {
+        // L898902C3 read L<X8902C3: the 8 (weight 3) as a filler, -24, and the 9 (weight 1)
+        // as X, +24. Document number and composite check digits agree, every cell at 0.99.
+        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
+        let mut attempt = attempt_with_glare(&[], 0.99);
+        attempt.candidates[1][1].options = vec![('<', 0.99), ('8', 0.01)];
+        attempt.candidates[1][2].options = vec![('X', 0.99), ('9', 0.01)];
+        attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
+        let read =
+            conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default());
+        let reading = read.reading.as_ref().expect("a reading");
+        assert!(reading.valid);
+        assert_eq!(reading.fields.document_number, "L<X8902C3");
+        assert_eq!(read.status, Status::Partial);
+        assert!(read.diagnostics.iter().any(|d| d.message.contains("filler (<) inside it")));
+    }
+
     fn read_with_cell(
         line: usize,
         column: usize,

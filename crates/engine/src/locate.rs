@@ -319,22 +319,32 @@ fn fit_row(
     let last = &projected[chain[chain.len() - 1]];
     let start = first.s - first.len / 2.0;
     let end = last.s + last.len / 2.0;
-    let (offset, slope, bend, bend_at) = fit_centre_line(chain.iter().map(|&i| {
-        let p = &projected[i];
-        (p.s, p.t)
-    }));
-    // A straight line fits most rows; a bend counts once it moves the ends a
-    // fair part of a glyph height off the line.
-    let (offset, slope, bend, bend_at) = if chain.len() >= MIN_BENT_ROW
-        && (bend * (end - start).powi(2) / 4.0).abs() >= MIN_BEND * height
-    {
-        (offset, slope, bend, bend_at)
-    } else {
-        let (offset, slope) = fit_straight_line(chain.iter().map(|&i| {
+    let centres = || {
+        chain.iter().map(|&i| {
             let p = &projected[i];
             (p.s, p.t)
-        }));
-        (offset, slope, 0.0, bend_at)
+        })
+    };
+    let bent = fit_centre_line(centres());
+    let (offset, slope) = fit_straight_line(centres());
+    let straight = (offset, slope, 0.0, bent.3);
+    // A straight line fits most rows. A bend counts once it moves the ends a
+    // fair part of a glyph height off the line, and the glyphs follow it: it
+    // halves the scatter of their centres about the line, where a few
+    // misplaced centres (glyphs run into an edge) would move it by less.
+    let squares = |(offset, slope, bend, bend_at): (f32, f32, f32, f32)| {
+        let line =
+            TextRow { dir, members: Vec::new(), height, start, end, offset, slope, bend, bend_at };
+        centres().map(|(s, t)| (t - line.across_at(s)).powi(2)).sum::<f32>()
+    };
+    let sagitta = (bent.2 * (end - start).powi(2) / 4.0).abs();
+    let (offset, slope, bend, bend_at) = if chain.len() >= MIN_BENT_ROW
+        && sagitta >= MIN_BEND * height
+        && squares(straight) >= 2.0 * squares(bent)
+    {
+        bent
+    } else {
+        straight
     };
     let members = chain
         .iter()
@@ -574,12 +584,16 @@ mod tests {
     /// A row of 44 glyph blobs 12 px apart whose centres lie `sag` pixels
     /// across from a straight line at the ends, none in the middle.
     fn bent_row(sag: f32) -> TextRow {
-        let centres: Vec<(f32, f32)> = (0..44)
-            .map(|k| {
-                let u = (k as f32 - 21.5) / 21.5;
-                (100.0 + 12.0 * k as f32, 200.0 + 0.1 * k as f32 + sag * u * u)
-            })
-            .collect();
+        row_through(|k| {
+            let u = (k as f32 - 21.5) / 21.5;
+            200.0 + 0.1 * k as f32 + sag * u * u
+        })
+    }
+
+    /// A row of 44 glyph blobs 12 px apart, blob `k` centred `across(k)` across.
+    fn row_through(across: impl Fn(usize) -> f32) -> TextRow {
+        let centres: Vec<(f32, f32)> =
+            (0..44).map(|k| (100.0 + 12.0 * k as f32, across(k))).collect();
         let blobs: Vec<Component> = centres
             .iter()
             .map(|&(cx, cy)| Component { cx, cy, vxx: 8.0, vyy: 12.0, vxy: 0.0, area: 60 })
@@ -609,6 +623,12 @@ mod tests {
         let nearly = bent_row(1.5);
         assert_eq!(nearly.bend, 0.0);
         assert!((nearly.slope - 0.1 / 12.0).abs() < 1e-3, "{}", nearly.slope);
+        // A straight row whose first four glyphs ran into the edge of the page,
+        // their centres pulled 5 px across, is no bent one: a parabola would
+        // move the first cells off their glyphs.
+        let pulled = row_through(|k| 200.0 + if k < 4 { 5.0 } else { 0.0 });
+        assert_eq!(pulled.bend, 0.0);
+        assert!(pulled.across_at(400.0) < 200.8, "{}", pulled.across_at(400.0));
     }
 
     #[test]

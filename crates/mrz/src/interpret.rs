@@ -258,6 +258,15 @@ pub(crate) fn interpret_grid(
     // Trailing fillers of a short number (`HA672242<`) are padding, never data.
     let number_chars = chars_of(FieldName::DocumentNumber).unwrap_or_default();
     let document_number = number_chars.iter().collect::<String>().trim_end_matches('<').to_owned();
+    // A number is written from the first cell and padded at its end; a filler with
+    // characters after it fits no issuer's numbering, and is most often a misread.
+    if document_number.contains('<') {
+        warnings.push(warning(
+            WarningCode::FillerInsideNumber,
+            format!("the document number {document_number:?} has a filler inside it"),
+            first_cell(FieldName::DocumentNumber),
+        ));
+    }
 
     let birth =
         interpret(&chars_of(FieldName::BirthDate).unwrap_or_default(), DateRole::Past, reference);

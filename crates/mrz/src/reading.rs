@@ -347,6 +347,8 @@ pub enum WarningCode {
     LinesIgnored,
     /// A name field holds something other than letters and fillers.
     UnusualName,
+    /// The document number has a filler with characters after it.
+    FillerInsideNumber,
     /// Several readings satisfy the check digits; see `ambiguities`.
     Ambiguous,
 }

@@ -32,6 +32,21 @@ fn estonian_residence_permit_code_is_accepted_with_a_warning() {
 }
 
 #[test]
+fn a_filler_inside_a_document_number_is_read_with_a_warning() {
+    // `ZS0000177` read with its S as a filler and three zeros as O: every check digit agrees.
+    let doc = Doc { number: "Z<OOO0177".into(), ..specimen() };
+    let reading = read(&emit(Format::Td3, &doc));
+    assert!(reading.valid);
+    assert_eq!(reading.fields.document_number, "Z<OOO0177");
+    assert!(has_warning(&reading, WarningCode::FillerInsideNumber));
+    // Fillers padding a short number at its end are no such thing.
+    let short = Doc { number: "HA672242".into(), ..specimen() };
+    let reading = read(&emit(Format::Td3, &short));
+    assert_eq!(reading.fields.document_number, "HA672242");
+    assert!(!has_warning(&reading, WarningCode::FillerInsideNumber));
+}
+
+#[test]
 fn germany_is_d_and_equivalent_to_deu() {
     let doc = Doc { issuer: "D".into(), nationality: "D".into(), ..specimen() };
     let reading = read(&emit(Format::Td3, &doc));
