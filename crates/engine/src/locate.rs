@@ -28,6 +28,27 @@ pub(crate) struct TextRow {
 }
 
 impl TextRow {
+    /// A straight row along the x axis of glyphs 12 px high, for tests.
+    #[cfg(test)]
+    pub(crate) fn straight(
+        members: Vec<((f32, f32), f32)>,
+        (start, end): (f32, f32),
+        offset: f32,
+        slope: f32,
+    ) -> TextRow {
+        TextRow {
+            dir: (1.0, 0.0),
+            members,
+            height: 12.0,
+            start,
+            end,
+            offset,
+            slope,
+            bend: 0.0,
+            bend_at: 0.0,
+        }
+    }
+
     pub(crate) fn normal(&self) -> (f32, f32) {
         (-self.dir.1, self.dir.0)
     }
@@ -530,18 +551,8 @@ mod tests {
 
     fn row_of(positions: &[f32], across: f32) -> TextRow {
         let members = positions.iter().map(|&s| ((s, across), 8.0)).collect();
-        let (start, end) = (positions[0] - 4.0, positions[positions.len() - 1] + 4.0);
-        TextRow {
-            dir: (1.0, 0.0),
-            members,
-            height: 12.0,
-            start,
-            end,
-            offset: across,
-            slope: 0.0,
-            bend: 0.0,
-            bend_at: 0.0,
-        }
+        let ends = (positions[0] - 4.0, positions[positions.len() - 1] + 4.0);
+        TextRow::straight(members, ends, across, 0.0)
     }
 
     #[test]

@@ -147,6 +147,15 @@ impl Spacing {
     }
 }
 
+/// Where along a row its blobs of one glyph lie (not touching fillers merged into one).
+fn single_glyphs(row: &TextRow) -> Vec<f32> {
+    row.members
+        .iter()
+        .filter(|(_, len)| *len < row.height * 1.3)
+        .map(|((x, y), _)| x * row.dir.0 + y * row.dir.1)
+        .collect()
+}
+
 /// Places `n` cell centres along a row: from the blob numbering when it
 /// finds exactly `n` cells, otherwise by spreading `n` cells between the row
 /// ends; either way refined by a least-squares fit of single-glyph blobs to
@@ -164,12 +173,7 @@ fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
         }
     };
     let pitch = spacing.b;
-    let singles: Vec<f32> = row
-        .members
-        .iter()
-        .filter(|(_, len)| *len < row.height * 1.3)
-        .map(|((x, y), _)| x * row.dir.0 + y * row.dir.1)
-        .collect();
+    let singles = single_glyphs(row);
     let trusted = !pairs.is_empty();
     for round in 0..3 {
         if !trusted {
@@ -376,12 +380,11 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
         let mid = (columns[0] + columns[n - 1]) / 2.0;
         let across = row.across_at(mid) - rows[neighbour].across_at(mid);
         let expected = -row.slope_at(mid) * across;
-        let mut offsets: Vec<f32> = row
-            .members
+        let singles = single_glyphs(row);
+        let mut offsets: Vec<f32> = singles
             .iter()
-            .filter(|(_, len)| *len < row.height * 1.3)
-            .filter_map(|((x, y), _)| {
-                let s = x * row.dir.0 + y * row.dir.1 - expected;
+            .filter_map(|&s| {
+                let s = s - expected;
                 let nearest =
                     columns.iter().map(|c| s - c).min_by(|a, b| a.abs().total_cmp(&b.abs()))?;
                 (nearest.abs() < 0.4 * pitch).then_some(nearest)
@@ -392,12 +395,6 @@ fn rows_positions(rows: &[TextRow], n: usize) -> Option<Vec<Vec<f32>>> {
         }
         offsets.sort_by(f32::total_cmp);
         let shift = expected + offsets[offsets.len() / 2];
-        let singles: Vec<f32> = row
-            .members
-            .iter()
-            .filter(|(_, len)| *len < row.height * 1.3)
-            .map(|((x, y), _)| x * row.dir.0 + y * row.dir.1)
-            .collect();
         let (a, b) = scaled_columns(columns, &singles, shift);
         result[idx] = columns.iter().map(|c| a + b * c).collect();
     }
@@ -725,17 +722,7 @@ mod tests {
         let start = members[0].0.0 - 3.0;
         let end = members[members.len() - 1].0.0 + 3.0;
         let offset = members[0].0.1 - slope * members[0].0.0;
-        TextRow {
-            dir: (1.0, 0.0),
-            members,
-            height: 12.0,
-            start,
-            end,
-            offset,
-            slope,
-            bend: 0.0,
-            bend_at: 0.0,
-        }
+        TextRow::straight(members, (start, end), offset, slope)
     }
 
     #[test]
@@ -745,18 +732,7 @@ mod tests {
             (0..44).filter(|&k| k != 5).map(|k| ((100.0 + 10.0 * k as f32, 50.0), 6.0)).collect();
         members.insert(5, ((148.0, 50.0), 3.0));
         members.insert(6, ((152.0, 50.0), 3.0));
-        let (start, end, offset, slope) = (97.0, 533.0, 50.0, 0.0);
-        let row = TextRow {
-            dir: (1.0, 0.0),
-            members,
-            height: 12.0,
-            start,
-            end,
-            offset,
-            slope,
-            bend: 0.0,
-            bend_at: 0.0,
-        };
+        let row = TextRow::straight(members, (97.0, 533.0), 50.0, 0.0);
         let index = index_row(&row).expect("an index");
         assert_eq!(index.span, 44);
         assert_eq!(index.pairs.len(), 44);
