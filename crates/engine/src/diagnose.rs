@@ -583,26 +583,23 @@ mod tests {
         assert_eq!(read(&[(1, 1), (1, 2), (1, 3)], 0.9).status, Status::Read);
     }
 
-    /// The specimen TD3 read at 0.99 everywhere but at `(line, column)`, which holds
-    /// `first` at `p` and `second` at the rest, concluded on a plain page.
-    #[test]
-    fn a_number_with_a_filler_inside_is_not_read_however_sure_its_cells() {
-        // L898902C3 read L<X8902C3: the 8 (weight 3) as a filler, -24, and the 9 (weight 1)
-        // as X, +24. Document number and composite check digits agree, every cell at 0.99.
+    /// A cell of the specimen, as line and column, and the options it is read with.
+    type ReadAs = (usize, usize, Vec<(char, f32)>);
+
+    /// The specimen TD3 read at 0.99 everywhere but at the cells `changed` gives, with the
+    /// options it gives, concluded on a plain page.
+    fn read_with_cells(changed: &[ReadAs]) -> ImageReading {
         let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
         let mut attempt = attempt_with_glare(&[], 0.99);
-        attempt.candidates[1][1].options = vec![('<', 0.99), ('8', 0.01)];
-        attempt.candidates[1][2].options = vec![('X', 0.99), ('9', 0.01)];
+        for (line, column, options) in changed {
+            attempt.candidates[*line][*column].options = options.clone();
+        }
         attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
-        let read =
-            conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default());
-        let reading = read.reading.as_ref().expect("a reading");
-        assert!(reading.valid);
-        assert_eq!(reading.fields.document_number, "L<X8902C3");
-        assert_eq!(read.status, Status::Partial);
-        assert!(read.diagnostics.iter().any(|d| d.message.contains("filler (<) inside it")));
+        conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
     }
 
+    /// The same with one cell, `(line, column)`, holding `first` at `p` and `second` at
+    /// the rest.
     fn read_with_cell(
         line: usize,
         column: usize,
@@ -610,11 +607,22 @@ mod tests {
         second: char,
         p: f32,
     ) -> ImageReading {
-        let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
-        let mut attempt = attempt_with_glare(&[], 0.99);
-        attempt.candidates[line][column].options = vec![(first, p), (second, 1.0 - p)];
-        attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
-        conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
+        read_with_cells(&[(line, column, vec![(first, p), (second, 1.0 - p)])])
+    }
+
+    #[test]
+    fn a_number_with_a_filler_inside_is_not_read_however_sure_its_cells() {
+        // L898902C3 read L<X8902C3: the 8 (weight 3) as a filler, -24, and the 9 (weight 1)
+        // as X, +24. Document number and composite check digits agree, every cell at 0.99.
+        let read = read_with_cells(&[
+            (1, 1, vec![('<', 0.99), ('8', 0.01)]),
+            (1, 2, vec![('X', 0.99), ('9', 0.01)]),
+        ]);
+        let reading = read.reading.as_ref().expect("a reading");
+        assert!(reading.valid);
+        assert_eq!(reading.fields.document_number, "L<X8902C3");
+        assert_eq!(read.status, Status::Partial);
+        assert!(read.diagnostics.iter().any(|d| d.message.contains("filler (<) inside it")));
     }
 
     #[test]

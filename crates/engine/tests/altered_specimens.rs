@@ -168,8 +168,8 @@ fn warp(src: &Gray, how: Warp) -> Gray {
     let mut data = Vec::with_capacity(width * height);
     for y in 0..height {
         for x in 0..width {
-            let (px, py) = ((x - margin.min(x)) as f32, y as f32 - margin as f32);
-            let (px, py) = if x < margin { (-1.0, py) } else { (px, py) };
+            // In the specimen's pixels; the margin falls outside it, on the background.
+            let (px, py) = (x as f32 - margin as f32, y as f32 - margin as f32);
             let (u, v) = match how {
                 Warp::Bent { sag } => {
                     let side = (px - cx) / cx;
