@@ -1,7 +1,8 @@
 //! Cutting one MRZ character cell out of an image into the classifier's input.
 //!
 //! Training and reading both go through [`sample_cell`], so the classifier sees
-//! at run time exactly the kind of input it was trained on.
+//! at run time the kind of input it was trained on; reading alone repaints a
+//! margin that something other than paper covers ([`Margins`]).
 
 use crate::gray::Gray;
 
@@ -17,6 +18,23 @@ const HALF_WIDTH: f32 = 0.6;
 /// Half the height of the sampled window, in character heights.
 const HALF_HEIGHT: f32 = 0.8;
 
+/// Rows at the top and at the bottom of a sampled cell, well outside the glyph
+/// (which fills the middle `1 / (2 * HALF_HEIGHT)` of the height), that tell
+/// whether something other than paper covers that side.
+const OUTER_ROWS: usize = 2;
+
+/// Rows at the top and at the bottom of a sampled cell that lie outside the
+/// glyph, repainted as paper where that side is covered.
+const MARGIN_ROWS: usize = 4;
+
+/// A sample this far (in standard deviations) to the dark side of the cell's
+/// mean is dark.
+const DARK: f32 = 0.3;
+
+/// Columns of an outer band that must be dark for the band to count as covered:
+/// nearly all, since a glyph of a line printed close by darkens only its strokes.
+const COVERED_COLUMNS: usize = 14;
+
 /// Most sub-samples per sample along each axis.
 const MAX_SUB: usize = 4;
 
@@ -31,12 +49,43 @@ pub struct CellGeometry {
     pub across: (f32, f32),
 }
 
+/// What [`sample_cell`] does with a covered margin (see [`Sampled::covered`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Margins {
+    /// Repaints it as paper: reading.
+    Repaint,
+    /// Leaves it as it is: training, so that the committed weights are what the
+    /// documented training command makes (they were trained before reading repainted
+    /// margins, and a model retrained on repainted margins read one specimen fewer).
+    Keep,
+}
+
+/// What sampling a cell found besides its samples.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampled {
+    /// The raw standard deviation of the pixels.
+    pub contrast: f32,
+    /// Whether something other than paper covered the margin above or below the
+    /// glyph: the photo's background where a page edge cuts the line, a finger,
+    /// a holder's edge. That margin is repainted as paper, since a classifier that
+    /// never saw a covered margin reads such a cell confidently and wrongly; the
+    /// glyph itself may still be cut short.
+    pub covered: bool,
+}
+
 /// Samples a cell into `out`, normalised so that ink is positive and the
-/// contrast is unit variance; returns the raw standard deviation of the pixels.
+/// contrast is unit variance.
 ///
 /// Large cells are supersampled so that thin strokes average into gray rather
-/// than vanishing between samples.
-pub fn sample_cell(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN]) -> f32 {
+/// than vanishing between samples. A glyph stands in the middle of the window and
+/// the next line is further off than the window reaches, so the window's top and
+/// bottom margins are paper unless something covers them (see [`Sampled::covered`]).
+pub fn sample_cell(
+    image: &Gray,
+    cell: &CellGeometry,
+    margins: Margins,
+    out: &mut [f32; CELL_LEN],
+) -> Sampled {
     let step_x = (
         cell.along.0 * 2.0 * HALF_WIDTH / CELL_W as f32,
         cell.along.1 * 2.0 * HALF_WIDTH / CELL_W as f32,
@@ -99,16 +148,56 @@ pub fn sample_cell(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN])
             sum += *value;
         }
     }
-    let mean = sum / CELL_LEN as f32;
-    let variance = out.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / CELL_LEN as f32;
-    let std = variance.sqrt();
-    // The floor keeps an almost empty cell from amplifying paper noise into
-    // something that looks like a glyph.
-    let scale = 1.0 / std.max(12.0);
+    let (mut mean, contrast) = moments(out, sum);
+    let dark_below = mean - DARK * scale_for(contrast).recip();
+    let margin = MARGIN_ROWS * CELL_W;
+    let covered_top = band_covered(&out[..OUTER_ROWS * CELL_W], dark_below);
+    let covered_bottom = band_covered(&out[CELL_LEN - OUTER_ROWS * CELL_W..], dark_below);
+    let mut std = contrast;
+    if margins == Margins::Repaint && (covered_top || covered_bottom) {
+        // Paper is most of the glyph's rows: their upper quartile of brightness.
+        let mut zone = out[margin..CELL_LEN - margin].to_vec();
+        zone.sort_unstable_by(f32::total_cmp);
+        let paper = zone[zone.len() * 3 / 4];
+        if covered_top {
+            out[..margin].fill(paper);
+        }
+        if covered_bottom {
+            out[CELL_LEN - margin..].fill(paper);
+        }
+        (mean, std) = moments(out, out.iter().sum());
+    }
+    let scale = scale_for(std);
     for value in out.iter_mut() {
         *value = (mean - *value) * scale;
     }
-    std
+    Sampled { contrast, covered: covered_top || covered_bottom }
+}
+
+/// The mean and standard deviation of raw samples whose sum is `sum`.
+fn moments(samples: &[f32; CELL_LEN], sum: f32) -> (f32, f32) {
+    let mean = sum / CELL_LEN as f32;
+    let variance = samples.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / CELL_LEN as f32;
+    (mean, variance.sqrt())
+}
+
+/// The factor that takes raw deviations from the mean to normalised samples. The
+/// floor keeps an almost empty cell from amplifying paper noise into something
+/// that looks like a glyph.
+fn scale_for(std: f32) -> f32 {
+    1.0 / std.max(12.0)
+}
+
+/// Whether nearly every column of a band of raw samples is darker than `dark_below`.
+fn band_covered(rows: &[f32], dark_below: f32) -> bool {
+    let n_rows = rows.len() / CELL_W;
+    let dark_columns = (0..CELL_W)
+        .filter(|&col| {
+            let sum: f32 = rows.iter().skip(col).step_by(CELL_W).sum();
+            sum < dark_below * n_rows as f32
+        })
+        .count();
+    dark_columns >= COVERED_COLUMNS
 }
 
 #[cfg(test)]
@@ -169,13 +258,60 @@ mod tests {
                     along: (size * 0.8 * c, size * 0.8 * s),
                     across: (-size * s + 0.1 * size * c, size * c),
                 };
-                sample_cell(&image, &cell, &mut out);
+                sample_cell(&image, &cell, Margins::Keep, &mut out);
                 let plain = plain_samples(&image, &cell);
                 for (a, b) in out.iter().zip(&plain) {
                     assert_eq!(a.to_bits(), b.to_bits(), "size {size} at {centre:?}");
                 }
             }
         }
+    }
+
+    /// A page of paper at 230 with a glyph-sized dark block at (20, 20), and a cell over it
+    /// 12 px high, with `extra` painted on top.
+    fn glyph_on_page(extra: impl Fn(usize, usize) -> Option<u8>) -> Gray {
+        let mut image = Gray::filled(40, 40, 230);
+        for y in 0..40 {
+            for x in 0..40 {
+                let glyph = (14..26).contains(&y) && (17..23).contains(&x);
+                if let Some(value) = extra(x, y) {
+                    image.data[y * 40 + x] = value;
+                } else if glyph {
+                    image.data[y * 40 + x] = 20;
+                }
+            }
+        }
+        image
+    }
+
+    const GLYPH_CELL: CellGeometry =
+        CellGeometry { centre: (20.0, 20.0), along: (10.0, 0.0), across: (0.0, 12.0) };
+
+    #[test]
+    fn a_margin_covered_past_a_page_edge_is_repainted_as_paper() {
+        let mut clean = [0.0; CELL_LEN];
+        assert!(
+            !sample_cell(&glyph_on_page(|_, _| None), &GLYPH_CELL, Margins::Repaint, &mut clean)
+                .covered
+        );
+        // The photo's background from 0.6 glyph heights below the centre down: inside
+        // the window's bottom margin, clear of the glyph.
+        let edged = glyph_on_page(|_, y| (y >= 28).then_some(110));
+        let mut repainted = [0.0; CELL_LEN];
+        let sampled = sample_cell(&edged, &GLYPH_CELL, Margins::Repaint, &mut repainted);
+        assert!(sampled.covered);
+        assert_eq!(repainted, clean, "the glyph on paper, as if the edge were not there");
+        let mut kept = [0.0; CELL_LEN];
+        assert!(sample_cell(&edged, &GLYPH_CELL, Margins::Keep, &mut kept).covered);
+        assert!(kept[CELL_LEN - 1] > 0.3, "kept dark: {}", kept[CELL_LEN - 1]);
+    }
+
+    #[test]
+    fn glyphs_of_a_line_printed_close_by_do_not_cover_a_margin() {
+        // Strokes of the next line's glyphs reach into the bottom margin, paper between them.
+        let dense = glyph_on_page(|x, y| (y >= 28 && (x % 5 < 2)).then_some(20));
+        let mut out = [0.0; CELL_LEN];
+        assert!(!sample_cell(&dense, &GLYPH_CELL, Margins::Repaint, &mut out).covered);
     }
 
     #[test]
@@ -188,8 +324,8 @@ mod tests {
         }
         let cell = CellGeometry { centre: (20.0, 20.0), along: (12.0, 0.0), across: (0.0, 12.0) };
         let mut out = [0.0; CELL_LEN];
-        let std = sample_cell(&image, &cell, &mut out);
-        assert!(std > 30.0);
+        let sampled = sample_cell(&image, &cell, Margins::Keep, &mut out);
+        assert!(sampled.contrast > 30.0 && !sampled.covered);
         let centre = out[(CELL_H / 2) * CELL_W + CELL_W / 2];
         let corner = out[0];
         assert!(centre > 1.0 && corner < 0.0, "centre {centre} corner {corner}");

@@ -13,6 +13,9 @@ use crate::types::{Diagnostic, DiagnosticCode, ImageReading, Status};
 /// Glyphs below this height (original pixels) are too small to read reliably.
 const SMALL_GLYPH_PX: f32 = 7.0;
 
+/// The most a cell covered above or below its glyph is trusted, whatever the classifier says.
+const COVERED_TRUST: f32 = 0.5;
+
 fn diagnostic(code: DiagnosticCode, message: String) -> Diagnostic {
     Diagnostic { code, message }
 }
@@ -55,20 +58,13 @@ fn glare_runs(attempt: &Attempt) -> Vec<(usize, usize, usize)> {
     let median = all[all.len() / 2];
     let mut runs = Vec::new();
     for (line, contrasts) in attempt.contrast.iter().enumerate() {
-        let mut start = None;
-        for (pos, &c) in contrasts.iter().chain(std::iter::once(&f32::INFINITY)).enumerate() {
-            let weak = c < median * 0.4;
-            match (weak, start) {
-                (true, None) => start = Some(pos),
-                (false, Some(s)) => {
-                    if pos - s >= 3 {
-                        runs.push((line, s, pos - 1));
-                    }
-                    start = None;
-                }
-                _ => {}
-            }
-        }
+        let weak: Vec<bool> = contrasts.iter().map(|&c| c < median * 0.4).collect();
+        runs.extend(
+            runs_of(&weak)
+                .into_iter()
+                .filter(|(first, last)| last - first >= 2)
+                .map(|(first, last)| (line, first, last)),
+        );
     }
     runs
 }
@@ -174,11 +170,17 @@ pub(crate) fn conclude(
     let filler_inside_number = published.as_ref().is_some_and(|p| {
         p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::FillerInsideNumber)
     });
+    // A cell whose window something other than paper covers (a page edge cutting the
+    // line, a finger) was read from part of its glyph, however sure the classifier is.
+    let trusted = |line: usize, pos: usize, symbol: char| {
+        let p = probability(line, pos, symbol);
+        if attempt.covered[line][pos] { p.min(COVERED_TRUST) } else { p }
+    };
     let certain = published.as_ref().is_some_and(|p| {
         p.valid
             && p.ambiguities.is_empty()
             && !filler_inside_number
-            && unchecked_cells_certain(reading.format, &p.lines, probability, &glare)
+            && unchecked_cells_certain(reading.format, &p.lines, trusted, &glare)
     });
     let quad = region(&attempt.cells);
     let pitch = length(attempt.cells[0][0].along);
@@ -216,6 +218,27 @@ pub(crate) fn conclude(
         diagnostics.push(diagnostic(
             DiagnosticCode::TooSmall,
             format!("The MRZ characters are only {glyph_px:.0} px high; take the photo closer or at a higher resolution (about 10 px per character or more)."),
+        ));
+    }
+    for (line, covered) in attempt.covered.iter().enumerate() {
+        let runs = runs_of(covered);
+        if runs.is_empty() {
+            continue;
+        }
+        let spans: Vec<String> = runs
+            .iter()
+            .map(|&(first, last)| match first == last {
+                true => format!("character {}", first + 1),
+                false => format!("characters {} to {}", first + 1, last + 1),
+            })
+            .collect();
+        diagnostics.push(diagnostic(
+            DiagnosticCode::PartlyCovered,
+            format!(
+                "Something other than the page covers line {} of the MRZ next to {} (the page's edge, a fold, a finger or a holder), so those characters were read from part of their glyphs; lay the page flat and uncovered.",
+                line + 1,
+                spans.join(", ")
+            ),
         ));
     }
     for &(line, start, end) in &glare {
@@ -319,6 +342,18 @@ pub(crate) fn conclude(
         image_format: "raw",
         timing_ms: 0.0,
     }
+}
+
+/// Runs of set flags, as (first, last) indexes.
+fn runs_of(flags: &[bool]) -> Vec<(usize, usize)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (idx, _) in flags.iter().enumerate().filter(|(_, set)| **set) {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == idx => run.1 = idx,
+            _ => runs.push((idx, idx)),
+        }
+    }
+    runs
 }
 
 /// Adds to the audit trail the name letters that stand where the classifier ranked another
@@ -552,6 +587,7 @@ mod tests {
             candidates: engine_cells,
             cells,
             contrast,
+            covered: vec![vec![false; 44]; 2],
             score: 0.99f32.ln(),
             rotation_degrees: 0.0,
         }
@@ -589,10 +625,18 @@ mod tests {
     /// The specimen TD3 read at 0.99 everywhere but at the cells `changed` gives, with the
     /// options it gives, concluded on a plain page.
     fn read_with_cells(changed: &[ReadAs]) -> ImageReading {
+        read_with_covered_cells(changed, &[])
+    }
+
+    /// The same, with the cells `covered` lists (line, column) covered above or below.
+    fn read_with_covered_cells(changed: &[ReadAs], covered: &[(usize, usize)]) -> ImageReading {
         let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
         let mut attempt = attempt_with_glare(&[], 0.99);
         for (line, column, options) in changed {
             attempt.candidates[*line][*column].options = options.clone();
+        }
+        for &(line, column) in covered {
+            attempt.covered[line][column] = true;
         }
         attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
         conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
@@ -623,6 +667,43 @@ mod tests {
         assert_eq!(reading.fields.document_number, "L<X8902C3");
         assert_eq!(read.status, Status::Partial);
         assert!(read.diagnostics.iter().any(|d| d.message.contains("filler (<) inside it")));
+    }
+
+    #[test]
+    fn a_covered_cell_is_not_vouched_for_however_sure_the_classifier() {
+        // L898902C3 read LA989O2C3 where a page edge cut line 2: the cut 8 an A at 0.76
+        // (weight 3: +6), the 0 beside the edge an O at 0.9999 (weight 1: +24), 30 in all,
+        // so the document number and composite check digits agree.
+        let cut =
+            [(1, 1, vec![('A', 0.76), ('8', 0.24)]), (1, 5, vec![('O', 0.9999), ('0', 0.0001)])];
+        let uncovered = read_with_cells(&cut);
+        let reading = uncovered.reading.as_ref().expect("a reading");
+        assert!(reading.valid);
+        assert_eq!(reading.fields.document_number, "LA989O2C3");
+        // One doubtful cell under the check digits: they vouch for it.
+        assert_eq!(uncovered.status, Status::Read);
+        // The O's cell covered below: two doubtful cells under the same check digits.
+        let covered = read_with_covered_cells(&cut, &[(1, 5)]);
+        assert_eq!(covered.status, Status::Partial);
+        assert!(covered.diagnostics.iter().any(|d| d.code == DiagnosticCode::LowConfidence));
+        let said: Vec<&str> = covered
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == DiagnosticCode::PartlyCovered)
+            .map(|d| d.message.as_str())
+            .collect();
+        assert!(
+            matches!(said[..], [m] if m.contains("line 2 of the MRZ next to character 6 ")),
+            "{said:?}"
+        );
+        assert!(!uncovered.diagnostics.iter().any(|d| d.code == DiagnosticCode::PartlyCovered));
+    }
+
+    #[test]
+    fn runs_of_flags_are_found_with_their_ends() {
+        assert_eq!(runs_of(&[false, true, true, false, true]), vec![(1, 2), (4, 4)]);
+        assert_eq!(runs_of(&[true]), vec![(0, 0)]);
+        assert!(runs_of(&[false, false]).is_empty());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Recognition: laying fixed-pitch cells over located rows, classifying them
 //! and choosing the reading direction and line length the check digits prefer.
 
-use crate::cells::{CELL_LEN, CellGeometry, sample_cell};
+use crate::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use crate::decode::{CellCandidates, Reading, decode_cells};
 use crate::gray::Gray;
 use crate::locate::{MrzCandidate, TextRow};
@@ -20,6 +20,9 @@ pub(crate) struct Attempt {
     pub(crate) cells: Vec<Vec<CellGeometry>>,
     /// Raw contrast (standard deviation of gray levels) per cell.
     pub(crate) contrast: Vec<Vec<f32>>,
+    /// Per cell, whether something other than paper covers the band above or
+    /// below its glyph (`cells::covered`).
+    pub(crate) covered: Vec<Vec<bool>>,
     /// Mean log probability of the kept symbols.
     pub(crate) score: f32,
     /// Rotation of the document relative to upright, degrees clockwise in [0, 360).
@@ -436,15 +439,25 @@ fn scaled_columns(columns: &[f32], singles: &[f32], shift: f32) -> (f32, f32) {
     if (map.1 - 1.0).abs() < 0.01 { (shift, 1.0) } else { map }
 }
 
+/// One line's cells as classified.
+struct Classified {
+    candidates: Vec<CellCandidates>,
+    contrast: Vec<f32>,
+    covered: Vec<bool>,
+}
+
 /// Classifies cells and keeps the top few symbols of each.
-fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> (Vec<CellCandidates>, Vec<f32>) {
+fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
     let mut input = [0.0f32; CELL_LEN];
     let mut hidden = vec![0.0f32; model.n_hidden];
     let mut logits = [0.0f32; N_CLASSES];
     let mut candidates = Vec::with_capacity(cells.len());
     let mut contrast = Vec::with_capacity(cells.len());
+    let mut covered = Vec::with_capacity(cells.len());
     for cell in cells {
-        contrast.push(sample_cell(image, cell, &mut input));
+        let sampled = sample_cell(image, cell, Margins::Repaint, &mut input);
+        contrast.push(sampled.contrast);
+        covered.push(sampled.covered);
         model.forward(&input, &mut hidden, &mut logits);
         crate::model::softmax(&mut logits);
         let mut ranked: Vec<(char, f32)> =
@@ -453,7 +466,7 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> (Vec<CellCandi
         ranked.truncate(TOP_K);
         candidates.push(CellCandidates { options: ranked });
     }
-    (candidates, contrast)
+    Classified { candidates, contrast, covered }
 }
 
 /// Line lengths worth trying for a candidate, from its shape.
@@ -574,6 +587,7 @@ fn continued_to_44(model: &Mlp, original: &Gray, attempt: &Attempt) -> Option<At
     let mut candidates = attempt.candidates.clone();
     let mut cells = attempt.cells.clone();
     let mut contrast = attempt.contrast.clone();
+    let mut covered = attempt.covered.clone();
     for line in 0..2 {
         let last = attempt.cells[line][35];
         let extra: Vec<CellGeometry> = (1..=EXTRA)
@@ -590,21 +604,23 @@ fn continued_to_44(model: &Mlp, original: &Gray, attempt: &Attempt) -> Option<At
         if !extra.iter().all(inside) {
             return None;
         }
-        let (extra_candidates, extra_contrast) = classify(model, original, &extra);
-        let fillers = extra_candidates
+        let extra_read = classify(model, original, &extra);
+        let fillers = extra_read
+            .candidates
             .iter()
             .filter(|c| c.options[0].0 == '<' && c.options[0].1 >= 0.5)
             .count();
         if fillers < EXTRA - 1 {
             return None;
         }
-        candidates[line].extend(extra_candidates);
+        candidates[line].extend(extra_read.candidates);
         cells[line].extend(extra);
-        contrast[line].extend(extra_contrast);
+        contrast[line].extend(extra_read.contrast);
+        covered[line].extend(extra_read.covered);
     }
     let reading = decode_cells(&candidates).ok().filter(|r| r.valid)?;
     let score = mean_log_confidence(&candidates);
-    Some(Attempt { reading, candidates, cells, contrast, score, ..attempt.clone() })
+    Some(Attempt { reading, candidates, cells, contrast, covered, score, ..attempt.clone() })
 }
 
 /// Mean log probability of the classifier's top symbol over every cell.
@@ -644,10 +660,12 @@ fn read_rows_at(
             shear_to_columns(&mut cells);
             let mut lines = Vec::new();
             let mut contrast = Vec::new();
+            let mut covered = Vec::new();
             for line_cells in &cells {
-                let (candidates, line_contrast) = classify(model, original, line_cells);
-                lines.push(candidates);
-                contrast.push(line_contrast);
+                let read = classify(model, original, line_cells);
+                lines.push(read.candidates);
+                contrast.push(read.contrast);
+                covered.push(read.covered);
             }
             let mean_log = mean_log_confidence(&lines);
             let Ok(reading) = decode_cells(&lines) else {
@@ -660,6 +678,7 @@ fn read_rows_at(
                 candidates: lines,
                 cells,
                 contrast,
+                covered,
                 score: mean_log,
                 rotation_degrees: rotation,
             });

@@ -31,6 +31,8 @@ pub enum DiagnosticCode {
     TooBlurred,
     /// Part of the MRZ is washed out by a reflection.
     Glare,
+    /// Something other than the page (its edge, a fold, a finger, a holder) covers part of the MRZ.
+    PartlyCovered,
     /// One line could not be read with confidence.
     LineUnreadable,
     /// Some check digits do not match.

@@ -3,7 +3,8 @@
 //! the ten that are not thumbnails must still be read exactly every time, the two thumbnails
 //! (under 300 px wide) most times, and none may be read wrongly with status `read`. Then
 //! bent, as a booklet page that does not lie flat, and in strong perspective, where the
-//! verticals of the page converge.
+//! verticals of the page converge; and with a page edge running into the last line, as a
+//! folded corner or a holder leaves it.
 
 mod support;
 
@@ -224,4 +225,76 @@ fn bent_and_keystoned_specimens_are_read_and_never_read_wrongly() {
         "exact per warp {exact:?}, want at least {want:?}; misses:\n{}",
         misses.join("\n")
     );
+}
+
+/// The specimen with the photo's background over the page beyond a straight edge that
+/// runs into the last MRZ line from below: at the first character it stands `depth`
+/// of a glyph's height above the glyph's foot, and it leaves the line `reach`
+/// characters on, as a page whose corner is folded back or lies off the edge of a
+/// holder. `None` when the clean specimen gives no cells to place the edge by.
+fn cut_last_line(
+    engine: &mrtd_engine::Engine,
+    src: &Gray,
+    depth: f32,
+    reach: usize,
+) -> Option<Gray> {
+    let (_, cells) = engine.read_gray_with_cells(src, &ParseOptions::default());
+    let last = cells?.pop()?;
+    let (first, on) = (last.first()?, last.get(reach)?);
+    let foot = |c: &mrtd_engine::cells::CellGeometry, below: f32| {
+        (c.centre.0 + c.across.0 * below, c.centre.1 + c.across.1 * below)
+    };
+    let start = foot(first, 0.5 - depth);
+    let end = foot(on, 0.6);
+    // The page lies on the side of the edge where the glyphs' centres are.
+    let side =
+        |x: f32, y: f32| (end.0 - start.0) * (y - start.1) - (end.1 - start.1) * (x - start.0);
+    let page_side = side(first.centre.0, first.centre.1).signum();
+    let mut noise = Noise(u64::from(reach as u32) * 31 + (depth * 100.0) as u64);
+    let mut image = Gray { width: src.width, height: src.height, data: src.data.clone() };
+    for y in 0..src.height {
+        for x in 0..src.width {
+            if side(x as f32 + 0.5, y as f32 + 0.5).signum() != page_side {
+                let value = 95.0 + 20.0 * ((x as f32 / 9.0).sin() + noise.next());
+                image.data[y * src.width + x] = value.round() as u8;
+            }
+        }
+    }
+    Some(image)
+}
+
+#[test]
+fn specimens_whose_last_line_a_page_edge_cuts_are_never_read_wrongly() {
+    let engine = EngineBuilder::new().build();
+    let mut n_exact = 0;
+    let mut wrong = Vec::new();
+    for (file, truth) in manifest() {
+        let bytes = std::fs::read(data_dir().join(&file)).expect("a specimen image");
+        let luma = image::load_from_memory(&bytes).expect("a decodable specimen").into_luma8();
+        let specimen = Gray {
+            width: luma.width() as usize,
+            height: luma.height() as usize,
+            data: luma.into_raw(),
+        };
+        for (depth, reach) in
+            [(0.1, 6), (0.2, 6), (0.3, 4), (0.45, 4), (0.3, 8), (0.45, 8), (0.6, 6)]
+        {
+            let cut = cut_last_line(&engine, &specimen, depth, reach)
+                .unwrap_or_else(|| panic!("{file}: no cells on the clean specimen"));
+            let reading = engine.read_gray(&cut, &ParseOptions::default());
+            let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
+            if lines == truth {
+                n_exact += 1;
+            } else if reading.status == Status::Read {
+                wrong.push(format!("{file}, depth {depth}, reach {reach}: read {lines}"));
+            }
+        }
+    }
+    // Cells whose margin the background covers were read confidently and wrongly, and
+    // two or three such misreads can cancel in a check digit: D231458907 read L23145S9O7
+    // with every check passing, status read. Such cells are no longer vouched for.
+    assert!(wrong.is_empty(), "read wrongly:\n{}", wrong.join("\n"));
+    // With their covered margins left dark, 10 of the 84 were read exactly; repainted as
+    // paper, 32 (nearly all of those where the edge takes a tenth of the first glyphs).
+    assert!(n_exact >= 30, "{n_exact} of 84 read exactly");
 }
