@@ -54,6 +54,9 @@ struct RowIndex {
     pairs: Vec<(f32, f32)>,
 }
 
+/// How much of the running pitch estimate each glyph-to-glyph step keeps.
+const LOCAL_PITCH_KEEP: f32 = 0.7;
+
 fn index_row(row: &TextRow) -> Option<RowIndex> {
     let members: Vec<(f32, f32)> =
         row.members.iter().map(|((x, y), len)| (x * row.dir.0 + y * row.dir.1, *len)).collect();
@@ -69,25 +72,46 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
     }
     gaps.sort_by(f32::total_cmp);
     let pitch = gaps[gaps.len() / 2];
-    // Cells covered by a blob of length `len` (touching fillers merge into one).
-    let covered = |len: f32| {
-        if single(len) { 1.0 } else { (((len - 0.6 * pitch) / pitch).round() + 1.0).max(1.0) }
+    // Cells covered by a blob of length `len` (touching fillers merge into one)
+    // where the pitch is `local`.
+    let covered = |len: f32, local: f32| {
+        if single(len) { 1.0 } else { (((len - 0.6 * local) / local).round() + 1.0).max(1.0) }
     };
+    // The pitch where each member lies: under a steep view a line's pitch can
+    // double along it, so steps are counted in the pitch of the glyphs just
+    // passed, starting from the median of the first few steps, rather than in
+    // the median of all (a step of 1.5 median pitches at the near end is one cell).
+    let mut first_gaps: Vec<f32> = members
+        .windows(2)
+        .filter(|w| single(w[0].1) && single(w[1].1))
+        .map(|w| w[1].0 - w[0].0)
+        .filter(|&d| d > 0.5 * pitch && d < 2.0 * pitch)
+        .take(5)
+        .collect();
+    first_gaps.sort_by(f32::total_cmp);
+    let start_pitch = first_gaps.get(first_gaps.len() / 2).copied().unwrap_or(pitch);
+    let mut local = vec![start_pitch; members.len()];
     let mut index = vec![0.0f32; members.len()];
     for i in 1..members.len() {
-        let step = (members[i].0 - members[i - 1].0) / pitch;
-        let k = index[i - 1] + step;
-        // A step under half a pitch stays in the cell: pieces of one glyph
-        // that the binarisation broke apart (a thin stroke lost at low light).
-        index[i] = if single(members[i].1) && single(members[i - 1].1) {
-            index[i - 1] + step.round()
-        } else {
-            k
-        };
+        let gap = members[i].0 - members[i - 1].0;
+        let step = gap / local[i - 1];
+        local[i] = local[i - 1];
+        // Half of each blob's cells beyond its middle one lie between the two
+        // centres; the whole cells between the blobs are counted. A step under
+        // half a pitch between single glyphs stays in the cell: pieces of one
+        // glyph that the binarisation broke apart (a thin stroke lost at low light).
+        let halves = (covered(members[i - 1].1, local[i - 1]) - 1.0) / 2.0
+            + (covered(members[i].1, local[i - 1]) - 1.0) / 2.0;
+        let cells = (step - halves).round().max(0.0);
+        if single(members[i].1) && single(members[i - 1].1) && cells >= 1.0 {
+            let seen = (gap / cells).clamp(0.5 * pitch, 2.0 * pitch);
+            local[i] = LOCAL_PITCH_KEEP * local[i - 1] + (1.0 - LOCAL_PITCH_KEEP) * seen;
+        }
+        index[i] = index[i - 1] + halves + cells;
     }
-    let first = index[0] - (covered(members[0].1) - 1.0) / 2.0;
+    let first = index[0] - (covered(members[0].1, local[0]) - 1.0) / 2.0;
     let last_idx = members.len() - 1;
-    let last = index[last_idx] + (covered(members[last_idx].1) - 1.0) / 2.0;
+    let last = index[last_idx] + (covered(members[last_idx].1, local[last_idx]) - 1.0) / 2.0;
     let span = (last - first).round() as usize + 1;
     // Pieces of one broken glyph share its cell, which lies between them.
     let mut pairs: Vec<(f32, f32)> = Vec::new();
@@ -138,7 +162,8 @@ impl Spacing {
     }
 
     /// Whether the model is a plausible row of `n` cells near the expected pitch:
-    /// positive pitch everywhere, ends within a factor two of each other.
+    /// positive pitch everywhere, ends within a factor 2.5 of each other (a page
+    /// seen so steeply that its far side is 60 % of its near side's height).
     fn plausible(&self, n: usize, pitch: f32) -> bool {
         let last = (n - 1) as f32;
         if 1.0 + self.d * last <= 0.2 {
@@ -146,7 +171,7 @@ impl Spacing {
         }
         let (p0, p1) = (self.pitch_at(0.0), self.pitch_at(last));
         let mean = (self.at(last) - self.at(0.0)) / last;
-        p0 > 0.0 && p1 > 0.0 && p0.max(p1) < 2.0 * p0.min(p1) && (mean - pitch).abs() < 0.25 * pitch
+        p0 > 0.0 && p1 > 0.0 && p0.max(p1) < 2.5 * p0.min(p1) && (mean - pitch).abs() < 0.25 * pitch
     }
 }
 
@@ -794,6 +819,30 @@ mod tests {
         let (a, b) = fit_linear(&pairs).expect("a line");
         let worst = pairs.iter().map(|&(k, s)| (a + b * k - s).abs()).fold(0.0f32, f32::max);
         assert!(worst > 5.0, "{worst}");
+    }
+
+    #[test]
+    fn a_row_whose_pitch_doubles_in_a_steep_view_is_numbered_cell_by_cell() {
+        // 44 cells whose pitch grows from 11 to 24 px, the fillers in cells 38 to 40
+        // touching as one blob, as at the end of a TD3's second line.
+        let d = ((11.0f32 / 24.0).sqrt() - 1.0) / 43.0;
+        let truth = Spacing { a: 100.0, b: 11.0 + 100.0 * d, d };
+        let glyph = |k: usize| ((truth.at(k as f32), 50.0), 0.6 * truth.pitch_at(k as f32));
+        let mut members: Vec<((f32, f32), f32)> = (0..38).map(glyph).collect();
+        let (from, to) = (truth.at(38.0), truth.at(40.0));
+        members.push((((from + to) / 2.0, 50.0), to - from + 0.6 * truth.pitch_at(39.0)));
+        members.extend((41..44).map(glyph));
+        let ends = (truth.at(0.0) - 4.0, truth.at(43.0) + 8.0);
+        let row = TextRow::straight(members, ends, 50.0, 0.0);
+        // Counted in the median pitch (15 px), the near end's steps numbered 48 cells.
+        let index = index_row(&row).expect("an index");
+        assert_eq!(index.span, 44);
+        assert!(index.pairs.iter().all(|&(k, s)| (truth.at(k) - s).abs() < 0.01));
+        let positions = cell_positions(&row, 44).expect("positions");
+        for (k, &at) in positions.iter().enumerate() {
+            let k = k as f32;
+            assert!((at - truth.at(k)).abs() < 0.1 * truth.pitch_at(k), "cell {k}: {at}");
+        }
     }
 
     #[test]

@@ -3,11 +3,12 @@
 //! the ten that are not thumbnails must still be read exactly every time, the two thumbnails
 //! (under 300 px wide) most times, and none may be read wrongly with status `read`. Then
 //! bent, as a booklet page that does not lie flat, and in strong perspective, where the
-//! verticals of the page converge; and with a page edge running into the last line, as a
+//! verticals of the page converge or its far side shrinks; and with a page edge running into the last line, as a
 //! folded corner or a holder leaves it.
 
 mod support;
 
+use mrtd_engine::geometry::Homography;
 use mrtd_engine::gray::Gray;
 use mrtd_engine::{EngineBuilder, ParseOptions, Status};
 use support::{data_dir, manifest};
@@ -159,6 +160,9 @@ enum Warp {
     /// Seen from below the bottom edge: the top edge is `top` of the bottom
     /// edge's width, and the sides run straight between them.
     Keystone { top: f32 },
+    /// Seen from beyond its right edge, in a true perspective: the left edge is `far`
+    /// of the right edge's height, and the page's left part is foreshortened to match.
+    SideView { far: f32 },
 }
 
 /// The specimen warped, on a margin of background a tenth of its size on each side.
@@ -166,12 +170,23 @@ fn warp(src: &Gray, how: Warp) -> Gray {
     let margin = src.width.max(src.height) / 10;
     let (width, height) = (src.width + 2 * margin, src.height + 2 * margin);
     let (cx, h) = (src.width as f32 / 2.0, src.height as f32);
+    let (w, hf) = (src.width as f32, src.height as f32);
+    // From the photo back to the page: the page's corners seen as a trapezoid.
+    let side_view = match how {
+        Warp::SideView { far } => {
+            let inset = hf * (1.0 - far) / 2.0;
+            let seen = [(0.0, inset), (w, 0.0), (w, hf), (0.0, hf - inset)];
+            Homography::from_corners(seen, [(0.0, 0.0), (w, 0.0), (w, hf), (0.0, hf)])
+        }
+        _ => None,
+    };
     let mut data = Vec::with_capacity(width * height);
     for y in 0..height {
         for x in 0..width {
             // In the specimen's pixels; the margin falls outside it, on the background.
             let (px, py) = (x as f32 - margin as f32, y as f32 - margin as f32);
             let (u, v) = match how {
+                Warp::SideView { .. } => side_view.as_ref().expect("a trapezoid").apply((px, py)),
                 Warp::Bent { sag } => {
                     let side = (px - cx) / cx;
                     (px, py - sag * h * side * side)
@@ -188,13 +203,15 @@ fn warp(src: &Gray, how: Warp) -> Gray {
 }
 
 #[test]
-fn bent_and_keystoned_specimens_are_read_and_never_read_wrongly() {
+fn bent_keystoned_and_side_viewed_specimens_are_read_and_never_read_wrongly() {
     let engine = EngineBuilder::new().build();
     let warps = [
         Warp::Bent { sag: 0.03 },
         Warp::Bent { sag: 0.06 },
         Warp::Keystone { top: 0.8 },
         Warp::Keystone { top: 0.6 },
+        Warp::SideView { far: 0.8 },
+        Warp::SideView { far: 0.6 },
     ];
     let mut exact = vec![0usize; warps.len()];
     let mut misses = Vec::new();
@@ -218,8 +235,9 @@ fn bent_and_keystoned_specimens_are_read_and_never_read_wrongly() {
         }
     }
     // Rows fitted as straight lines read 1 of the 12 at either bend; square cells, and
-    // one shift to give a line the columns of the next, read 9 under the stronger keystone.
-    let want = [12, 12, 12, 11];
+    // one shift to give a line the columns of the next, read 9 under the stronger keystone;
+    // glyphs numbered in the row's median pitch read 1 in the steeper side view.
+    let want = [12, 12, 12, 11, 11, 10];
     assert!(
         exact.iter().zip(want).all(|(got, want)| *got >= want),
         "exact per warp {exact:?}, want at least {want:?}; misses:\n{}",
