@@ -170,6 +170,11 @@ pub(crate) fn conclude(
     let filler_inside_number = published.as_ref().is_some_and(|p| {
         p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::FillerInsideNumber)
     });
+    // Nor can they see a name letter; one after the fillers that end the names (a filler
+    // at the page's edge read as H) is a misread, however sure the classifier.
+    let unusual_name = published
+        .as_ref()
+        .is_some_and(|p| p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName));
     // A cell whose window something other than paper covers (a page edge cutting the
     // line, a finger) was read from part of its glyph, however sure the classifier is.
     let trusted = |line: usize, pos: usize, symbol: char| {
@@ -180,6 +185,7 @@ pub(crate) fn conclude(
         p.valid
             && p.ambiguities.is_empty()
             && !filler_inside_number
+            && !unusual_name
             && unchecked_cells_certain(reading.format, &p.lines, trusted, &glare)
     });
     let quad = region(&attempt.cells);
@@ -293,6 +299,12 @@ pub(crate) fn conclude(
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "More than one reading of the MRZ fits the check digits; the characters should be verified.".to_owned(),
+        ));
+    }
+    if unusual_name {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::LowConfidence,
+            "The name field holds a character that names do not have there (after the fillers that end the names, or not a letter); it was probably misread, so verify the names.".to_owned(),
         ));
     }
     if filler_inside_number {
@@ -704,6 +716,18 @@ mod tests {
         assert_eq!(runs_of(&[false, true, true, false, true]), vec![(1, 2), (4, 4)]);
         assert_eq!(runs_of(&[true]), vec![(0, 0)]);
         assert!(runs_of(&[false, false]).is_empty());
+    }
+
+    #[test]
+    fn a_letter_after_the_fillers_that_end_the_names_is_not_read_however_sure() {
+        // The last filler of line 1, at the page's edge, read H at 0.99.
+        let read = read_with_cell(0, 43, 'H', '<', 0.99);
+        let reading = read.reading.as_ref().expect("a reading");
+        assert!(reading.valid);
+        assert!(reading.lines[0].ends_with("<<H"), "{}", reading.lines[0]);
+        assert!(reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName));
+        assert_eq!(read.status, Status::Partial);
+        assert!(read.diagnostics.iter().any(|d| d.message.contains("verify the names")));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::codes::{CodeKind, classify};
 use crate::date::Date;
 use crate::layout::{CellClass, CheckName, FieldName, Format, Layout, Span, field_chars};
 use crate::mrz_date::{DateKind, DateRole, MrzDate, interpret};
-use crate::names::{single_identifier, split_name_field};
+use crate::names::{letter_after_names, single_identifier, split_name_field};
 use crate::reading::{
     CellRange, Check, CheckStatus, Codes, Dates, Derived, EvidenceStatus, FieldEvidence, Fields,
     ResidualRisk, Sex, Warning, WarningCode,
@@ -320,6 +320,16 @@ pub(crate) fn interpret_grid(
         warnings.push(warning(
             WarningCode::UnusualName,
             "the name field holds characters other than letters and fillers".to_owned(),
+            first_cell(FieldName::Surname),
+        ));
+    } else if let Some(idx) = letter_after_names(&name_chars).filter(|_| format != Format::FraId) {
+        warnings.push(warning(
+            WarningCode::UnusualName,
+            format!(
+                "character {} of the name field, {:?}, follows the fillers that end the names",
+                idx + 1,
+                name_chars[idx]
+            ),
             first_cell(FieldName::Surname),
         ));
     }

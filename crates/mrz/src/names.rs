@@ -70,6 +70,23 @@ pub(crate) fn misread_fillers(field: &[char]) -> Vec<usize> {
     (run_start..field.len()).filter(|idx| field[*idx] != '<').collect()
 }
 
+/// The first letter after the fillers that end a name field's names, if any.
+///
+/// Once the secondary identifier has started (or the primary one has ended in three or more
+/// fillers), a `<<` begins the trailing filler run, and Doc 9303 puts nothing after it: a letter
+/// there is a misread or a mark, not a name component.
+pub(crate) fn letter_after_names(field: &[char]) -> Option<usize> {
+    let separator = field.windows(2).position(|pair| pair == ['<', '<'])?;
+    let run_start = if field.get(separator + 2) == Some(&'<') {
+        separator
+    } else {
+        let secondary_start =
+            (separator + 2..field.len()).find(|idx| field.get(*idx).is_some_and(|c| *c != '<'))?;
+        secondary_start + field[secondary_start..].windows(2).position(|pair| pair == ['<', '<'])?
+    };
+    (run_start..field.len()).find(|idx| field[*idx] != '<')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +120,17 @@ mod tests {
     fn full_field_is_possibly_truncated() {
         let names = split_name_field(&chars("WOLFESCHLEGELSTEINHAUSEN<<HUBERT<BLAINE"));
         assert!(names.possibly_truncated);
+    }
+
+    #[test]
+    fn a_letter_after_the_names_trailing_fillers_is_found() {
+        assert_eq!(letter_after_names(&chars("MAUS<<KETTY<<<<<<<<H")), Some(19));
+        assert_eq!(letter_after_names(&chars("SMITH<<<<<<<J<<")), Some(12));
+        assert_eq!(letter_after_names(&chars("ERIKSSON<<ANNA<MARIA<<<<<<")), None);
+        assert_eq!(letter_after_names(&chars("ERIKSSON<<ANNA<MARIA")), None);
+        assert_eq!(letter_after_names(&chars("SMITH<JONES<<OLUWASEUN<AHMED<<")), None);
+        assert_eq!(letter_after_names(&chars("<<ANNA<<<<")), None);
+        assert_eq!(letter_after_names(&chars("SMITH<<<<<")), None);
     }
 
     #[test]

@@ -345,7 +345,8 @@ pub enum WarningCode {
     LineLengthAdjusted,
     /// Lines around the zone were ignored.
     LinesIgnored,
-    /// A name field holds something other than letters and fillers.
+    /// A name field holds something other than letters and fillers, or a letter after the
+    /// fillers that end its names.
     UnusualName,
     /// The document number has a filler with characters after it.
     FillerInsideNumber,
