@@ -36,6 +36,13 @@ impl Noise {
     }
 }
 
+/// A specimen of `tests/data/images` in gray.
+fn load_gray(file: &str) -> Gray {
+    let bytes = std::fs::read(data_dir().join(file)).expect("a specimen image");
+    let luma = image::load_from_memory(&bytes).expect("a decodable specimen").into_luma8();
+    Gray { width: luma.width() as usize, height: luma.height() as usize, data: luma.into_raw() }
+}
+
 /// Samples `src` at (x, y), pixel centres at the integers, with the engine's bilinear
 /// interpolation; outside the image, `background`.
 fn sample(src: &Gray, x: f32, y: f32, background: f32) -> f32 {
@@ -112,13 +119,7 @@ fn altered_specimens_are_read_and_never_read_wrongly() {
     let (mut n_thumbnails, mut thumbnails_exact) = (0usize, 0usize);
     let mut misses = Vec::new();
     for (idx, (file, truth)) in manifest().iter().enumerate() {
-        let bytes = std::fs::read(data_dir().join(file)).expect("a specimen image");
-        let luma = image::load_from_memory(&bytes).expect("a decodable specimen").into_luma8();
-        let specimen = Gray {
-            width: luma.width() as usize,
-            height: luma.height() as usize,
-            data: luma.into_raw(),
-        };
+        let specimen = load_gray(file);
         let thumbnail = specimen.width < 300;
         for (k, &angle) in angles.iter().enumerate() {
             let light = lights[(idx + k) % lights.len()];
@@ -216,13 +217,7 @@ fn bent_keystoned_and_side_viewed_specimens_are_read_and_never_read_wrongly() {
     let mut exact = vec![0usize; warps.len()];
     let mut misses = Vec::new();
     for (file, truth) in manifest() {
-        let bytes = std::fs::read(data_dir().join(&file)).expect("a specimen image");
-        let luma = image::load_from_memory(&bytes).expect("a decodable specimen").into_luma8();
-        let specimen = Gray {
-            width: luma.width() as usize,
-            height: luma.height() as usize,
-            data: luma.into_raw(),
-        };
+        let specimen = load_gray(&file);
         for (k, &how) in warps.iter().enumerate() {
             let reading = engine.read_gray(&warp(&specimen, how), &ParseOptions::default());
             let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
@@ -287,13 +282,7 @@ fn specimens_whose_last_line_a_page_edge_cuts_are_never_read_wrongly() {
     let mut n_exact = 0;
     let mut wrong = Vec::new();
     for (file, truth) in manifest() {
-        let bytes = std::fs::read(data_dir().join(&file)).expect("a specimen image");
-        let luma = image::load_from_memory(&bytes).expect("a decodable specimen").into_luma8();
-        let specimen = Gray {
-            width: luma.width() as usize,
-            height: luma.height() as usize,
-            data: luma.into_raw(),
-        };
+        let specimen = load_gray(&file);
         for (depth, reach) in
             [(0.1, 6), (0.2, 6), (0.3, 4), (0.45, 4), (0.3, 8), (0.45, 8), (0.6, 6)]
         {
