@@ -1,8 +1,7 @@
 //! Cutting one MRZ character cell out of an image into the classifier's input.
 //!
 //! Training and reading both go through [`sample_cell`], so the classifier sees
-//! at run time the kind of input it was trained on; reading alone repaints a
-//! margin that something other than paper covers ([`Margins`]).
+//! at run time exactly the kind of input it was trained on.
 
 use crate::gray::Gray;
 
@@ -49,17 +48,6 @@ pub struct CellGeometry {
     pub across: (f32, f32),
 }
 
-/// What [`sample_cell`] does with a covered margin (see [`Sampled::covered`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Margins {
-    /// Repaints it as paper: reading.
-    Repaint,
-    /// Leaves it as it is: training, so that the committed weights are what the
-    /// documented training command makes (they were trained before reading repainted
-    /// margins, and a model retrained on repainted margins read one specimen fewer).
-    Keep,
-}
-
 /// What sampling a cell found besides its samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampled {
@@ -67,7 +55,7 @@ pub struct Sampled {
     pub contrast: f32,
     /// Whether something other than paper covered the margin above or below the
     /// glyph: the photo's background where a page edge cuts the line, a finger,
-    /// a holder's edge. That margin is repainted as paper, since a classifier that
+    /// a holder's edge. That margin was repainted as paper, since a classifier that
     /// never saw a covered margin reads such a cell confidently and wrongly; the
     /// glyph itself may still be cut short.
     pub covered: bool,
@@ -80,12 +68,13 @@ pub struct Sampled {
 /// than vanishing between samples. A glyph stands in the middle of the window and
 /// the next line is further off than the window reaches, so the window's top and
 /// bottom margins are paper unless something covers them (see [`Sampled::covered`]).
-pub fn sample_cell(
-    image: &Gray,
-    cell: &CellGeometry,
-    margins: Margins,
-    out: &mut [f32; CELL_LEN],
-) -> Sampled {
+pub fn sample_cell(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN]) -> Sampled {
+    let sum = sample_gray(image, cell, out);
+    normalise(out, sum)
+}
+
+/// Samples a cell's gray levels into `out`; returns their sum.
+fn sample_gray(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN]) -> f32 {
     let step_x = (
         cell.along.0 * 2.0 * HALF_WIDTH / CELL_W as f32,
         cell.along.1 * 2.0 * HALF_WIDTH / CELL_W as f32,
@@ -148,13 +137,19 @@ pub fn sample_cell(
             sum += *value;
         }
     }
+    sum
+}
+
+/// Repaints a covered margin of sampled gray levels (whose sum is `sum`) as paper and
+/// normalises them so that ink is positive and the contrast is unit variance.
+fn normalise(out: &mut [f32; CELL_LEN], sum: f32) -> Sampled {
     let (mut mean, contrast) = moments(out, sum);
     let dark_below = mean - DARK * scale_for(contrast).recip();
     let margin = MARGIN_ROWS * CELL_W;
     let covered_top = band_covered(&out[..OUTER_ROWS * CELL_W], dark_below);
     let covered_bottom = band_covered(&out[CELL_LEN - OUTER_ROWS * CELL_W..], dark_below);
     let mut std = contrast;
-    if margins == Margins::Repaint && (covered_top || covered_bottom) {
+    if covered_top || covered_bottom {
         // Paper is most of the glyph's rows: their upper quartile of brightness.
         let mut zone = out[margin..CELL_LEN - margin].to_vec();
         zone.sort_unstable_by(f32::total_cmp);
@@ -204,7 +199,7 @@ fn band_covered(rows: &[f32], dark_below: f32) -> bool {
 mod tests {
     use super::*;
 
-    /// The sampler as first written: every point from the full expression.
+    /// The sampler's gray levels as first written: every point from the full expression.
     fn plain_samples(image: &Gray, cell: &CellGeometry) -> Vec<f32> {
         let step_x = (
             cell.along.0 * 2.0 * HALF_WIDTH / CELL_W as f32,
@@ -237,11 +232,7 @@ mod tests {
                 values.push(acc * inv_sub * inv_sub);
             }
         }
-        let mean = values.iter().sum::<f32>() / CELL_LEN as f32;
-        let variance =
-            values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / CELL_LEN as f32;
-        let scale = 1.0 / variance.sqrt().max(12.0);
-        values.iter().map(|v| (mean - v) * scale).collect()
+        values
     }
 
     #[test]
@@ -258,7 +249,7 @@ mod tests {
                     along: (size * 0.8 * c, size * 0.8 * s),
                     across: (-size * s + 0.1 * size * c, size * c),
                 };
-                sample_cell(&image, &cell, Margins::Keep, &mut out);
+                sample_gray(&image, &cell, &mut out);
                 let plain = plain_samples(&image, &cell);
                 for (a, b) in out.iter().zip(&plain) {
                     assert_eq!(a.to_bits(), b.to_bits(), "size {size} at {centre:?}");
@@ -290,20 +281,14 @@ mod tests {
     #[test]
     fn a_margin_covered_past_a_page_edge_is_repainted_as_paper() {
         let mut clean = [0.0; CELL_LEN];
-        assert!(
-            !sample_cell(&glyph_on_page(|_, _| None), &GLYPH_CELL, Margins::Repaint, &mut clean)
-                .covered
-        );
+        assert!(!sample_cell(&glyph_on_page(|_, _| None), &GLYPH_CELL, &mut clean).covered);
         // The photo's background from 0.6 glyph heights below the centre down: inside
         // the window's bottom margin, clear of the glyph.
         let edged = glyph_on_page(|_, y| (y >= 28).then_some(110));
         let mut repainted = [0.0; CELL_LEN];
-        let sampled = sample_cell(&edged, &GLYPH_CELL, Margins::Repaint, &mut repainted);
+        let sampled = sample_cell(&edged, &GLYPH_CELL, &mut repainted);
         assert!(sampled.covered);
         assert_eq!(repainted, clean, "the glyph on paper, as if the edge were not there");
-        let mut kept = [0.0; CELL_LEN];
-        assert!(sample_cell(&edged, &GLYPH_CELL, Margins::Keep, &mut kept).covered);
-        assert!(kept[CELL_LEN - 1] > 0.3, "kept dark: {}", kept[CELL_LEN - 1]);
     }
 
     #[test]
@@ -311,7 +296,7 @@ mod tests {
         // Strokes of the next line's glyphs reach into the bottom margin, paper between them.
         let dense = glyph_on_page(|x, y| (y >= 28 && (x % 5 < 2)).then_some(20));
         let mut out = [0.0; CELL_LEN];
-        assert!(!sample_cell(&dense, &GLYPH_CELL, Margins::Repaint, &mut out).covered);
+        assert!(!sample_cell(&dense, &GLYPH_CELL, &mut out).covered);
     }
 
     #[test]
@@ -324,7 +309,7 @@ mod tests {
         }
         let cell = CellGeometry { centre: (20.0, 20.0), along: (12.0, 0.0), across: (0.0, 12.0) };
         let mut out = [0.0; CELL_LEN];
-        let sampled = sample_cell(&image, &cell, Margins::Keep, &mut out);
+        let sampled = sample_cell(&image, &cell, &mut out);
         assert!(sampled.contrast > 30.0 && !sampled.covered);
         let centre = out[(CELL_H / 2) * CELL_W + CELL_W / 2];
         let corner = out[0];

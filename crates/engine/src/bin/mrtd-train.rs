@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use common::{load_font, number, parse_flags};
-use mrtd_engine::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
+use mrtd_engine::cells::{CELL_LEN, CellGeometry, sample_cell};
 use mrtd_engine::model::{Mlp, N_CLASSES, N_HIDDEN, class_of, softmax};
 use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
 
@@ -164,7 +164,7 @@ fn make_part(
             for (symbol, cell) in line.bytes().zip(cells) {
                 for _ in 0..per_cell {
                     let jittered = jitter(&mut rng, cell);
-                    sample_cell(&document.image, &jittered, Margins::Keep, &mut buffer);
+                    sample_cell(&document.image, &jittered, &mut buffer);
                     inputs.extend_from_slice(&buffer);
                     labels.push(class_of(symbol).expect("MRZ symbol") as u8);
                 }
