@@ -21,7 +21,7 @@ pub(crate) struct Attempt {
     /// Raw contrast (standard deviation of gray levels) per cell.
     pub(crate) contrast: Vec<Vec<f32>>,
     /// Per cell, whether something other than paper covers the band above or
-    /// below its glyph (`cells::covered`).
+    /// below its glyph (`cells::Sampled::covered`).
     pub(crate) covered: Vec<Vec<bool>>,
     /// Mean log probability of the kept symbols.
     pub(crate) score: f32,
