@@ -167,14 +167,13 @@ pub(crate) fn conclude(
     // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
     // number `ZS0000177` read `Z<OOO0177` passes them all. A filler inside a
     // number, which no issuer prints, is such a reading's mark.
-    let filler_inside_number = published.as_ref().is_some_and(|p| {
-        p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::FillerInsideNumber)
-    });
+    let warned = |code: mrtd_mrz::WarningCode| {
+        published.as_ref().is_some_and(|p| p.warnings.iter().any(|w| w.code == code))
+    };
+    let filler_inside_number = warned(mrtd_mrz::WarningCode::FillerInsideNumber);
     // Nor can they see a name letter; one after the fillers that end the names (a filler
     // at the page's edge read as H) is a misread, however sure the classifier.
-    let unusual_name = published
-        .as_ref()
-        .is_some_and(|p| p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName));
+    let unusual_name = warned(mrtd_mrz::WarningCode::UnusualName);
     // A cell whose window something other than paper covers (a page edge cutting the
     // line, a finger) was read from part of its glyph, however sure the classifier is.
     let trusted = |line: usize, pos: usize, symbol: char| {

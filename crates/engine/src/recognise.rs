@@ -61,12 +61,14 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
     let members: Vec<(f32, f32)> =
         row.members.iter().map(|((x, y), len)| (x * row.dir.0 + y * row.dir.1, *len)).collect();
     let single = |len: f32| len < row.height * 1.3;
-    let mut gaps: Vec<f32> = members
+    // Steps between neighbouring single glyphs, in order along the row.
+    let steps: Vec<f32> = members
         .windows(2)
         .filter(|w| single(w[0].1) && single(w[1].1))
         .map(|w| w[1].0 - w[0].0)
-        .filter(|&d| d > row.height * 0.6 && d < row.height * 1.8)
         .collect();
+    let mut gaps: Vec<f32> =
+        steps.iter().copied().filter(|&d| d > row.height * 0.6 && d < row.height * 1.8).collect();
     if gaps.len() < 6 {
         return None;
     }
@@ -81,13 +83,8 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
     // double along it, so steps are counted in the pitch of the glyphs just
     // passed, starting from the median of the first few steps, rather than in
     // the median of all (a step of 1.5 median pitches at the near end is one cell).
-    let mut first_gaps: Vec<f32> = members
-        .windows(2)
-        .filter(|w| single(w[0].1) && single(w[1].1))
-        .map(|w| w[1].0 - w[0].0)
-        .filter(|&d| d > 0.5 * pitch && d < 2.0 * pitch)
-        .take(5)
-        .collect();
+    let mut first_gaps: Vec<f32> =
+        steps.into_iter().filter(|&d| d > 0.5 * pitch && d < 2.0 * pitch).take(5).collect();
     first_gaps.sort_by(f32::total_cmp);
     let start_pitch = first_gaps.get(first_gaps.len() / 2).copied().unwrap_or(pitch);
     let mut local = vec![start_pitch; members.len()];

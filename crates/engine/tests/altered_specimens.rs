@@ -244,15 +244,14 @@ fn bent_keystoned_and_side_viewed_specimens_are_read_and_never_read_wrongly() {
 /// runs into the last MRZ line from below: at the first character it stands `depth`
 /// of a glyph's height above the glyph's foot, and it leaves the line `reach`
 /// characters on, as a page whose corner is folded back or lies off the edge of a
-/// holder. `None` when the clean specimen gives no cells to place the edge by.
+/// holder. `last` is that line's cells as read on the clean specimen; `None` when it
+/// has no cell `reach`.
 fn cut_last_line(
-    engine: &mrtd_engine::Engine,
     src: &Gray,
+    last: &[mrtd_engine::cells::CellGeometry],
     depth: f32,
     reach: usize,
 ) -> Option<Gray> {
-    let (_, cells) = engine.read_gray_with_cells(src, &ParseOptions::default());
-    let last = cells?.pop()?;
     let (first, on) = (last.first()?, last.get(reach)?);
     let foot = |c: &mrtd_engine::cells::CellGeometry, below: f32| {
         (c.centre.0 + c.across.0 * below, c.centre.1 + c.across.1 * below)
@@ -283,11 +282,15 @@ fn specimens_whose_last_line_a_page_edge_cuts_are_never_read_wrongly() {
     let mut wrong = Vec::new();
     for (file, truth) in manifest() {
         let specimen = load_gray(&file);
+        let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
+        let last = cells
+            .and_then(|mut lines| lines.pop())
+            .unwrap_or_else(|| panic!("{file}: no cells on the clean specimen"));
         for (depth, reach) in
             [(0.1, 6), (0.2, 6), (0.3, 4), (0.45, 4), (0.3, 8), (0.45, 8), (0.6, 6)]
         {
-            let cut = cut_last_line(&engine, &specimen, depth, reach)
-                .unwrap_or_else(|| panic!("{file}: no cells on the clean specimen"));
+            let cut = cut_last_line(&specimen, &last, depth, reach)
+                .unwrap_or_else(|| panic!("{file}: no cell {reach} on its last line"));
             let reading = engine.read_gray(&cut, &ParseOptions::default());
             let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
             if lines == truth {

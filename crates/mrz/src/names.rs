@@ -33,57 +33,44 @@ pub(crate) fn single_identifier(field: &[char]) -> (String, bool) {
     (components(&text), field.last().is_some_and(|c| *c != '<'))
 }
 
+/// Where the trailing filler run of a name field starts, if it has one.
+///
+/// Once the secondary identifier has started, a `<<` can only begin the trailing filler run.
+/// The separator is exactly two fillers; three or more mean there is no secondary identifier
+/// and the rest of the field is filler.
+fn trailing_run_start(field: &[char]) -> Option<usize> {
+    let separator = field.windows(2).position(|pair| pair == ['<', '<'])?;
+    if field.get(separator + 2) == Some(&'<') {
+        return Some(separator);
+    }
+    let secondary_start =
+        (separator + 2..field.len()).find(|idx| field.get(*idx).is_some_and(|c| *c != '<'))?;
+    let run_offset = field[secondary_start..].windows(2).position(|pair| pair == ['<', '<'])?;
+    Some(secondary_start + run_offset)
+}
+
 /// Cells of a name field that are fillers misread as letters, found from the field's geometry.
 ///
-/// Once the secondary identifier has started, a `<<` can only begin the trailing filler run, so
-/// every later `K`, `S`, `C`, `E` or `X` there is a misread filler. Before that point a letter
-/// could be a one-letter name component and is left alone: `K` and `<` look the same to every
-/// check digit, so geometry is the only evidence.
+/// Every `K`, `S`, `C`, `E` or `X` in the trailing filler run (see `trailing_run_start`) is a
+/// misread filler, when nothing else stands there. Before that run a letter could be a
+/// one-letter name component and is left alone: `K` and `<` look the same to every check
+/// digit, so geometry is the only evidence.
 pub(crate) fn misread_fillers(field: &[char]) -> Vec<usize> {
-    let Some(separator) = field.windows(2).position(|pair| pair == ['<', '<']) else {
+    let Some(run_start) = trailing_run_start(field) else {
         return Vec::new();
     };
     let is_filler_like = |c: &char| matches!(c, '<' | 'K' | 'S' | 'C' | 'E' | 'X');
-    // The separator is exactly two fillers; three or more mean there is no secondary identifier
-    // and the rest of the field is filler.
-    if field.get(separator + 2) == Some(&'<') {
-        let tail = &field[separator..];
-        if tail.iter().all(is_filler_like) {
-            return (separator..field.len()).filter(|idx| field[*idx] != '<').collect();
-        }
-        return Vec::new();
-    }
-    let secondary_start =
-        (separator + 2..field.len()).find(|idx| field.get(*idx).is_some_and(|c| *c != '<'));
-    let Some(secondary_start) = secondary_start else {
-        return Vec::new();
-    };
-    let Some(run_offset) = field[secondary_start..].windows(2).position(|pair| pair == ['<', '<'])
-    else {
-        return Vec::new();
-    };
-    let run_start = secondary_start + run_offset;
-    let tail = &field[run_start..];
-    if !tail.iter().all(is_filler_like) {
+    if !field[run_start..].iter().all(is_filler_like) {
         return Vec::new();
     }
     (run_start..field.len()).filter(|idx| field[*idx] != '<').collect()
 }
 
-/// The first letter after the fillers that end a name field's names, if any.
-///
-/// Once the secondary identifier has started (or the primary one has ended in three or more
-/// fillers), a `<<` begins the trailing filler run, and Doc 9303 puts nothing after it: a letter
-/// there is a misread or a mark, not a name component.
+/// The first letter after the fillers that end a name field's names, if any: Doc 9303 puts
+/// nothing in the trailing filler run, so a letter there is a misread or a mark, not a name
+/// component.
 pub(crate) fn letter_after_names(field: &[char]) -> Option<usize> {
-    let separator = field.windows(2).position(|pair| pair == ['<', '<'])?;
-    let run_start = if field.get(separator + 2) == Some(&'<') {
-        separator
-    } else {
-        let secondary_start =
-            (separator + 2..field.len()).find(|idx| field.get(*idx).is_some_and(|c| *c != '<'))?;
-        secondary_start + field[secondary_start..].windows(2).position(|pair| pair == ['<', '<'])?
-    };
+    let run_start = trailing_run_start(field)?;
     (run_start..field.len()).find(|idx| field[*idx] != '<')
 }
 
