@@ -80,9 +80,17 @@ cargo test -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --test o
 # The binaries the later steps drive, from the same feature resolution as the test build above
 # (`cargo build -p mrtd` alone resolves features differently and rebuilds half the tree).
 # Cargo refreshes a copied-out binary only when it is missing, so stale copies go first.
-rm -f "$target_dir/debug/mrtd" "$target_dir/debug/mrtd-conformance" "$target_dir/debug/mrtd-load"
+rm -f "$target_dir/debug/mrtd" "$target_dir/debug/mrtd-conformance" "$target_dir/debug/mrtd-load" \
+    "$target_dir/debug/mrtd-train"
 cargo build --quiet --workspace --bins --tests
 export MRTD_BIN="$target_dir/debug/mrtd" MRTD_LOAD_BIN="$target_dir/debug/mrtd-load"
+
+# The engine builds optimised in the debug profile too, and training is deterministic on any
+# number of cores: retraining with scripts/train-model.sh's command must give the committed file.
+step "classifier weights: retrained by the documented command, compared byte for byte"
+"$target_dir/debug/mrtd-train" --out "$target_dir/retrained-mrz-cells.bin"
+cmp "$target_dir/retrained-mrz-cells.bin" crates/engine/model/mrz-cells.bin
+echo "ok: the committed weights are what the training command makes"
 
 step "benchmarks build"
 cargo check --workspace --benches --quiet

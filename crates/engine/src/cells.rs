@@ -1,7 +1,8 @@
 //! Cutting one MRZ character cell out of an image into the classifier's input.
 //!
 //! Training and reading both go through [`sample_cell`], so the classifier sees
-//! at run time exactly the kind of input it was trained on.
+//! at run time the kind of input it was trained on; reading alone repaints a
+//! margin that something other than paper covers ([`Margins`]).
 
 use crate::gray::Gray;
 
@@ -48,6 +49,18 @@ pub struct CellGeometry {
     pub across: (f32, f32),
 }
 
+/// What [`sample_cell`] does with a covered margin (see [`Sampled::covered`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Margins {
+    /// Repaints it as paper: reading.
+    Repaint,
+    /// Leaves it as it is: training. Its scenes let the portrait reach into the MRZ
+    /// (`SceneOptions::clear_zone`), and the committed weights were trained on those
+    /// cells as they are; the same command with the margins repainted trains a model
+    /// that reads one `read` name wrongly on the handheld-faults set.
+    Keep,
+}
+
 /// What sampling a cell found besides its samples.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampled {
@@ -55,7 +68,7 @@ pub struct Sampled {
     pub contrast: f32,
     /// Whether something other than paper covered the margin above or below the
     /// glyph: the photo's background where a page edge cuts the line, a finger,
-    /// a holder's edge. That margin was repainted as paper, since a classifier that
+    /// a holder's edge. Reading repaints that margin as paper, since a classifier that
     /// never saw a covered margin reads such a cell confidently and wrongly; the
     /// glyph itself may still be cut short.
     pub covered: bool,
@@ -68,9 +81,14 @@ pub struct Sampled {
 /// than vanishing between samples. A glyph stands in the middle of the window and
 /// the next line is further off than the window reaches, so the window's top and
 /// bottom margins are paper unless something covers them (see [`Sampled::covered`]).
-pub fn sample_cell(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN]) -> Sampled {
+pub fn sample_cell(
+    image: &Gray,
+    cell: &CellGeometry,
+    margins: Margins,
+    out: &mut [f32; CELL_LEN],
+) -> Sampled {
     let sum = sample_gray(image, cell, out);
-    normalise(out, sum)
+    normalise(out, sum, margins)
 }
 
 /// Samples a cell's gray levels into `out`; returns their sum.
@@ -140,16 +158,17 @@ fn sample_gray(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN]) -> 
     sum
 }
 
-/// Repaints a covered margin of sampled gray levels (whose sum is `sum`) as paper and
-/// normalises them so that ink is positive and the contrast is unit variance.
-fn normalise(out: &mut [f32; CELL_LEN], sum: f32) -> Sampled {
+/// Repaints a covered margin of sampled gray levels (whose sum is `sum`) as paper if
+/// `margins` says so and normalises them so that ink is positive and the contrast is
+/// unit variance.
+fn normalise(out: &mut [f32; CELL_LEN], sum: f32, margins: Margins) -> Sampled {
     let (mut mean, contrast) = moments(out, sum);
     let dark_below = mean - DARK * scale_for(contrast).recip();
     let margin = MARGIN_ROWS * CELL_W;
     let covered_top = band_covered(&out[..OUTER_ROWS * CELL_W], dark_below);
     let covered_bottom = band_covered(&out[CELL_LEN - OUTER_ROWS * CELL_W..], dark_below);
     let mut std = contrast;
-    if covered_top || covered_bottom {
+    if margins == Margins::Repaint && (covered_top || covered_bottom) {
         // Paper is most of the glyph's rows: their upper quartile of brightness.
         let mut zone = out[margin..CELL_LEN - margin].to_vec();
         zone.sort_unstable_by(f32::total_cmp);
@@ -281,14 +300,20 @@ mod tests {
     #[test]
     fn a_margin_covered_past_a_page_edge_is_repainted_as_paper() {
         let mut clean = [0.0; CELL_LEN];
-        assert!(!sample_cell(&glyph_on_page(|_, _| None), &GLYPH_CELL, &mut clean).covered);
+        assert!(
+            !sample_cell(&glyph_on_page(|_, _| None), &GLYPH_CELL, Margins::Repaint, &mut clean)
+                .covered
+        );
         // The photo's background from 0.6 glyph heights below the centre down: inside
         // the window's bottom margin, clear of the glyph.
         let edged = glyph_on_page(|_, y| (y >= 28).then_some(110));
         let mut repainted = [0.0; CELL_LEN];
-        let sampled = sample_cell(&edged, &GLYPH_CELL, &mut repainted);
+        let sampled = sample_cell(&edged, &GLYPH_CELL, Margins::Repaint, &mut repainted);
         assert!(sampled.covered);
         assert_eq!(repainted, clean, "the glyph on paper, as if the edge were not there");
+        let mut kept = [0.0; CELL_LEN];
+        assert!(sample_cell(&edged, &GLYPH_CELL, Margins::Keep, &mut kept).covered);
+        assert!(kept[CELL_LEN - 1] > 0.3, "kept dark: {}", kept[CELL_LEN - 1]);
     }
 
     #[test]
@@ -296,7 +321,7 @@ mod tests {
         // Strokes of the next line's glyphs reach into the bottom margin, paper between them.
         let dense = glyph_on_page(|x, y| (y >= 28 && (x % 5 < 2)).then_some(20));
         let mut out = [0.0; CELL_LEN];
-        assert!(!sample_cell(&dense, &GLYPH_CELL, &mut out).covered);
+        assert!(!sample_cell(&dense, &GLYPH_CELL, Margins::Repaint, &mut out).covered);
     }
 
     #[test]
@@ -309,7 +334,7 @@ mod tests {
         }
         let cell = CellGeometry { centre: (20.0, 20.0), along: (12.0, 0.0), across: (0.0, 12.0) };
         let mut out = [0.0; CELL_LEN];
-        let sampled = sample_cell(&image, &cell, &mut out);
+        let sampled = sample_cell(&image, &cell, Margins::Keep, &mut out);
         assert!(sampled.contrast > 30.0 && !sampled.covered);
         let centre = out[(CELL_H / 2) * CELL_W + CELL_W / 2];
         let corner = out[0];

@@ -1,7 +1,7 @@
 //! Recognition: laying fixed-pitch cells over located rows, classifying them
 //! and choosing the reading direction and line length the check digits prefer.
 
-use crate::cells::{CELL_LEN, CellGeometry, sample_cell};
+use crate::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use crate::decode::{CellCandidates, Reading, decode_cells};
 use crate::gray::Gray;
 use crate::locate::{MrzCandidate, TextRow};
@@ -477,7 +477,7 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
     let mut contrast = Vec::with_capacity(cells.len());
     let mut covered = Vec::with_capacity(cells.len());
     for cell in cells {
-        let sampled = sample_cell(image, cell, &mut input);
+        let sampled = sample_cell(image, cell, Margins::Repaint, &mut input);
         contrast.push(sampled.contrast);
         covered.push(sampled.covered);
         model.forward(&input, &mut hidden, &mut logits);

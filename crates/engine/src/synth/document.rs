@@ -33,6 +33,11 @@ pub struct SceneOptions {
     /// sets leave out: dense security print under the text, the shadow of the phone
     /// or a hand, and motion blur.
     pub more_faults: bool,
+    /// Whether the portrait keeps out of the MRZ's clear zone, as ICAO 9303 asks of a
+    /// printed document. Without it the portrait may reach into the MRZ's lines: the dark
+    /// clutter at and under the text that a reader meets on badly printed cards and in
+    /// cluttered photos, which the classifier is trained on.
+    pub clear_zone: bool,
 }
 
 impl Default for SceneOptions {
@@ -48,6 +53,7 @@ impl Default for SceneOptions {
             with_mrz: true,
             random_names: false,
             more_faults: false,
+            clear_zone: true,
         }
     }
 }
@@ -76,6 +82,7 @@ fn render_document(
     lines: &[String],
     pitch: f32,
     with_mrz: bool,
+    clear_zone: bool,
 ) -> (Canvas, f32, Vec<f32>, f32) {
     let px_per_mm = pitch / 2.54;
     let (width_mm, height_mm) = format.size_mm();
@@ -104,7 +111,10 @@ fn render_document(
     // millimetre above the highest the MRZ can start (widest margins and spacing).
     let mrz_top_min =
         height as f32 - px_per_mm * (5.0 + 4.6 * (lines.len() - 1) as f32 + 1.0) - pitch;
-    let photo_h = (photo_w * 1.3).min(height as f32 * 0.55).min(mrz_top_min - photo_y);
+    let mut photo_h = (photo_w * 1.3).min(height as f32 * 0.55);
+    if clear_zone {
+        photo_h = photo_h.min(mrz_top_min - photo_y);
+    }
     let tone = rng.range(40.0, 170.0);
     canvas.fill_rect(photo_x, photo_y, photo_x + photo_w, photo_y + photo_h, tone, 1.0);
     for _ in 0..6 {
@@ -190,7 +200,7 @@ pub fn generate(
     let char_px = rng.range(options.min_char_px, options.max_char_px);
     let pitch = char_px / 0.92;
     let (mut document, left, baselines, cap_height) =
-        render_document(rng, font, format, &lines, pitch, options.with_mrz);
+        render_document(rng, font, format, &lines, pitch, options.with_mrz, options.clear_zone);
     if options.more_faults && rng.chance(0.35) {
         security_print(rng, &mut document, pitch);
     }
