@@ -3,8 +3,8 @@
 //! the ten that are not thumbnails must still be read exactly every time, the two thumbnails
 //! (under 300 px wide) most times, and none may be read wrongly with status `read`. Then
 //! bent, as a booklet page that does not lie flat, and in strong perspective, where the
-//! verticals of the page converge or its far side shrinks; and with a page edge running into the last line, as a
-//! folded corner or a holder leaves it.
+//! verticals of the page converge or its far side shrinks; with a page edge running into the last line, as a
+//! folded corner or a holder leaves it; and shrunk to 250-px thumbnails, upright and upside down.
 
 mod support;
 
@@ -307,4 +307,36 @@ fn specimens_whose_last_line_a_page_edge_cuts_are_never_read_wrongly() {
     // With their covered margins left dark, 10 of the 84 were read exactly; repainted as
     // paper, 32 (nearly all of those where the edge takes a tenth of the first glyphs).
     assert!(n_exact >= 30, "{n_exact} of 84 read exactly");
+}
+
+/// `src` shrunk so that its longest side is `longest` pixels, with the Lanczos filter that
+/// galleries and web forms make thumbnails with.
+fn thumbnail(src: &Gray, longest: usize) -> Gray {
+    let scale = longest as f32 / src.width.max(src.height) as f32;
+    let width = ((src.width as f32 * scale).round() as u32).max(1);
+    let height = ((src.height as f32 * scale).round() as u32).max(1);
+    let full = image::GrayImage::from_raw(src.width as u32, src.height as u32, src.data.clone())
+        .expect("a whole gray image");
+    let small =
+        image::imageops::resize(&full, width, height, image::imageops::FilterType::Lanczos3);
+    Gray { width: width as usize, height: height as usize, data: small.into_raw() }
+}
+
+#[test]
+fn specimens_shrunk_to_250_px_thumbnails_are_read_exactly_either_way_up() {
+    let engine = EngineBuilder::new().build();
+    for (file, truth) in manifest() {
+        let small = thumbnail(&load_gray(&file), 250);
+        let mut upside_down = small.clone();
+        upside_down.data.reverse();
+        for (photo, how) in [(small, "upright"), (upside_down, "upside down")] {
+            let reading = engine.read_gray(&photo, &ParseOptions::default());
+            let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
+            assert_eq!(
+                lines, truth,
+                "{file} at {}x{} px, {how}: {:?}",
+                photo.width, photo.height, reading.status
+            );
+        }
+    }
 }
