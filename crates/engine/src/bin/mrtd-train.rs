@@ -110,7 +110,7 @@ fn training_options(more_faults: bool) -> SceneOptions {
         with_mrz: true,
         random_names: false,
         more_faults,
-        // Clutter at and under the lines, which photos of badly printed cards bring.
+        // Dark clutter at and under the lines, as cluttered photos can put there.
         clear_zone: false,
     }
 }

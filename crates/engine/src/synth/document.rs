@@ -34,9 +34,9 @@ pub struct SceneOptions {
     /// or a hand, and motion blur.
     pub more_faults: bool,
     /// Whether the portrait keeps out of the MRZ's clear zone, as ICAO 9303 asks of a
-    /// printed document. Without it the portrait may reach into the MRZ's lines: the dark
-    /// clutter at and under the text that a reader meets on badly printed cards and in
-    /// cluttered photos, which the classifier is trained on.
+    /// printed document. Without it the portrait may reach into the MRZ's lines: dark
+    /// clutter at and under the text, as a cluttered photo can put beside a line, which
+    /// the classifier is trained on (no real document prints its portrait there).
     pub clear_zone: bool,
 }
 
