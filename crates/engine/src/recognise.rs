@@ -87,28 +87,27 @@ fn index_row(row: &TextRow) -> Option<RowIndex> {
         steps.into_iter().filter(|&d| d > 0.5 * pitch && d < 2.0 * pitch).take(5).collect();
     first_gaps.sort_by(f32::total_cmp);
     let start_pitch = first_gaps.get(first_gaps.len() / 2).copied().unwrap_or(pitch);
-    let mut local = vec![start_pitch; members.len()];
+    let mut local = start_pitch;
     let mut index = vec![0.0f32; members.len()];
+    let first = index[0] - (covered(members[0].1, local) - 1.0) / 2.0;
     for i in 1..members.len() {
         let gap = members[i].0 - members[i - 1].0;
-        let step = gap / local[i - 1];
-        local[i] = local[i - 1];
+        let step = gap / local;
         // Half of each blob's cells beyond its middle one lie between the two
         // centres; the whole cells between the blobs are counted. A step under
         // half a pitch between single glyphs stays in the cell: pieces of one
         // glyph that the binarisation broke apart (a thin stroke lost at low light).
-        let halves = (covered(members[i - 1].1, local[i - 1]) - 1.0) / 2.0
-            + (covered(members[i].1, local[i - 1]) - 1.0) / 2.0;
+        let halves = (covered(members[i - 1].1, local) - 1.0) / 2.0
+            + (covered(members[i].1, local) - 1.0) / 2.0;
         let cells = (step - halves).round().max(0.0);
         if single(members[i].1) && single(members[i - 1].1) && cells >= 1.0 {
             let seen = (gap / cells).clamp(0.5 * pitch, 2.0 * pitch);
-            local[i] = LOCAL_PITCH_KEEP * local[i - 1] + (1.0 - LOCAL_PITCH_KEEP) * seen;
+            local = LOCAL_PITCH_KEEP * local + (1.0 - LOCAL_PITCH_KEEP) * seen;
         }
         index[i] = index[i - 1] + halves + cells;
     }
-    let first = index[0] - (covered(members[0].1, local[0]) - 1.0) / 2.0;
     let last_idx = members.len() - 1;
-    let last = index[last_idx] + (covered(members[last_idx].1, local[last_idx]) - 1.0) / 2.0;
+    let last = index[last_idx] + (covered(members[last_idx].1, local) - 1.0) / 2.0;
     let span = (last - first).round() as usize + 1;
     // Pieces of one broken glyph share its cell, which lies between them.
     let mut pairs: Vec<(f32, f32)> = Vec::new();

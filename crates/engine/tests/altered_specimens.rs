@@ -3,8 +3,9 @@
 //! the ten that are not thumbnails must still be read exactly every time, the two thumbnails
 //! (under 300 px wide) most times, and none may be read wrongly with status `read`. Then
 //! bent, as a booklet page that does not lie flat, and in strong perspective, where the
-//! verticals of the page converge or its far side shrinks; with a page edge running into the last line, as a
-//! folded corner or a holder leaves it; and shrunk to 250-px thumbnails, upright and upside down.
+//! verticals of the page converge or its far side shrinks; with a page edge running into the
+//! last line, as a folded corner or a holder leaves it; and shrunk to 250-px thumbnails, upright
+//! and upside down.
 
 mod support;
 
@@ -170,14 +171,14 @@ enum Warp {
 fn warp(src: &Gray, how: Warp) -> Gray {
     let margin = src.width.max(src.height) / 10;
     let (width, height) = (src.width + 2 * margin, src.height + 2 * margin);
-    let (cx, h) = (src.width as f32 / 2.0, src.height as f32);
-    let (w, hf) = (src.width as f32, src.height as f32);
+    let (w, h) = (src.width as f32, src.height as f32);
+    let cx = w / 2.0;
     // From the photo back to the page: the page's corners seen as a trapezoid.
     let side_view = match how {
         Warp::SideView { far } => {
-            let inset = hf * (1.0 - far) / 2.0;
-            let seen = [(0.0, inset), (w, 0.0), (w, hf), (0.0, hf - inset)];
-            Homography::from_corners(seen, [(0.0, 0.0), (w, 0.0), (w, hf), (0.0, hf)])
+            let inset = h * (1.0 - far) / 2.0;
+            let seen = [(0.0, inset), (w, 0.0), (w, h), (0.0, h - inset)];
+            Homography::from_corners(seen, [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)])
         }
         _ => None,
     };
