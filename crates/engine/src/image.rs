@@ -20,6 +20,10 @@ pub(crate) struct Decoded {
     pub(crate) format: &'static str,
 }
 
+/// What a PNG's compressed metadata (colour profile, text) may inflate to beyond the
+/// file's own size.
+const METADATA_BYTES: u64 = 16 << 20;
+
 /// Decodes an image, applies its EXIF orientation and converts it to gray.
 ///
 /// The pixel count is checked from the header before any pixel is decoded, and
@@ -32,7 +36,7 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return decode_jpeg_luma(bytes, limits).map(|gray| Decoded { gray, format: "jpeg" });
     }
-    let reader = ImageReader::new(Cursor::new(bytes))
+    let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|error| ImageError::Decode(error.to_string()))?;
     let format = match reader.format() {
@@ -48,6 +52,17 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     let memory_limit = limits.max_pixels.saturating_mul(8).saturating_add(64 << 20);
     let mut decoder_limits = image::Limits::default();
     decoder_limits.max_alloc = Some(memory_limit);
+    // The decoder is made under a limit of its own, since opening it reads the file's
+    // metadata. A PNG's colour profile and text are deflate-compressed: a small file can
+    // inflate them to gigabytes, so for PNG the header budget is the file's size plus
+    // METADATA_BYTES (a real profile is a few hundred kilobytes). The other formats keep
+    // their metadata uncompressed, within the file's size.
+    let mut header_limits = decoder_limits.clone();
+    if format == "png" {
+        let header_bytes = (bytes.len() as u64).saturating_add(METADATA_BYTES);
+        header_limits.max_alloc = Some(header_bytes.min(memory_limit));
+    }
+    reader.limits(header_limits);
     let mut decoder = reader.into_decoder().map_err(|error| map_error(error, memory_limit))?;
     let (width, height) = decoder.dimensions();
     check_pixels(width, height, limits)?;
