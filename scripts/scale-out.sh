@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scale-out test: two `mrtd serve` replicas on different ports sharing one PostgreSQL and one
-# --request-state-key, behind nginx (round-robin, deploy/nginx/mrtd.conf.template), all on
+# request-state key, behind nginx (round-robin, deploy/nginx/mrtd.conf.template), all on
 # loopback.
 #
 #   scripts/scale-out.sh [SECONDS]    (SECONDS: length of each load step, default 20)
@@ -62,13 +62,15 @@ export MRTD_PG_DIR MRTD_PG_PORT="${SCALE_PG_PORT:-54349}"
 on_exit 'scripts/postgres.sh destroy >/dev/null 2>&1'
 PG_URL="$(scripts/postgres.sh start)"
 say "PostgreSQL at ${PG_URL/:mrtd@/:***@}"
-KEY="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+# The shared key goes to the replicas in a file, never on their command lines.
+KEY_FILE="$WORK/request-state.key"
+(umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$KEY_FILE")
 
-start_server replica-a --data-dir "$WORK/a" --database-url "$PG_URL" --request-state-key "$KEY" \
-    "${LOAD_SERVER_ARGS[@]}"
+start_server replica-a --data-dir "$WORK/a" --database-url "$PG_URL" \
+    --request-state-key-file "$KEY_FILE" "${LOAD_SERVER_ARGS[@]}"
 A_PID="$SERVER_PID" A_URL="$SERVER_URL"
-start_server replica-b --data-dir "$WORK/b" --database-url "$PG_URL" --request-state-key "$KEY" \
-    "${LOAD_SERVER_ARGS[@]}"
+start_server replica-b --data-dir "$WORK/b" --database-url "$PG_URL" \
+    --request-state-key-file "$KEY_FILE" "${LOAD_SERVER_ARGS[@]}"
 B_PID="$SERVER_PID" B_URL="$SERVER_URL"
 A_ADDR="${A_URL#http://}" A_ADDR="${A_ADDR%/mcp}"
 B_ADDR="${B_URL#http://}" B_ADDR="${B_ADDR%/mcp}"

@@ -137,7 +137,9 @@ impl ApiKeyLookup for StoreKeys {
             self.0
                 .find_api_key_by_hash(hash)
                 .await
-                .map(|found| found.map(|record| record.name))
+                // The key's id, never its name: a name can be given to a new key once the
+                // old one is revoked, and the old key's scans must not pass to it.
+                .map(|found| found.map(|record| record.id))
                 .map_err(|e| ApiKeyLookupError(e.to_string()))
         })
     }

@@ -129,6 +129,10 @@ type SpanExport = ();
 
 /// Logs go to stderr, never stdout: in stdio mode stdout carries the protocol.
 /// `RUST_LOG` sets the filter (default `info`). With an OTLP endpoint, spans are exported too.
+///
+/// Whatever `RUST_LOG` says, the protocol library (`rmcp`) is heard only at `warn` and above:
+/// at `debug` and `trace` it logs whole requests and results, names, document numbers and
+/// images included, and no document data may reach a log.
 fn init_logging(
     format: LogFormat,
     otlp_endpoint: Option<&str>,
@@ -136,12 +140,17 @@ fn init_logging(
     use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let lines = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let no_document_data = tracing_subscriber::filter::filter_fn(|metadata| {
+        !metadata.target().starts_with("rmcp") || *metadata.level() <= tracing::Level::WARN
+    });
+    let lines = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let lines = match format {
         LogFormat::Json => lines.json().boxed(),
         LogFormat::Human => lines.boxed(),
     };
-    let registry = tracing_subscriber::registry().with(filter).with(lines);
+    let registry = tracing_subscriber::registry().with(no_document_data).with(filter).with(lines);
     let Some(endpoint) = otlp_endpoint else {
         registry.init();
         return Ok(None);

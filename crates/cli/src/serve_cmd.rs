@@ -11,7 +11,7 @@ use std::{
 use anyhow::Context;
 use mrtd_mcp::{AppState, McpConfig, MrtdServer};
 use mrtd_server::{
-    HttpConfig, McpEndpoint,
+    ConnectionLimits, HttpConfig, McpEndpoint,
     auth::{
         AuthGuard, AuthMode, AuthSettings, OAuthConfig, RateLimit, TokenVerifier, jwks::JwksSource,
     },
@@ -87,10 +87,20 @@ pub(crate) struct ServeArgs {
     /// replica). 2026-07-28 traffic is stateless either way.
     #[arg(long, env = "MRTD_LEGACY_SESSIONS")]
     legacy_sessions: bool,
-    /// Hex key (at least 32 bytes) sealing requestState; replicas must share it. Default: a
-    /// key generated once and kept in the data directory.
+    /// Hex key (at least 32 bytes) sealing requestState; replicas must share it. Prefer
+    /// MRTD_REQUEST_STATE_KEY or --request-state-key-file: a flag's value is visible to
+    /// every local user in the process list. Default: a key generated once and kept in the
+    /// data directory.
     #[arg(long, env = "MRTD_REQUEST_STATE_KEY", hide_env_values = true)]
     request_state_key: Option<String>,
+    /// File holding the hex request-state key (a mounted secret, say).
+    #[arg(
+        long,
+        env = "MRTD_REQUEST_STATE_KEY_FILE",
+        value_name = "PATH",
+        conflicts_with = "request_state_key"
+    )]
+    request_state_key_file: Option<PathBuf>,
     /// How HTTP callers authenticate.
     #[arg(long, env = "MRTD_AUTH", value_enum, default_value = "none")]
     auth: AuthKind,
@@ -107,6 +117,10 @@ pub(crate) struct ServeArgs {
     /// The issuer's JSON Web Key Set: a file path or an https URL.
     #[arg(long, env = "MRTD_OAUTH_JWKS")]
     oauth_jwks: Option<String>,
+    /// Accept access tokens whose header lacks `typ: at+jwt` (RFC 9068), for issuers that
+    /// omit it. Off by default: without it an ID token could pass for an access token.
+    #[arg(long, env = "MRTD_OAUTH_ACCEPT_UNTYPED")]
+    oauth_accept_untyped: bool,
     /// Allow the JWKS URL to resolve to private, loopback or link-local addresses (and to
     /// use plain http), for an issuer inside the same network.
     #[arg(long, env = "MRTD_OAUTH_JWKS_ALLOW_PRIVATE")]
@@ -123,6 +137,32 @@ pub(crate) struct ServeArgs {
     /// Seconds a recognition waits for a free slot before the server answers 503.
     #[arg(long, env = "MRTD_SCAN_WAIT_SECS", default_value_t = 10)]
     scan_wait_secs: u64,
+    /// Failed authentications a client address may make at once before it is refused
+    /// (429) for a while; it earns one more every two seconds (0: no limit).
+    #[arg(long, env = "MRTD_AUTH_FAILURE_BURST", default_value_t = 20)]
+    auth_failure_burst: u32,
+    /// Seconds for a request's head to arrive; also how long an idle kept-alive connection
+    /// stays open.
+    #[arg(long, env = "MRTD_HEADER_TIMEOUT_SECS", default_value_t = 15)]
+    header_timeout_secs: u64,
+    /// Largest request head (request line and headers) in KiB; a larger one gets 431.
+    #[arg(long, env = "MRTD_MAX_HEADER_KIB", default_value_t = 32)]
+    max_header_kib: usize,
+    /// Longest pause in seconds between two pieces of a request body.
+    #[arg(long, env = "MRTD_BODY_IDLE_TIMEOUT_SECS", default_value_t = 15)]
+    body_idle_timeout_secs: u64,
+    /// Seconds for a whole request body to arrive.
+    #[arg(long, env = "MRTD_BODY_TIMEOUT_SECS", default_value_t = 120)]
+    body_timeout_secs: u64,
+    /// Seconds from a request's head to its response's head (408 after that).
+    #[arg(long, env = "MRTD_REQUEST_TIMEOUT_SECS", default_value_t = 180)]
+    request_timeout_secs: u64,
+    /// Connections open at once (lowered to fit the file descriptor limit).
+    #[arg(long, env = "MRTD_MAX_CONNECTIONS", default_value_t = 1024)]
+    max_connections: usize,
+    /// MiB of request bodies held in memory at once across all requests (503 beyond).
+    #[arg(long, env = "MRTD_MAX_BODY_MEMORY_MIB", default_value_t = 256)]
+    max_body_memory_mib: usize,
 }
 
 /// Runs `mrtd serve`.
@@ -152,13 +192,32 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             args.listen
         );
     }
+    if !args.stdio
+        && args.auth == AuthKind::None
+        && args.allowed_origins.iter().any(|origin| origin.trim() == "*")
+    {
+        usage!(
+            "--allowed-origin '*' lets every web page a user visits call this server; it is \
+             refused without authentication. Name the origins, or use --auth api-key or \
+             --auth oauth"
+        );
+    }
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
-    std::fs::create_dir_all(&data_dir)
+    create_private_dir(&data_dir)
         .with_context(|| format!("creating the data directory {}", data_dir.display()))?;
     let database_url =
         args.database_url.clone().unwrap_or_else(|| mrtd_store::default_sqlite_url(&data_dir));
     let store = mrtd_store::open(&database_url).await.context("opening the scan store")?;
-    let key = request_state_key(args.request_state_key.as_deref(), &data_dir)?;
+    let given_key = match &args.request_state_key_file {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|error| {
+            CliError::Usage(format!(
+                "cannot read --request-state-key-file {}: {error}",
+                path.display()
+            ))
+        })?),
+        None => args.request_state_key.clone(),
+    };
+    let key = request_state_key(given_key.as_deref(), &data_dir)?;
     let config = McpConfig {
         image_dir: args.image_dir.clone(),
         request_state_key: key,
@@ -179,6 +238,7 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             legacy_sessions: args.legacy_sessions,
             max_body_bytes: args.max_body_mib.saturating_mul(1024 * 1024),
             allowed_origins: args.allowed_origins.clone(),
+            limits: connection_limits(&args),
             ..HttpConfig::default()
         };
         http.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
@@ -231,9 +291,15 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             tracing::warn!("serving without authentication on a non-loopback address");
         }
         let signal = shutdown.clone();
-        mrtd_server::http::serve(listener, app, async move { signal.cancelled().await })
-            .await
-            .context("serving HTTP")?;
+        let limits = http.limits.clone();
+        mrtd_server::http::serve_with(
+            listener,
+            app,
+            &limits,
+            async move { signal.cancelled().await },
+        )
+        .await
+        .context("serving HTTP")?;
     }
     shutdown.cancel();
     let _ = sweeper.await;
@@ -255,7 +321,12 @@ async fn auth_settings(
                 usage!("--auth oauth needs --public-url, --oauth-issuer and --oauth-jwks");
             };
             let jwks = JwksSource::parse(jwks, args.oauth_jwks_allow_private)?;
-            let config = OAuthConfig { resource: resource.clone(), issuer: issuer.clone(), jwks };
+            let config = OAuthConfig {
+                resource: resource.clone(),
+                issuer: issuer.clone(),
+                jwks,
+                accept_untyped: args.oauth_accept_untyped,
+            };
             let verifier = TokenVerifier::new(config).await.context("setting up OAuth")?;
             AuthMode::OAuth(Arc::new(verifier))
         }
@@ -267,7 +338,52 @@ async fn auth_settings(
         settings.max_concurrent_scans = slots.max(1);
     }
     settings.scan_wait = Duration::from_secs(args.scan_wait_secs);
+    settings.failure_limit = (args.auth_failure_burst > 0).then_some(RateLimit {
+        burst: args.auth_failure_burst,
+        ..mrtd_server::auth::DEFAULT_FAILURE_LIMIT
+    });
     Ok(settings)
+}
+
+/// The connection and request bounds from the flags (each at least a second or a KiB).
+fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
+    let seconds = |n: u64| Duration::from_secs(n.max(1));
+    ConnectionLimits {
+        header_timeout: seconds(args.header_timeout_secs),
+        max_header_bytes: args.max_header_kib.max(1).saturating_mul(1024),
+        body_idle_timeout: seconds(args.body_idle_timeout_secs),
+        body_timeout: seconds(args.body_timeout_secs),
+        request_timeout: seconds(args.request_timeout_secs),
+        max_connections: args.max_connections.max(1),
+        max_body_memory_bytes: args.max_body_memory_mib.max(1).saturating_mul(1024 * 1024),
+    }
+}
+
+/// Creates `dir` (and its parents) open to this user only (0700): it holds the database
+/// and the request-state key. An existing directory is left as the operator made it, with
+/// a warning when other users may read it.
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        if let Ok(metadata) = std::fs::metadata(dir) {
+            if metadata.is_dir() && metadata.permissions().mode() & 0o077 != 0 {
+                tracing::warn!(
+                    "the data directory may be read by other users; chmod 700 it (it holds \
+                     the scan database and the request-state key)"
+                );
+            }
+            return if metadata.is_dir() {
+                Ok(())
+            } else {
+                Err(std::io::Error::other("it exists and is not a directory"))
+            };
+        }
+        builder.mode(0o700);
+    }
+    builder.create(dir)
 }
 
 /// The `host[:port]` of the public URL, for the Host allowlist.

@@ -548,7 +548,7 @@ fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
         case("prompts/get without a name", rpc("prompts/get", json!({})), 200, Rpc(-32602)),
         case("resources/read without a uri", rpc("resources/read", json!({})), 200, Rpc(-32602)),
         case("unknown tool", tool("format_disk", json!({})), 200, Rpc(-32602)),
-        case("100 KB tool name", tool(&"x".repeat(100_000), json!({})), 200, Rpc(-32602)),
+        case("10 KB tool name", tool(&"x".repeat(10_000), json!({})), 200, Rpc(-32602)),
         case(
             "forged requestState",
             rpc(

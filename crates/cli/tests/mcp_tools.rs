@@ -290,6 +290,21 @@ fn input_required_round_trip(client: &mut Client) {
     let kept = client.call("get_scan", json!({ "scan_id": id }));
     assert_eq!(kept.ok()["source"], "typed", "retain_hours survived the round trip");
 
+    // The state answered its retry: it is refused from then on.
+    let replayed = client.call_with(retry.clone());
+    assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    assert!(replayed["error"]["message"].as_str().unwrap().contains("already used"), "{replayed}");
+
+    // A state resumes only the call it was issued for: other arguments are refused.
+    let fresh = ask_for_mrz(client, &arguments)["requestState"].as_str().unwrap().to_owned();
+    let mut retry = retry;
+    retry["requestState"] = json!(fresh);
+    let mut other = retry.clone();
+    other["arguments"]["retain_hours"] = json!(2);
+    let refused = client.call_with(other);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("other arguments"), "{refused}");
+
     // A retry without the answer asks again; a declined answer ends with advice.
     let mut unanswered = retry.clone();
     unanswered.as_object_mut().unwrap().remove("inputResponses");

@@ -22,6 +22,12 @@ impl<'a> Arguments<'a> {
         }
     }
 
+    /// A digest of the arguments that does not depend on key order or spacing: what a
+    /// `requestState` is bound to, so that it resumes only the call it was issued for.
+    pub(crate) fn digest(&self) -> String {
+        arguments_digest(Some(self.map))
+    }
+
     pub(crate) fn string(&self, name: &str) -> Result<Option<&'a str>, String> {
         match self.map.get(name) {
             None | Some(Value::Null) => Ok(None),
@@ -74,5 +80,66 @@ fn kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
+    }
+}
+
+/// SHA-256 (hex) of the arguments in canonical JSON (object keys sorted at every level);
+/// no arguments digest like an empty object.
+pub(crate) fn arguments_digest(map: Option<&Map<String, Value>>) -> String {
+    use sha2::{Digest, Sha256};
+
+    fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push(b'{');
+                for (i, key) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_canonical(&Value::String(key.clone()), out);
+                    out.push(b':');
+                    write_canonical(&map[key], out);
+                }
+                out.push(b'}');
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_canonical(item, out);
+                }
+                out.push(b']');
+            }
+            scalar => out.extend_from_slice(scalar.to_string().as_bytes()),
+        }
+    }
+
+    let mut canonical = Vec::new();
+    match map {
+        Some(map) => write_canonical(&Value::Object(map.clone()), &mut canonical),
+        None => canonical.extend_from_slice(b"{}"),
+    }
+    Sha256::digest(&canonical).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_ignores_key_order_but_not_values() {
+        let a: Map<String, Value> =
+            serde_json::from_str(r#"{"b": 1, "a": {"y": [1, 2], "x": "s"}}"#).unwrap();
+        let b: Map<String, Value> =
+            serde_json::from_str(r#"{"a": {"x": "s", "y": [1, 2]}, "b": 1}"#).unwrap();
+        let c: Map<String, Value> =
+            serde_json::from_str(r#"{"a": {"x": "s", "y": [2, 1]}, "b": 1}"#).unwrap();
+        assert_eq!(arguments_digest(Some(&a)), arguments_digest(Some(&b)));
+        assert_ne!(arguments_digest(Some(&a)), arguments_digest(Some(&c)));
+        assert_eq!(arguments_digest(None), arguments_digest(Some(&Map::new())));
     }
 }

@@ -11,6 +11,7 @@
 //! `inputSchema`, an `outputSchema`, and returns `structuredContent` plus a short summary.
 
 mod dates;
+mod image_file;
 mod input;
 mod principal;
 mod prompts;
@@ -21,6 +22,7 @@ pub mod service;
 mod state;
 mod tools;
 
+pub use image_file::ImageFileError;
 pub use principal::Principal;
 pub use server::MrtdServer;
 pub use service::ServiceError;

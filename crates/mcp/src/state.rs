@@ -3,6 +3,8 @@
 use std::{path::PathBuf, sync::Arc, time::SystemTime};
 
 use mrtd_engine::Engine;
+
+use crate::image_file::ImageDir;
 use mrtd_server::observe::RecognitionTicket;
 use mrtd_store::{ApiKeyRecord, NewScan, Page, ScanRecord, Store, StoreError};
 use rmcp::model::RequestStateCodec;
@@ -37,8 +39,8 @@ pub enum StateError {
 pub struct AppState {
     pub(crate) engine: Arc<Engine>,
     pub(crate) store: Arc<dyn Store>,
-    /// Canonical form of the image directory.
-    pub(crate) image_dir: Option<PathBuf>,
+    /// The image directory, opened once.
+    pub(crate) image_dir: Option<ImageDir>,
     pub(crate) codec: RequestStateCodec,
     pub(crate) reads: Arc<Semaphore>,
 }
@@ -51,14 +53,10 @@ impl AppState {
         config: &McpConfig,
     ) -> Result<Self, StateError> {
         let image_dir = match &config.image_dir {
-            Some(dir) => {
-                let canonical =
-                    dir.canonicalize().map_err(|_| StateError::ImageDir(dir.clone()))?;
-                if !canonical.is_dir() {
-                    return Err(StateError::ImageDir(dir.clone()));
-                }
-                Some(canonical)
-            }
+            Some(dir) => Some(
+                ImageDir::open(dir, engine.config().max_bytes)
+                    .map_err(|_| StateError::ImageDir(dir.clone()))?,
+            ),
             None => None,
         };
         let codec = RequestStateCodec::try_new(config.request_state_key.clone())
@@ -169,6 +167,10 @@ impl Store for ObservedStore {
 
     async fn ping(&self) -> Result<(), StoreError> {
         observed("ping", self.0.ping().await)
+    }
+
+    async fn redeem(&self, nonce: &str, expires_at: SystemTime) -> Result<bool, StoreError> {
+        observed("redeem", self.0.redeem(nonce, expires_at).await)
     }
 
     async fn create_api_key(&self, name: &str, hash: &str) -> Result<ApiKeyRecord, StoreError> {

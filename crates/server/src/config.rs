@@ -1,10 +1,13 @@
 //! Configuration of the HTTP front.
 
+use std::time::Duration;
+
 /// Default body limit: 36 MiB, enough for a 24 MiB photo encoded as base64 inside JSON.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 36 * 1024 * 1024;
 
 /// Settings of the HTTP front, with safe defaults: loopback hosts only, same-origin
-/// browsers only, 36 MiB bodies, no sessions.
+/// browsers only, 36 MiB bodies, no sessions, and every connection and request bounded
+/// in time and size.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
     /// Host names (optionally `host:port`) accepted in the `Host` header.
@@ -20,6 +23,46 @@ pub struct HttpConfig {
     pub legacy_sessions: bool,
     /// Path of the MCP endpoint.
     pub endpoint_path: String,
+    /// Limits on connections and requests.
+    pub limits: ConnectionLimits,
+}
+
+/// How long and how large connections and requests may be. Every bound answers or closes
+/// on its own; none waits for the client's good will.
+#[derive(Debug, Clone)]
+pub struct ConnectionLimits {
+    /// Time for a request's head (request line and headers) to arrive, counted from the
+    /// moment the connection is ready for it: a new connection, or a kept-alive one after
+    /// its last response, so it is also the idle keep-alive timeout.
+    pub header_timeout: Duration,
+    /// Largest request head in bytes; a larger one is answered `431`.
+    pub max_header_bytes: usize,
+    /// Longest pause between two pieces of a request body.
+    pub body_idle_timeout: Duration,
+    /// Time for a whole request body to arrive.
+    pub body_timeout: Duration,
+    /// Time from a request's head to its response's head (body, waiting and work included).
+    pub request_timeout: Duration,
+    /// Connections open at once; further clients wait in the listen backlog. Lowered at
+    /// start to leave file descriptors for the database and image files.
+    pub max_connections: usize,
+    /// Request bodies held in memory at once, in bytes, across all requests; a request
+    /// that would go over it is answered `503` with `Retry-After`.
+    pub max_body_memory_bytes: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_timeout: Duration::from_secs(15),
+            max_header_bytes: 32 * 1024,
+            body_idle_timeout: Duration::from_secs(15),
+            body_timeout: Duration::from_secs(120),
+            request_timeout: Duration::from_secs(180),
+            max_connections: 1024,
+            max_body_memory_bytes: 256 * 1024 * 1024,
+        }
+    }
 }
 
 impl Default for HttpConfig {
@@ -30,6 +73,7 @@ impl Default for HttpConfig {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             legacy_sessions: false,
             endpoint_path: "/mcp".into(),
+            limits: ConnectionLimits::default(),
         }
     }
 }

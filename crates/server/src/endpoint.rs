@@ -1,6 +1,11 @@
 //! The MCP endpoint: our checks in front of rmcp's Streamable HTTP service.
 
-use std::{convert::Infallible, sync::Arc, time::Duration};
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use axum::{
     body::Body,
@@ -45,6 +50,9 @@ pub struct McpEndpoint {
     policy: Arc<HostOriginPolicy>,
     max_body_bytes: usize,
     legacy_sessions: bool,
+    /// Legacy sessions by id, with the principal that opened each: only that principal
+    /// may use, stream from or close it.
+    session_owners: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl McpEndpoint {
@@ -85,6 +93,7 @@ impl McpEndpoint {
             policy: Arc::new(HostOriginPolicy::new(config)),
             max_body_bytes: config.max_body_bytes,
             legacy_sessions: config.legacy_sessions,
+            session_owners: Arc::default(),
         }
     }
 
@@ -100,16 +109,33 @@ impl McpEndpoint {
             );
         }
         let cors_origin = request.headers().get(header::ORIGIN).cloned();
-        let mut response = match *request.method() {
-            Method::POST => self.handle_post(request).await,
-            Method::OPTIONS => self.preflight(),
-            Method::GET | Method::DELETE
-                if self.legacy_sessions && request.headers().contains_key(SESSION_ID) =>
-            {
+        let owner = request
+            .extensions()
+            .get::<crate::auth::Principal>()
+            .map_or_else(|| "local".to_owned(), |p| p.0.clone());
+        let session = self.legacy_session(&request, &owner);
+        let closing = match (&session, request.method()) {
+            (Ok(Some(id)), &Method::DELETE) => Some(id.clone()),
+            _ => None,
+        };
+        let mut response = match (request.method().clone(), session) {
+            (_, Err(refused)) => refused,
+            (Method::POST, Ok(_)) => self.handle_post(request).await,
+            (Method::OPTIONS, Ok(_)) => self.preflight(),
+            (Method::GET | Method::DELETE, Ok(Some(_))) => {
                 self.forward(request.map(|_| Full::new(Bytes::new()))).await
             }
             _ => self.method_not_allowed(),
         };
+        if self.legacy_sessions {
+            self.track_session(
+                &response,
+                &owner,
+                closing.filter(|_| response.status().is_success()),
+            );
+        }
+        // Results hold personal data: no cache may keep any of them.
+        response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         if let Some(origin) = cors_origin {
             // The Origin already passed the policy, so it may read the response.
             let headers = response.headers_mut();
@@ -121,6 +147,47 @@ impl McpEndpoint {
             );
         }
         response
+    }
+
+    /// The legacy session a request names (`None` without one, or without legacy sessions),
+    /// or the refusal when the session belongs to another principal.
+    #[allow(clippy::result_large_err)]
+    fn legacy_session(
+        &self,
+        request: &Request<Body>,
+        owner: &str,
+    ) -> Result<Option<String>, Response> {
+        if !self.legacy_sessions {
+            return Ok(None);
+        }
+        let Some(id) = request.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) else {
+            return Ok(None);
+        };
+        let owners = self.session_owners.lock().unwrap_or_else(|e| e.into_inner());
+        match owners.get(id) {
+            Some(known) if known != owner => {
+                tracing::warn!("refused a legacy session opened by another principal");
+                Err(jsonrpc::error_response(
+                    StatusCode::NOT_FOUND,
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "Not Found: Session not found",
+                ))
+            }
+            _ => Ok(Some(id.to_owned())),
+        }
+    }
+
+    /// Remembers who opened a session; forgets one that was closed.
+    fn track_session(&self, response: &Response, owner: &str, closed: Option<String>) {
+        let mut owners = self.session_owners.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(id) = closed {
+            owners.remove(&id);
+            return;
+        }
+        if let Some(id) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
+            owners.entry(id.to_owned()).or_insert_with(|| owner.to_owned());
+        }
     }
 
     fn allowed_methods(&self) -> &'static str {

@@ -68,8 +68,16 @@ impl HostOriginPolicy {
         HostOriginPolicy { allowed_hosts, allowed_origins, any_origin }
     }
 
-    /// Checks the request's `Host` and `Origin` headers.
-    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), RequestRejection> {
+    /// Checks the request's `Host` header only: for paths any site may read.
+    pub fn check_host(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), RequestRejection> {
+        self.allowed_authority(uri, headers).map(|_| ())
+    }
+
+    fn allowed_authority(
+        &self,
+        uri: &Uri,
+        headers: &HeaderMap,
+    ) -> Result<Authority, RequestRejection> {
         let host = request_authority(uri, headers)?;
         if !self.allowed_hosts.is_empty()
             && !self.allowed_hosts.iter().any(|allowed| {
@@ -78,6 +86,12 @@ impl HostOriginPolicy {
         {
             return Err(RequestRejection::HostNotAllowed);
         }
+        Ok(host)
+    }
+
+    /// Checks the request's `Host` and `Origin` headers.
+    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), RequestRejection> {
+        let host = self.allowed_authority(uri, headers)?;
         let Some(origin) = headers.get(header::ORIGIN) else {
             // Requests without Origin come from programs, not from browser pages.
             return Ok(());

@@ -1,12 +1,28 @@
-//! The HTTP listener: routing, `TCP_NODELAY`, graceful shutdown.
+//! The HTTP listener: routing, connection limits, `TCP_NODELAY`, graceful shutdown.
+//!
+//! axum's own `serve` offers no timeouts and no connection cap, so connections are served
+//! here with hyper's HTTP/1 server directly: the request head must arrive within
+//! [`ConnectionLimits::header_timeout`] (on a new connection and on a kept-alive one
+//! waiting for its next request alike), a head over [`ConnectionLimits::max_header_bytes`]
+//! is answered `431`, a response must start within [`ConnectionLimits::request_timeout`],
+//! and at most [`ConnectionLimits::max_connections`] connections are open at once.
+//! Request bodies are bounded where they are read (`auth`'s guard).
 
-use std::future::Future;
+use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
-use axum::{Router, body::Body, routing::any, serve::ListenerExt};
-use http::Request;
-use tokio::net::TcpListener;
+use axum::{Router, body::Body, extract::ConnectInfo, routing::any};
+use http::{Request, StatusCode};
+use hyper::{body::Incoming, server::conn::http1};
+use hyper_util::{
+    rt::{TokioIo, TokioTimer},
+    server::graceful::GracefulShutdown,
+    service::TowerToHyperService,
+};
+use tokio::{net::TcpListener, sync::Semaphore};
+use tower::ServiceExt;
+use tower_http::timeout::TimeoutLayer;
 
-use crate::{HttpConfig, McpEndpoint};
+use crate::{ConnectionLimits, HttpConfig, McpEndpoint};
 
 /// Mounts the MCP endpoint at its configured path next to the routes in `rest`.
 pub fn router(endpoint: McpEndpoint, config: &HttpConfig, rest: Router) -> Router {
@@ -41,19 +57,120 @@ pub async fn shutdown_signal() {
     }
 }
 
-/// Serves `app` on `listener` until `shutdown` completes, then lets in-flight requests finish.
-///
-/// Every accepted socket gets `TCP_NODELAY`: MCP responses are small, and without it
-/// Nagle's algorithm holds each one back until the client's delayed ACK (about 44 ms).
+/// Serves `app` on `listener` with the default [`ConnectionLimits`] until `shutdown`
+/// completes, then lets in-flight requests finish.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = listener.tap_io(|stream| {
+    serve_with(listener, app, &ConnectionLimits::default(), shutdown).await
+}
+
+/// Serves `app` on `listener` within `limits` until `shutdown` completes, then lets
+/// in-flight requests finish.
+///
+/// Every accepted socket gets `TCP_NODELAY`: MCP responses are small, and without it
+/// Nagle's algorithm holds each one back until the client's delayed ACK (about 44 ms).
+/// Handlers find the peer's address as axum's [`ConnectInfo<SocketAddr>`].
+pub async fn serve_with(
+    listener: TcpListener,
+    app: Router,
+    limits: &ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let max_connections = effective_max_connections(limits.max_connections);
+    let slots = Arc::new(Semaphore::new(max_connections));
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_header_size(limits.max_header_bytes)
+        // The read buffer must hold the largest head; hyper refuses a buffer under 8 KiB.
+        .max_buf_size(limits.max_header_bytes.max(8192).saturating_add(8192));
+    let app = app
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, limits.request_timeout));
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            permit = slots.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    accept_failed(&error).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
         if let Err(error) = stream.set_nodelay(true) {
             tracing::warn!(%error, "could not set TCP_NODELAY on an accepted socket");
         }
-    });
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+        let service = app.clone().map_request(move |mut request: Request<Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request
+        });
+        let connection =
+            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            // A connection that ends badly (a timeout, a reset) concerns only its client.
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection closed with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// The connection cap actually used: the configured one, lowered so that the open
+/// connections leave a quarter of the process's file descriptors (at least 64) free for
+/// the database, image files and the listener.
+fn effective_max_connections(configured: usize) -> usize {
+    let configured = configured.max(1);
+    #[cfg(unix)]
+    {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+        if let Some(limit) = limit.and_then(|l| usize::try_from(l).ok()) {
+            let reserve = (limit / 4).max(64);
+            let usable = limit.saturating_sub(reserve).max(1);
+            if usable < configured {
+                tracing::info!(
+                    max_connections = usable,
+                    "the connection cap is lowered to fit the file descriptor limit"
+                );
+                return usable;
+            }
+        }
+    }
+    configured
+}
+
+/// An accept that failed: a connection the client gave up on is skipped at once; running
+/// out of descriptors or memory waits a moment, as retrying at once would spin.
+async fn accept_failed(error: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset | ErrorKind::ConnectionRefused
+    ) {
+        return;
+    }
+    tracing::error!(%error, "accepting a connection failed");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// The peer's address, when the request came through [`serve_with`].
+pub fn peer_address<B>(request: &Request<B>) -> Option<SocketAddr> {
+    request.extensions().get::<ConnectInfo<SocketAddr>>().map(|info| info.0)
 }

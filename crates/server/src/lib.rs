@@ -8,6 +8,9 @@
 //!   by Nagle's algorithm waiting for a delayed ACK (about 44 ms per response);
 //! * `Host` and `Origin` are checked before anything else, and a foreign `Origin`
 //!   gets `403` with a JSON-RPC error body;
+//! * every connection is bounded: the request head in time and size (`431`), the body in
+//!   time, size (`413` at once for a declared length over the limit) and in the memory all
+//!   bodies may hold together, the response in time, and the connections open at once;
 //! * the body limit is configurable (36 MiB by default, so a base64 photo fits) and
 //!   answered with `413` and a JSON-RPC error;
 //! * malformed JSON gets `400` with `-32700`, batches are handled per revision,
@@ -30,6 +33,7 @@
 //! ```
 
 pub mod auth;
+pub mod body;
 mod config;
 mod endpoint;
 mod guard;
@@ -38,6 +42,6 @@ pub mod jsonrpc;
 pub mod observe;
 pub mod stdio;
 
-pub use config::HttpConfig;
+pub use config::{ConnectionLimits, HttpConfig};
 pub use endpoint::McpEndpoint;
 pub use guard::{HostOriginPolicy, RequestRejection};

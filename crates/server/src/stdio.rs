@@ -25,8 +25,13 @@ pub enum StdioError {
     Start(String),
 }
 
-/// Largest accepted line: a 36 MiB body, as over HTTP.
-const MAX_LINE_BYTES: usize = 36 * 1024 * 1024;
+/// Largest accepted line: a 36 MiB body, as over HTTP. A longer line is answered with an
+/// error (carrying its id when the id can be read) and the connection goes on.
+pub const MAX_LINE_BYTES: usize = 36 * 1024 * 1024;
+
+/// The protocol layer's own line limit, set above ours so that every line this module
+/// passes on is read (its default, 16 MiB, would drop longer lines without a reply).
+const PROTOCOL_LINE_BYTES: usize = MAX_LINE_BYTES + 1024;
 
 /// Serves `handler` over `input`/`output` until `input` reaches end of file.
 pub async fn serve<H, R, W>(handler: H, input: R, output: W) -> Result<(), StdioError>
@@ -40,7 +45,12 @@ where
     // The handshake (or a modern request without one) arrives through the reader loop
     // below, so the service must start in its own task rather than be awaited here.
     let service = tokio::spawn(async move {
-        match handler.serve((protocol_input, protocol_output)).await {
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
+            protocol_input,
+            protocol_output,
+        )
+        .with_max_line_length(PROTOCOL_LINE_BYTES);
+        match handler.serve(transport).await {
             Ok(running) => {
                 let _ = running.waiting().await;
             }
@@ -87,7 +97,15 @@ where
             continue;
         }
         if buffer.len() > MAX_LINE_BYTES {
-            let _ = line_tx.send(error_line(INVALID_REQUEST, "Request too large")).await;
+            let reply = jsonrpc::error_body(
+                leading_id(&buffer).unwrap_or(Value::Null),
+                INVALID_REQUEST,
+                &format!(
+                    "Request too large: a message may be at most {} MiB",
+                    MAX_LINE_BYTES / (1024 * 1024)
+                ),
+            );
+            let _ = line_tx.send(reply.to_string()).await;
             continue;
         }
         match serde_json::from_slice::<Value>(line) {
@@ -164,6 +182,47 @@ async fn read_line_limited<R: AsyncBufReadExt + Unpin>(
     }
 }
 
+/// The `id` of a message of which only the beginning was kept, when the id comes before
+/// the cut (it usually leads the message). Only a string or a number counts.
+fn leading_id(prefix: &[u8]) -> Option<Value> {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+    struct FindId<'a>(&'a mut Option<Value>);
+
+    impl<'de> DeserializeSeed<'de> for FindId<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            deserializer.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for FindId<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON-RPC message")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "id" {
+                    let id: Value = map.next_value()?;
+                    if id.is_string() || id.is_number() {
+                        *self.0 = Some(id);
+                    }
+                    // Stop here: the rest of the message was cut off.
+                    return Err(serde::de::Error::custom("found"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+
+    let mut found = None;
+    let mut deserializer = serde_json::Deserializer::from_slice(trim_line(prefix));
+    let _ = FindId(&mut found).deserialize(&mut deserializer);
+    found
+}
+
 fn trim_line(buffer: &[u8]) -> &[u8] {
     let start = buffer.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(buffer.len());
     let end = buffer.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |i| i + 1);
@@ -173,4 +232,21 @@ fn trim_line(buffer: &[u8]) -> &[u8] {
 /// An error reply to a line whose id cannot be known.
 fn error_line(code: i64, message: &str) -> String {
     jsonrpc::error_body(Value::Null, code, message).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_of_a_cut_message_is_found_when_it_comes_first() {
+        let cut = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"image_base64":"AAAA"#;
+        assert_eq!(leading_id(cut), Some(Value::from(7)));
+        let named = br#" {"method":"x","id":"abc","params":{"a":"#;
+        assert_eq!(leading_id(named), Some(Value::from("abc")));
+        let late = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"image"#;
+        assert_eq!(leading_id(late), None);
+        assert_eq!(leading_id(br#"{"id":{"x":1},"#), None);
+        assert_eq!(leading_id(b"not json"), None);
+    }
 }

@@ -65,9 +65,16 @@ impl SigningKey {
     }
 
     /// Signs `claims` with ES256 and this key's id.
+    /// An access token (`typ: at+jwt`) with these claims.
     pub fn sign(&self, claims: &Value) -> String {
+        self.sign_typed(claims, Some("at+jwt"))
+    }
+
+    /// A JWT with these claims and this `typ` in its header.
+    pub fn sign_typed(&self, claims: &Value, typ: Option<&str>) -> String {
         let mut header = Header::new(Algorithm::ES256);
         header.kid = Some(self.kid.clone());
+        header.typ = typ.map(str::to_owned);
         jsonwebtoken::encode(&header, claims, &self.encoding).expect("signing")
     }
 }

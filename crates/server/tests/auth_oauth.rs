@@ -35,6 +35,7 @@ async fn verifier_from(source: JwksSource) -> Result<TokenVerifier, OAuthConfigE
         resource: RESOURCE.to_owned(),
         issuer: ISSUER.to_owned(),
         jwks: source,
+        accept_untyped: false,
     })
     .await
 }
@@ -75,7 +76,7 @@ async fn valid_token_reaches_the_tools_as_its_subject() {
     let token = s.key.sign(&claims("alice", "scans:read"));
     let reply = send(&s.app, tool_call("whoami", json!({}), Some(&token))).await;
     assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
-    assert_eq!(reply.tool_text(), "oauth:alice");
+    assert_eq!(reply.tool_text(), "oauth:https://issuer.test#alice");
 }
 
 #[tokio::test]
@@ -85,7 +86,7 @@ async fn missing_token_gets_401_with_resource_metadata() {
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
     assert_eq!(
         reply.header("www-authenticate"),
-        format!("Bearer resource_metadata=\"{METADATA_URL}\"")
+        format!("Bearer resource_metadata=\"{METADATA_URL}\", scope=\"scans:read scans:write\"")
     );
     // A token in the query string is not a token.
     let mut request = tool_call("whoami", json!({}), None);
@@ -237,7 +238,7 @@ async fn another_principals_scan_is_not_found() {
     assert!(theirs.tool_text().contains("No scan"));
     let mine = send(&s.app, tool_call("get_scan", json!({"scan_id": id}), Some(&alice))).await;
     assert!(!mine.tool_failed(), "{:?}", mine.body);
-    assert!(mine.tool_text().contains("oauth:alice"));
+    assert!(mine.tool_text().contains("oauth:https://issuer.test#alice"));
 }
 
 #[tokio::test]
@@ -303,7 +304,7 @@ async fn jwks_from_a_loopback_url_when_explicitly_allowed() {
     let token = key.sign(&claims("carol", "scans:read"));
     let reply = send(&app, tool_call("whoami", json!({}), Some(&token))).await;
     assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
-    assert_eq!(reply.tool_text(), "oauth:carol");
+    assert_eq!(reply.tool_text(), "oauth:https://issuer.test#carol");
 }
 
 #[tokio::test]
@@ -337,8 +338,42 @@ async fn over_a_real_socket() {
     };
     let refused = raw(None).await;
     assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
-    assert!(refused.to_ascii_lowercase().contains("www-authenticate: bearer resource_metadata="));
+    let challenge = refused.to_ascii_lowercase();
+    assert!(challenge.contains("www-authenticate: bearer "), "{refused}");
+    assert!(challenge.contains("resource_metadata="), "{refused}");
+    assert!(challenge.contains("scope=\"scans:read scans:write\""), "{refused}");
     let accepted = raw(Some(s.key.sign(&claims("dave", "")))).await;
     assert!(accepted.starts_with("HTTP/1.1 200"), "{accepted}");
-    assert!(accepted.contains("oauth:dave"), "{accepted}");
+    assert!(accepted.contains("oauth:https://issuer.test#dave"), "{accepted}");
+}
+
+#[tokio::test]
+async fn a_jwt_that_is_not_an_access_token_is_refused_unless_allowed() {
+    let s = setup().await;
+    let claims = claims("alice", "scans:read");
+    for typ in [None, Some("JWT"), Some("id+jwt")] {
+        let token = s.key.sign_typed(&claims, typ);
+        let reply = send(&s.app, tool_call("whoami", json!({}), Some(&token))).await;
+        assert_invalid_token(&reply);
+        assert!(reply.header("www-authenticate").contains("at+jwt"), "{typ:?}");
+    }
+    let spelled = s.key.sign_typed(&claims, Some("application/AT+JWT"));
+    let reply = send(&s.app, tool_call("whoami", json!({}), Some(&spelled))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+
+    // An operator whose issuer omits `typ` may accept such tokens explicitly.
+    let path = s._dir.path().join("jwks.json");
+    let lenient = TokenVerifier::new(OAuthConfig {
+        resource: RESOURCE.to_owned(),
+        issuer: ISSUER.to_owned(),
+        jwks: JwksSource::File(path),
+        accept_untyped: true,
+    })
+    .await
+    .expect("verifier");
+    let app = guarded(lenient);
+    let token = s.key.sign_typed(&claims, Some("JWT"));
+    let reply = send(&app, tool_call("whoami", json!({}), Some(&token))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+    assert_eq!(reply.tool_text(), "oauth:https://issuer.test#alice");
 }

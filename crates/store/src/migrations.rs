@@ -18,13 +18,17 @@ type MigrationFile = (i64, &'static str, &'static str);
 
 /// The SQLite migrations, oldest first.
 #[cfg(feature = "sqlite")]
-pub(crate) const SQLITE: &[MigrationFile] =
-    &[(1, "initial", include_str!("../migrations/sqlite/0001_initial.sql"))];
+pub(crate) const SQLITE: &[MigrationFile] = &[
+    (1, "initial", include_str!("../migrations/sqlite/0001_initial.sql")),
+    (2, "redeemed states", include_str!("../migrations/sqlite/0002_redeemed_states.sql")),
+];
 
 /// The PostgreSQL migrations, oldest first.
 #[cfg(feature = "postgres")]
-pub(crate) const POSTGRES: &[MigrationFile] =
-    &[(1, "initial", include_str!("../migrations/postgres/0001_initial.sql"))];
+pub(crate) const POSTGRES: &[MigrationFile] = &[
+    (1, "initial", include_str!("../migrations/postgres/0001_initial.sql")),
+    (2, "redeemed states", include_str!("../migrations/postgres/0002_redeemed_states.sql")),
+];
 
 /// A migration source over one of the embedded lists.
 #[derive(Debug)]

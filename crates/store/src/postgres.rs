@@ -26,6 +26,9 @@ impl PostgresStore {
         insert_scan: "INSERT INTO scans (id, owner, created_at_ms, expires_at_ms, result) \
                       VALUES ($1, $2, $3, $4, CAST($5 AS JSON))",
         is_transient_code,
+        // Rows are deleted for real (no soft delete); their dead tuples are reclaimed by
+        // the server's autovacuum.
+        after_delete: None,
     };
 }
 

@@ -15,6 +15,9 @@ pub(crate) struct SqlDialect {
     pub(crate) insert_scan: &'static str,
     /// Whether a database error code means the database is temporarily unable to serve.
     pub(crate) is_transient_code: fn(&str) -> bool,
+    /// A statement run after rows were deleted, so that no copy of them is left in the
+    /// backend's files (SQLite: its write-ahead log); `None` when a DELETE suffices.
+    pub(crate) after_delete: Option<&'static str>,
 }
 
 /// Generates `impl Store for $store_type`, given a type with a `pool` field and a
@@ -24,6 +27,16 @@ macro_rules! impl_sql_store {
         impl $store_type {
             fn map_error(error: sqlx::Error) -> crate::StoreError {
                 crate::error::from_sqlx(error, Self::DIALECT.is_transient_code)
+            }
+
+            /// Runs the dialect's clean-up after a delete. The rows are gone either way, so
+            /// a clean-up that cannot run now (a busy database) is left to the next one.
+            async fn after_delete(&self) {
+                if let Some(statement) = Self::DIALECT.after_delete
+                    && let Err(error) = sqlx::query(statement).execute(&self.pool).await
+                {
+                    tracing::warn!(%error, "clean-up after a delete failed");
+                }
             }
         }
 
@@ -99,6 +112,7 @@ macro_rules! impl_sql_store {
                 if outcome.rows_affected() == 0 {
                     return Err(crate::StoreError::NotFound);
                 }
+                self.after_delete().await;
                 Ok(())
             }
 
@@ -174,7 +188,32 @@ macro_rules! impl_sql_store {
                     .execute(&self.pool)
                     .await
                     .map_err(Self::map_error)?;
+                sqlx::query("DELETE FROM redeemed_states WHERE expires_at_ms <= $1")
+                    .bind(crate::to_unix_millis(now))
+                    .execute(&self.pool)
+                    .await
+                    .map_err(Self::map_error)?;
+                if outcome.rows_affected() > 0 {
+                    self.after_delete().await;
+                }
                 Ok(outcome.rows_affected())
+            }
+
+            async fn redeem(
+                &self,
+                nonce: &str,
+                expires_at: std::time::SystemTime,
+            ) -> Result<bool, crate::StoreError> {
+                let outcome = sqlx::query(
+                    "INSERT INTO redeemed_states (nonce, expires_at_ms) VALUES ($1, $2) \
+                     ON CONFLICT (nonce) DO NOTHING",
+                )
+                .bind(nonce)
+                .bind(crate::to_unix_millis(expires_at))
+                .execute(&self.pool)
+                .await
+                .map_err(Self::map_error)?;
+                Ok(outcome.rows_affected() == 1)
             }
 
             async fn ping(&self) -> Result<(), crate::StoreError> {

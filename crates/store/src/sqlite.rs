@@ -25,6 +25,10 @@ impl SqliteStore {
         insert_scan: "INSERT INTO scans (id, owner, created_at_ms, expires_at_ms, result) \
                       VALUES ($1, $2, $3, $4, $5)",
         is_transient_code,
+        // With `secure_delete` a deleted row's bytes are overwritten in the database file,
+        // but the write-ahead log still holds the pages as they were; checkpointing and
+        // truncating it removes that copy.
+        after_delete: Some("PRAGMA wal_checkpoint(TRUNCATE)"),
     };
 }
 
@@ -60,7 +64,9 @@ pub(crate) async fn open(url: &str) -> Result<SqliteStore, StoreError> {
     let connect_options = SqliteConnectOptions::from_str(url)
         .map_err(|_| StoreError::invalid_url("malformed sqlite URL"))?
         .busy_timeout(BUSY_TIMEOUT)
-        .foreign_keys(true);
+        .foreign_keys(true)
+        // Deleted rows are overwritten with zeros, not left in free pages.
+        .pragma("secure_delete", "ON");
     let pool_options = SqlitePoolOptions::new().acquire_timeout(crate::ACQUIRE_TIMEOUT);
     let pool = if in_memory {
         // Each in-memory database lives only as long as a connection to it, so the pool holds
@@ -80,6 +86,8 @@ pub(crate) async fn open(url: &str) -> Result<SqliteStore, StoreError> {
                 .await
                 .map_err(|io_error| StoreError::Unavailable { source: io_error.into() })?;
         }
+        private_file(connect_options.get_filename())
+            .map_err(|io_error| StoreError::Unavailable { source: io_error.into() })?;
         let connect_options = connect_options
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -96,6 +104,21 @@ pub(crate) async fn open(url: &str) -> Result<SqliteStore, StoreError> {
         .await
         .map_err(|migrate_error| crate::error::from_migrate(migrate_error, is_transient_code))?;
     Ok(SqliteStore { pool })
+}
+
+/// Creates the database file readable and writable by this user only (0600), or narrows an
+/// existing one to that. SQLite gives its write-ahead log and shared-memory files the
+/// database file's mode, so they are private too.
+fn private_file(path: &std::path::Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(path)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 #[cfg(test)]

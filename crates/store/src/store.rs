@@ -45,8 +45,14 @@ pub trait Store: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Page, StoreError>;
 
-    /// Deletes every scan that has expired by `now` and returns how many were deleted.
+    /// Deletes every scan that has expired by `now` and returns how many were deleted
+    /// (redeemed request states that have expired go too, uncounted).
     async fn purge_expired(&self, now: SystemTime) -> Result<u64, StoreError>;
+
+    /// Marks the single-use token `nonce` as used until `expires_at`: `true` the first
+    /// time, `false` for every later call with the same nonce, on any replica sharing the
+    /// database.
+    async fn redeem(&self, nonce: &str, expires_at: SystemTime) -> Result<bool, StoreError>;
 
     /// Checks that the database answers, for readiness probes.
     async fn ping(&self) -> Result<(), StoreError>;

@@ -208,12 +208,12 @@ pub fn document() -> Value {
                 "ScanList": tool_output("list_scans"),
                 "Error": {
                     "type": "object",
-                    "description": "An error. REST handlers give code and message; the authentication layer gives status, message and, for limits, retry_after.",
+                    "description": "An error: a stable code and a message; the authentication and limits layer adds the status and, for limits, retry_after.",
                     "properties": {
                         "error": {
                             "type": "object",
                             "properties": {
-                                "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "store_unavailable", "internal"] },
+                                "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
                                 "status": { "type": "integer" },
                                 "message": { "type": "string" },
                                 "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." }

@@ -47,6 +47,9 @@ impl Store for Down {
     async fn ping(&self) -> Result<(), StoreError> {
         Err(down())
     }
+    async fn redeem(&self, _: &str, _: SystemTime) -> Result<bool, StoreError> {
+        Err(down())
+    }
     async fn create_api_key(&self, _: &str, _: &str) -> Result<ApiKeyRecord, StoreError> {
         Err(down())
     }

@@ -136,6 +136,16 @@ impl ServerProcess {
         ServerProcess { child, data_dir, addr: None, stdio: Some(pipe) }
     }
 
+    /// A server process started by the test itself, serving HTTP at `addr`.
+    pub fn adopt(child: Child, data_dir: tempfile::TempDir, addr: SocketAddr) -> ServerProcess {
+        ServerProcess { child, data_dir, addr: Some(addr), stdio: None }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// A client of this server.
     pub fn client(&mut self, revision: Revision, capabilities: Value) -> Client {
         match (self.addr, self.stdio.take()) {

@@ -5,10 +5,7 @@
 //! lines; the retry carries an HMAC-sealed `requestState` bound to the caller, so any
 //! replica can resume it and nobody else can.
 
-use std::{
-    path::{Path, PathBuf},
-    time::Duration,
-};
+use std::time::{Duration, SystemTime};
 
 use rmcp::{
     ErrorData, RoleServer,
@@ -22,10 +19,10 @@ use rmcp::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{failure, service_failure};
+use super::{failure, service_failure, store_failure};
 use crate::{
-    AppState, Principal, dates,
-    input::Arguments,
+    AppState, ImageFileError, Principal, dates,
+    input::{Arguments, arguments_digest},
     result,
     service::{self, MAX_RETAIN_HOURS},
 };
@@ -60,11 +57,22 @@ pub(super) fn input_schema() -> Value {
     })
 }
 
+/// Where the image comes from.
+enum Image<'a> {
+    Bytes(Vec<u8>),
+    File(&'a str),
+}
+
 /// What the sealed `requestState` remembers between rounds.
 #[derive(Serialize, Deserialize)]
 struct PendingScan {
     retain_hours: i64,
     reference_date: Option<String>,
+    /// Redeemed in the store when the state is used: a state answers one retry only.
+    nonce: String,
+    /// The digest of the arguments of the call that issued the state; the retry must
+    /// carry the same arguments.
+    arguments: String,
 }
 
 pub(super) async fn call(
@@ -84,10 +92,10 @@ pub(super) async fn call(
             let reference_date = arguments.string("reference_date")?;
             dates::reference_date(reference_date)?;
             let image = match (arguments.string("image_base64")?, arguments.string("image_path")?) {
-                (Some(encoded), None) => {
-                    service::decode_base64(encoded).map_err(|error| error.to_string())?
-                }
-                (None, Some(path)) => read_image_path(state.image_dir.as_deref(), path)?,
+                (Some(encoded), None) => Image::Bytes(
+                    service::decode_base64(encoded).map_err(|error| error.to_string())?,
+                ),
+                (None, Some(path)) => Image::File(path),
                 (Some(_), Some(_)) => {
                     return Err("give image_base64 or image_path, not both".into());
                 }
@@ -98,6 +106,16 @@ pub(super) async fn call(
     let (image, retain_hours, reference_date) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return Ok(failure(message).into()),
+    };
+    let image = match image {
+        Image::Bytes(bytes) => bytes,
+        Image::File(path) => match &state.image_dir {
+            Some(dir) => match dir.read(path).await {
+                Ok(bytes) => bytes,
+                Err(error) => return Ok(failure(error.to_string()).into()),
+            },
+            None => return Ok(failure(ImageFileError::Disabled.to_string()).into()),
+        },
     };
 
     let date = match dates::reference_date(reference_date) {
@@ -111,8 +129,13 @@ pub(super) async fn call(
     if structured["status"] != "read" {
         let advice = result::summary(&structured);
         if can_ask_user(context) {
-            let pending =
-                PendingScan { retain_hours, reference_date: reference_date.map(str::to_owned) };
+            let nonce: [u8; 16] = rand::random();
+            let pending = PendingScan {
+                retain_hours,
+                reference_date: reference_date.map(str::to_owned),
+                nonce: nonce.iter().map(|b| format!("{b:02x}")).collect(),
+                arguments: arguments.digest(),
+            };
             return Ok(ask_for_text(state, principal, &pending, &advice).into());
         }
         let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
@@ -178,6 +201,13 @@ async fn resume(
                 None,
             )
         })?;
+    if pending.arguments != arguments_digest(request.arguments.as_ref()) {
+        return Err(ErrorData::invalid_params(
+            "requestState belongs to a scan_document call with other arguments; retry with \
+             the arguments of the call that returned it",
+            None,
+        ));
+    }
     let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(MRZ_TEXT)) else {
         // The answer is missing: ask again with the same state.
         return Ok(
@@ -189,6 +219,16 @@ async fn resume(
             "inputResponses.mrz_text must be an elicitation result object",
             None,
         ));
+    }
+    match state.store.redeem(&pending.nonce, SystemTime::now() + STATE_TTL).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(ErrorData::invalid_params(
+                "requestState was already used; call scan_document again without it",
+                None,
+            ));
+        }
+        Err(error) => return Ok(store_failure(error).into()),
     }
     if answer["action"] != "accept" {
         return Ok(failure(
@@ -236,46 +276,4 @@ async fn finish(
     let mut result = CallToolResult::success(content);
     result.structured_content = Some(structured);
     result
-}
-
-/// Resolves `path` inside the image directory; anything else is refused the same way.
-pub(crate) fn read_image_path(image_dir: Option<&Path>, path: &str) -> Result<Vec<u8>, String> {
-    let Some(dir) = image_dir else {
-        return Err("image_path is disabled: this server has no image directory configured; \
-                    send the image as image_base64"
-            .into());
-    };
-    let refused =
-        || "image_path must name an existing file inside the server's image directory".to_owned();
-    let candidate: PathBuf = dir.join(path);
-    let canonical = candidate.canonicalize().map_err(|_| refused())?;
-    if !canonical.starts_with(dir) || !canonical.is_file() {
-        return Err(refused());
-    }
-    std::fs::read(&canonical).map_err(|_| refused())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn image_path_stays_inside_the_directory() {
-        let dir = tempfile::tempdir().unwrap();
-        let inside = dir.path().join("photo.jpg");
-        std::fs::write(&inside, b"bytes").unwrap();
-        let outside = tempfile::NamedTempFile::new().unwrap();
-        let canonical = dir.path().canonicalize().unwrap();
-        assert_eq!(read_image_path(Some(&canonical), "photo.jpg").unwrap(), b"bytes");
-        let escape = format!("../{}", outside.path().file_name().unwrap().to_string_lossy());
-        let refused = read_image_path(Some(&canonical), &escape).unwrap_err();
-        assert_eq!(refused, read_image_path(Some(&canonical), "missing.jpg").unwrap_err());
-        assert!(read_image_path(Some(&canonical), outside.path().to_str().unwrap()).is_err());
-        assert!(read_image_path(None, "photo.jpg").unwrap_err().contains("disabled"));
-        #[cfg(unix)]
-        {
-            std::os::unix::fs::symlink(outside.path(), dir.path().join("link.jpg")).unwrap();
-            assert!(read_image_path(Some(&canonical), "link.jpg").is_err());
-        }
-    }
 }

@@ -21,16 +21,18 @@ pub type LookupFuture<'a> =
 #[error("the API key could not be checked: {0}")]
 pub struct ApiKeyLookupError(pub String);
 
-/// Finds the name of the live (not revoked) key whose hash is given.
+/// Finds the stable id of the live (not revoked) key whose hash is given.
 ///
 /// The server stays independent of any storage: the command line wires this to the scan
 /// store, tests to a map.
 pub trait ApiKeyLookup: Send + Sync + 'static {
-    /// Returns the key's name, or `None` when no live key has this hash.
+    /// Returns the key's stable id (never reused, unlike a name, which a new key may take
+    /// once the old one is revoked), or `None` when no live key has this hash.
     fn find<'a>(&'a self, hash: &'a str) -> LookupFuture<'a>;
 }
 
-/// A fixed set of keys held in memory: `(name, hash)` pairs.
+/// A fixed set of keys held in memory: `(name, hash)` pairs, each name serving as its
+/// key's id.
 #[derive(Debug, Clone, Default)]
 pub struct StaticApiKeys {
     keys: Vec<(String, String)>,

@@ -8,13 +8,17 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
-use http_body_util::{BodyExt, Limited};
 use serde_json::{Value, json};
 
-use super::{AuthGuard, AuthMode, Principal, api_key::hash_api_key, is_public_path, scopes};
-use crate::jsonrpc::{self, INVALID_REQUEST};
+use super::{
+    AuthGuard, AuthMode, Principal, api_key::hash_api_key, is_public_path, limits::ScanPermit,
+    scopes,
+};
+use crate::{
+    body::{BodyError, BudgetShare},
+    jsonrpc::{self, INVALID_REQUEST},
+};
 
 /// JSON-RPC code for a request refused by authentication or authorization (the
 /// implementation-defined server-error range, `-32000` to `-32019`).
@@ -45,29 +49,43 @@ pub(super) async fn guard(
     next: Next,
 ) -> Response {
     let path = request.uri().path().to_owned();
-    if request.method() == Method::OPTIONS || is_public_path(&path) {
-        return next.run(request).await;
-    }
     let on_endpoint = path == guard.inner.endpoint_path;
-    if let Err(rejection) = guard.inner.policy.check(request.uri(), request.headers()) {
+    let public = request.method() == Method::OPTIONS || is_public_path(&path);
+    // Public paths are served to any site, so only their Host is checked (DNS rebinding);
+    // everything else checks Origin too.
+    let checked = if public {
+        guard.inner.policy.check_host(request.uri(), request.headers())
+    } else {
+        guard.inner.policy.check(request.uri(), request.headers())
+    };
+    if let Err(rejection) = checked {
         tracing::warn!(%rejection, "refused request");
         let code = if on_endpoint { INVALID_REQUEST } else { UNAUTHORIZED };
         let denial = Denial::new(rejection.status(), code, rejection.to_string());
         return render(denial, on_endpoint, Value::Null, None);
     }
+    if public {
+        return next.run(request).await;
+    }
     // The Origin passed the policy, so the page may read why a request was refused.
     let origin = request.headers().get(header::ORIGIN).cloned();
     match check(&guard, request, on_endpoint).await {
-        Ok((request, permit)) => {
+        Ok(Checked { request, permit, body_share }) => {
             let response = next.run(request).await;
             drop(permit);
+            drop(body_share);
             response
         }
         Err((denial, id)) => render(denial, on_endpoint, id, origin),
     }
 }
 
-type Checked = (Request<Body>, Option<tokio::sync::OwnedSemaphorePermit>);
+/// A request that passed the guard, with what it holds while it runs.
+struct Checked {
+    request: Request<Body>,
+    permit: Option<ScanPermit>,
+    body_share: Option<BudgetShare>,
+}
 
 async fn check(
     guard: &AuthGuard,
@@ -75,11 +93,35 @@ async fn check(
     on_endpoint: bool,
 ) -> Result<Checked, (Denial, Value)> {
     let inner = &guard.inner;
-    let (principal, granted) =
-        authenticate(guard, request.headers()).await.map_err(|d| (d, Value::Null))?;
+    let client = crate::http::peer_address(&request).map(|address| address.ip().to_string());
+    let now = std::time::Instant::now();
+    if let (Some(failures), Some(client)) = (&inner.failures, &client)
+        && let Err(wait) = failures.available(client, now)
+    {
+        tracing::warn!("refused a client after repeated failed authentication");
+        let mut denial = Denial::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            UNAUTHORIZED,
+            "Too Many Requests: too many failed authentication attempts from this address; \
+             retry later",
+        );
+        denial.retry_after = Some(wait);
+        return Err((denial, Value::Null));
+    }
+    let (principal, granted) = match authenticate(guard, request.headers()).await {
+        Ok(authenticated) => authenticated,
+        Err(denial) => {
+            if denial.status == StatusCode::UNAUTHORIZED
+                && let (Some(failures), Some(client)) = (&inner.failures, &client)
+            {
+                let _ = failures.check(client, now);
+            }
+            return Err((denial, Value::Null));
+        }
+    };
 
     if let Some(limiter) = &inner.limiter
-        && let Err(wait) = limiter.check(&principal.0, std::time::Instant::now())
+        && let Err(wait) = limiter.check(&principal.0, now)
     {
         let mut denial = Denial::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -90,18 +132,24 @@ async fn check(
         return Err((denial, Value::Null));
     }
 
-    let (mut request, requirement) = if on_endpoint && request.method() == Method::POST {
+    // The body is read whole, within its limits, before anything scarce is taken.
+    let has_body = matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH);
+    let (mut request, body_share, requirement) = if has_body {
         let (parts, body) = request.into_parts();
-        let bytes = read_body(&parts.headers, body, inner.max_body_bytes)
+        let (bytes, share) = crate::body::read(&parts.headers, body, &inner.body_limits)
             .await
-            .map_err(|d| (d, Value::Null))?;
-        let requirement = scopes::for_mcp_body(&bytes).unwrap_or_default();
-        (Request::from_parts(parts, Body::from(bytes)), requirement)
+            .map_err(|error| (body_denial(error, inner.body_limits.max_bytes), Value::Null))?;
+        let requirement = if on_endpoint {
+            scopes::for_mcp_body(&bytes).unwrap_or_default()
+        } else {
+            scopes::for_rest(&parts.method, parts.uri.path())
+        };
+        (Request::from_parts(parts, Body::from(bytes)), Some(share), requirement)
     } else if on_endpoint {
-        (request, scopes::Requirement::default())
+        (request, None, scopes::Requirement::default())
     } else {
         let requirement = scopes::for_rest(request.method(), request.uri().path());
-        (request, requirement)
+        (request, None, requirement)
     };
     let id = requirement.id.clone().unwrap_or(Value::Null);
 
@@ -141,7 +189,7 @@ async fn check(
     }
 
     let permit = if requirement.recognition {
-        match inner.gate.enter().await {
+        match inner.gate.enter(&principal.0).await {
             Some(permit) => Some(permit),
             None => {
                 let mut denial = Denial::new(
@@ -157,7 +205,40 @@ async fn check(
         None
     };
     request.extensions_mut().insert(principal);
-    Ok((request, permit))
+    Ok(Checked { request, permit, body_share })
+}
+
+/// The refusal for a body that was not read.
+fn body_denial(error: BodyError, limit: usize) -> Denial {
+    match error {
+        BodyError::TooLarge => {
+            let limit_mib = limit as f64 / (1024.0 * 1024.0);
+            Denial::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                INVALID_REQUEST,
+                format!("Payload Too Large: the request body exceeds the {limit_mib:.0} MiB limit"),
+            )
+        }
+        BodyError::TimedOut => Denial::new(
+            StatusCode::REQUEST_TIMEOUT,
+            INVALID_REQUEST,
+            "Request Timeout: the request body did not arrive in time",
+        ),
+        BodyError::Busy => {
+            let mut denial = Denial::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                OVERLOADED,
+                "Service Unavailable: the server is receiving too many uploads; retry shortly",
+            );
+            denial.retry_after = Some(Duration::from_secs(2));
+            denial
+        }
+        _ => Denial::new(
+            StatusCode::BAD_REQUEST,
+            INVALID_REQUEST,
+            "Bad request: the request body could not be read",
+        ),
+    }
 }
 
 /// The caller and, for OAuth, the scopes granted (`None` means every scope).
@@ -175,7 +256,7 @@ async fn authenticate(
                 return Err(unauthorized(guard, None));
             };
             match lookup.find(&hash_api_key(key)).await {
-                Ok(Some(name)) => Ok((Principal(format!("key:{name}")), None)),
+                Ok(Some(id)) => Ok((Principal(format!("key:{id}")), None)),
                 Ok(None) => Err(unauthorized(guard, Some("the API key is not valid"))),
                 Err(error) => {
                     tracing::error!(%error, "API key lookup failed");
@@ -218,51 +299,42 @@ fn unauthorized(guard: &AuthGuard, invalid: Option<&str>) -> Denial {
         }
     };
     let mut denial = Denial::new(StatusCode::UNAUTHORIZED, UNAUTHORIZED, message);
-    let params: Vec<(&str, &str)> = match invalid {
+    let mut params: Vec<(&str, &str)> = match invalid {
         Some(reason) => vec![("error", "invalid_token"), ("error_description", reason)],
         None => Vec::new(),
     };
+    // The scopes a client should ask for (MCP authorization, scope selection).
+    let all_scopes = format!("{} {}", super::SCOPE_READ, super::SCOPE_WRITE);
+    if matches!(guard.inner.mode, AuthMode::OAuth(_)) {
+        params.push(("scope", &all_scopes));
+    }
     denial.challenge = Some(challenge(guard, &params));
     denial
 }
 
-/// `Bearer k="v", ...` with `resource_metadata` (OAuth) or `realm` (API keys) last.
+/// `Bearer k="v", ...` with `resource_metadata` (OAuth) or `realm` (API keys) first.
 fn challenge(guard: &AuthGuard, params: &[(&str, &str)]) -> String {
     let mut parts: Vec<String> = params
         .iter()
         .map(|(name, value)| format!("{name}=\"{}\"", value.replace(['"', '\\'], "'")))
         .collect();
     match &guard.inner.resource_metadata_url {
-        Some(url) => parts.push(format!("resource_metadata=\"{url}\"")),
+        Some(url) => parts.insert(0, format!("resource_metadata=\"{url}\"")),
         None => parts.insert(0, "realm=\"mrtd\"".to_owned()),
     }
     format!("Bearer {}", parts.join(", "))
 }
 
-async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Denial> {
-    let too_large = || {
-        let limit_mib = limit as f64 / (1024.0 * 1024.0);
-        Denial::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            INVALID_REQUEST,
-            format!("Payload Too Large: the request body exceeds the {limit_mib:.0} MiB limit"),
-        )
-    };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        return Err(too_large());
-    }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(too_large()),
-        Err(_) => Err(Denial::new(
-            StatusCode::BAD_REQUEST,
-            INVALID_REQUEST,
-            "Bad request: the request body could not be read",
-        )),
+/// The REST error code of a refusal, one per status the guard answers with.
+fn rest_code(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::UNAUTHORIZED => "unauthorized",
+        StatusCode::FORBIDDEN => "forbidden",
+        StatusCode::REQUEST_TIMEOUT => "request_timeout",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+        StatusCode::SERVICE_UNAVAILABLE => "busy",
+        _ => "invalid_request",
     }
 }
 
@@ -278,14 +350,18 @@ fn render(denial: Denial, on_endpoint: bool, id: Value, origin: Option<HeaderVal
             &json!({ "jsonrpc": "2.0", "id": id, "error": error }),
         )
     } else {
-        let mut body =
-            json!({ "error": { "status": denial.status.as_u16(), "message": denial.message } });
+        let mut body = json!({ "error": {
+            "code": rest_code(denial.status),
+            "status": denial.status.as_u16(),
+            "message": denial.message,
+        } });
         if let Some(seconds) = retry_seconds {
             body["error"]["retry_after"] = json!(seconds);
         }
         jsonrpc::json_response(denial.status, &body)
     };
     let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     if let Some(challenge) = denial.challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
         headers.insert(header::WWW_AUTHENTICATE, challenge);
     }

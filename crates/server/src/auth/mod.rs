@@ -18,7 +18,8 @@
 //!
 //! * [`AuthMode::None`]: every caller is [`Principal::local`]. Only for loopback binds.
 //! * [`AuthMode::ApiKey`]: `Authorization: Bearer mrtd_…` or `X-Api-Key: mrtd_…`, looked up
-//!   by its SHA-256 ([`api_key`]); the principal is `key:<name>` and every scope is granted.
+//!   by its SHA-256 ([`api_key`]); the principal is `key:<id>` (the key's id, never its
+//!   reusable name) and every scope is granted.
 //! * [`AuthMode::OAuth`]: the server is an OAuth 2.1 resource server ([`oauth`]). It
 //!   publishes RFC 9728 metadata ([`metadata`]) and accepts JWT access tokens from one
 //!   issuer, for its own canonical URI only. Tokens are never forwarded anywhere.
@@ -42,10 +43,14 @@ use std::{sync::Arc, time::Duration};
 use axum::Router;
 
 pub use api_key::{ApiKeyLookup, generate_api_key, hash_api_key};
-pub use limits::{RateLimit, RateLimiter, ScanGate};
+pub use limits::{RateLimit, RateLimiter, ScanGate, ScanPermit};
 pub use oauth::{OAuthConfig, TokenVerifier};
 
-use crate::{HttpConfig, guard::HostOriginPolicy};
+use crate::{
+    HttpConfig,
+    body::{BodyLimits, MemoryBudget},
+    guard::HostOriginPolicy,
+};
 
 /// The scope that lets a caller read its kept scans.
 pub const SCOPE_READ: &str = "scans:read";
@@ -97,6 +102,9 @@ pub struct AuthSettings {
     pub max_concurrent_scans: usize,
     /// How long a recognition waits for a slot before `503`.
     pub scan_wait: Duration,
+    /// Failed authentications each client address may make before it is refused `429`
+    /// for a while; `None` for no limit.
+    pub failure_limit: Option<RateLimit>,
 }
 
 impl AuthSettings {
@@ -108,9 +116,15 @@ impl AuthSettings {
             rate_limit: Some(RateLimit::default()),
             max_concurrent_scans: std::thread::available_parallelism().map_or(2, |n| n.get()),
             scan_wait: Duration::from_secs(10),
+            failure_limit: Some(DEFAULT_FAILURE_LIMIT),
         }
     }
 }
+
+/// Failed authentications per client address: 20 at once, then one every two seconds.
+/// Keys have 256 random bits, so this is not what stops guessing; it keeps a flood of
+/// bad credentials from costing the server (and the store) work.
+pub const DEFAULT_FAILURE_LIMIT: RateLimit = RateLimit { per_second: 0.5, burst: 20 };
 
 /// The shared state of the middleware; cheap to clone.
 #[derive(Clone)]
@@ -122,8 +136,9 @@ struct GuardInner {
     mode: AuthMode,
     policy: HostOriginPolicy,
     endpoint_path: String,
-    max_body_bytes: usize,
+    body_limits: BodyLimits,
     limiter: Option<RateLimiter>,
+    failures: Option<RateLimiter>,
     gate: ScanGate,
     resource_metadata_url: Option<String>,
 }
@@ -139,8 +154,14 @@ impl AuthGuard {
             inner: Arc::new(GuardInner {
                 policy: HostOriginPolicy::new(http),
                 endpoint_path: http.endpoint_path.clone(),
-                max_body_bytes: http.max_body_bytes,
+                body_limits: BodyLimits {
+                    max_bytes: http.max_body_bytes,
+                    idle_timeout: http.limits.body_idle_timeout,
+                    total_timeout: http.limits.body_timeout,
+                    budget: MemoryBudget::new(http.limits.max_body_memory_bytes),
+                },
                 limiter: settings.rate_limit.map(RateLimiter::new),
+                failures: settings.failure_limit.map(RateLimiter::new),
                 gate: ScanGate::new(settings.max_concurrent_scans, settings.scan_wait),
                 mode: settings.mode,
                 resource_metadata_url,

@@ -13,7 +13,11 @@
 //! * `aud` (a string or a list) contains this server's canonical resource URI (RFC 8707),
 //!   compared with scheme and host case-folded and without a trailing slash;
 //! * `exp` is in the future and `nbf`, when present, in the past, with 30 seconds of leeway;
-//! * `sub` is present; it becomes the principal `oauth:<sub>`.
+//! * its header's `typ` is `at+jwt` (RFC 9068), so an ID token or another JWT the issuer
+//!   signs cannot pass for an access token; [`OAuthConfig::accept_untyped`] relaxes this for
+//!   issuers that do not set it;
+//! * `sub` is present; with `iss` it becomes the principal `oauth:<iss>#<sub>`, so the same
+//!   subject of another issuer is another principal.
 //!
 //! Scopes come from `scope` (space-separated, RFC 9068) or `scp` (a list or a string).
 
@@ -43,6 +47,8 @@ pub struct OAuthConfig {
     pub issuer: String,
     /// Where the issuer's keys are.
     pub jwks: JwksSource,
+    /// Accept tokens whose header has no `typ: at+jwt` (issuers that omit it); off by default.
+    pub accept_untyped: bool,
 }
 
 /// Why a configuration could not be used.
@@ -63,7 +69,7 @@ pub enum OAuthConfigError {
 /// A token that was accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifiedToken {
-    /// `oauth:<sub>`.
+    /// `oauth:<iss>#<sub>`.
     pub principal: Principal,
     /// The granted scopes.
     pub scopes: BTreeSet<String>,
@@ -100,6 +106,9 @@ pub enum TokenError {
     /// A required claim is missing.
     #[error("the access token lacks a required claim")]
     MissingClaim,
+    /// The header's `typ` is not `at+jwt`: not an access token.
+    #[error("the token is not an access token (typ must be at+jwt)")]
+    NotAccessToken,
 }
 
 /// Checks bearer tokens against the issuer's keys.
@@ -108,6 +117,7 @@ pub struct TokenVerifier {
     resource: String,
     issuer: String,
     keys: JwksCache,
+    accept_untyped: bool,
 }
 
 #[derive(Deserialize)]
@@ -156,7 +166,12 @@ impl TokenVerifier {
             return Err(OAuthConfigError::Issuer);
         }
         let keys = JwksCache::load(config.jwks).await?;
-        Ok(TokenVerifier { resource, issuer: config.issuer, keys })
+        Ok(TokenVerifier {
+            resource,
+            issuer: config.issuer,
+            keys,
+            accept_untyped: config.accept_untyped,
+        })
     }
 
     /// The canonical resource URI.
@@ -174,6 +189,9 @@ impl TokenVerifier {
         let header = jsonwebtoken::decode_header(token).map_err(|_| TokenError::Malformed)?;
         if !ACCEPTED_ALGORITHMS.contains(&header.alg) {
             return Err(TokenError::Algorithm);
+        }
+        if !self.accept_untyped && !header.typ.as_deref().is_some_and(is_access_token_type) {
+            return Err(TokenError::NotAccessToken);
         }
         let set = self.keys.keys(header.kid.as_deref()).await;
         let jwk = match header.kid.as_deref() {
@@ -226,8 +244,15 @@ impl TokenVerifier {
             Some(Scp::List(list)) => scopes.extend(list),
             None => {}
         }
-        Ok(VerifiedToken { principal: Principal(format!("oauth:{sub}")), scopes })
+        let principal = Principal(format!("oauth:{}#{sub}", self.issuer));
+        Ok(VerifiedToken { principal, scopes })
     }
+}
+
+/// `at+jwt` or `application/at+jwt`, in any case (RFC 9068 section 2.1).
+fn is_access_token_type(typ: &str) -> bool {
+    let typ = typ.trim();
+    typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("application/at+jwt")
 }
 
 /// The key to check a token signed with `alg`, refusing keys that do not fit it.

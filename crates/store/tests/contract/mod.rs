@@ -31,6 +31,7 @@ macro_rules! contract_tests {
             api_keys_are_created_found_and_revoked,
             sweeper_purges_expired_scans_and_stops,
             ping_answers,
+            a_nonce_is_redeemed_once_until_it_expires,
         );
     };
     (@each $factory:path; $($behaviour:ident),* $(,)?) => {
@@ -397,4 +398,31 @@ pub async fn sweeper_purges_expired_scans_and_stops(store: Arc<dyn Store>) {
 
 pub async fn ping_answers(store: Arc<dyn Store>) {
     store.ping().await.unwrap();
+}
+
+/// A single-use token is accepted once, by every caller of the store at once as much as
+/// one after another, and forgotten once it has expired and been purged.
+pub async fn a_nonce_is_redeemed_once_until_it_expires(store: Arc<dyn Store>) {
+    let now = SystemTime::now();
+    assert!(store.redeem("nonce-1", now + HOUR).await.unwrap());
+    assert!(!store.redeem("nonce-1", now + HOUR).await.unwrap());
+    assert!(store.redeem("nonce-2", now + HOUR).await.unwrap());
+
+    let racers: Vec<_> = (0..8)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.redeem("contested", SystemTime::now() + HOUR).await })
+        })
+        .collect();
+    let mut winners = 0;
+    for racer in racers {
+        if racer.await.unwrap().unwrap() {
+            winners += 1;
+        }
+    }
+    assert_eq!(winners, 1, "exactly one caller redeems a contested nonce");
+
+    // Purging after the expiry forgets the nonce (its request state has expired too).
+    store.purge_expired(now + 2 * HOUR).await.unwrap();
+    assert!(store.redeem("nonce-1", now + 3 * HOUR).await.unwrap());
 }

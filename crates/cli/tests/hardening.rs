@@ -1,0 +1,578 @@
+//! The server against slow, large and hostile clients, through the real binary: every
+//! connection and body bounded in time and size, uploads that stall hold no recognition
+//! slot, files read only from inside the image directory, no document data in any log,
+//! private files at rest, stable owners and single-use request states.
+
+mod support;
+
+use std::{
+    io::{Read, Write},
+    net::{SocketAddr, TcpStream},
+    process::Stdio,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use serde_json::json;
+use support::{
+    MRZ_LINE1, MRZ_LINE2, PASSPORT, PASSPORT_NUMBER, ServerProcess,
+    client::{Client, Revision},
+    transport,
+};
+
+/// Sends `bytes` on a new connection and returns it.
+fn send_raw(addr: SocketAddr, bytes: &[u8]) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).expect("connect to the server");
+    stream.write_all(bytes).expect("send");
+    stream
+}
+
+/// Waits until the server closes `stream` (end of file or reset), returning what it sent
+/// and how long that took; panics after `limit`.
+fn closed_within(mut stream: TcpStream, limit: Duration) -> (Vec<u8>, Duration) {
+    let started = Instant::now();
+    stream.set_read_timeout(Some(limit)).unwrap();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => received.extend_from_slice(&buffer[..n]),
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                panic!("the connection was still open after {limit:?}")
+            }
+            Err(_) => break,
+        }
+    }
+    (received, started.elapsed())
+}
+
+fn status_of(response: &[u8]) -> u16 {
+    let text = String::from_utf8_lossy(response);
+    text.split_whitespace().nth(1).and_then(|code| code.parse().ok()).unwrap_or(0)
+}
+
+/// The start of a REST upload that declares `length` bytes and sends `sent` of them.
+fn stalled_upload(addr: SocketAddr, length: usize, sent: usize) -> TcpStream {
+    let head = format!(
+        "POST /v1/scans HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {length}\r\n\r\n"
+    );
+    let mut stream = send_raw(addr, head.as_bytes());
+    stream.write_all(&vec![b' '; sent]).unwrap();
+    stream
+}
+
+#[test]
+fn slow_and_idle_connections_are_closed_by_default() {
+    let server = ServerProcess::http(&[]);
+    let addr = server.addr.unwrap();
+    // Twenty connections that send half a request head, and five that send nothing.
+    let mut sockets: Vec<TcpStream> = (0..20)
+        .map(|_| send_raw(addr, format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n").as_bytes()))
+        .collect();
+    sockets.extend((0..5).map(|_| send_raw(addr, b"")));
+    let waiters: Vec<_> = sockets
+        .into_iter()
+        .map(|socket| std::thread::spawn(move || closed_within(socket, Duration::from_secs(35))))
+        .collect();
+    for waiter in waiters {
+        let (_, took) = waiter.join().unwrap();
+        assert!(took < Duration::from_secs(35), "closed after {took:?}");
+    }
+}
+
+#[test]
+fn heads_bodies_and_kept_alive_connections_are_bounded_in_time() {
+    let server = ServerProcess::http(&[
+        "--header-timeout-secs",
+        "2",
+        "--body-idle-timeout-secs",
+        "2",
+        "--body-timeout-secs",
+        "4",
+    ]);
+    let addr = server.addr.unwrap();
+
+    let half_head = send_raw(addr, format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n").as_bytes());
+    let (_, took) = closed_within(half_head, Duration::from_secs(6));
+    assert!(took >= Duration::from_millis(1500), "closed too early: {took:?}");
+
+    // A kept-alive connection is closed once it has been idle for the header timeout.
+    let mut kept =
+        send_raw(addr, format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes());
+    let mut first = [0u8; 12];
+    kept.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    closed_within(kept, Duration::from_secs(6));
+
+    // A body that stalls is answered 408 and closed.
+    let stalled = stalled_upload(addr, 1000, 1);
+    let (response, took) = closed_within(stalled, Duration::from_secs(6));
+    assert_eq!(status_of(&response), 408, "{}", String::from_utf8_lossy(&response));
+    assert!(took < Duration::from_secs(4), "{took:?}");
+
+    // A body that trickles in is cut off when its whole time is up.
+    let mut trickle = stalled_upload(addr, 1000, 1);
+    let started = Instant::now();
+    let mut response = Vec::new();
+    trickle.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+    while started.elapsed() < Duration::from_secs(8) {
+        let _ = trickle.write_all(b" ");
+        let mut buffer = [0u8; 1024];
+        match trickle.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                response.extend_from_slice(&buffer[..n]);
+                break;
+            }
+            Err(_) => {}
+        }
+    }
+    assert_eq!(status_of(&response), 408, "{}", String::from_utf8_lossy(&response));
+    assert!(started.elapsed() < Duration::from_secs(7), "{:?}", started.elapsed());
+}
+
+#[test]
+fn stalled_uploads_hold_no_recognition_slot() {
+    let server = ServerProcess::http(&["--max-concurrent-scans", "1", "--rate-limit", "0"]);
+    let addr = server.addr.unwrap();
+    let stalled: Vec<TcpStream> = (0..4).map(|_| stalled_upload(addr, 1_000_000, 1)).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let body = json!({ "image_base64": support::image_base64(PASSPORT) }).to_string();
+    let started = Instant::now();
+    let reply = transport::request(
+        addr,
+        "POST",
+        "/v1/scans",
+        &[("Content-Type", "application/json")],
+        &body,
+    );
+    let took = started.elapsed();
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json()["fields"]["document_number"], PASSPORT_NUMBER);
+    assert!(took < Duration::from_secs(5), "the scan waited {took:?} behind stalled uploads");
+    drop(stalled);
+}
+
+#[test]
+fn oversized_heads_and_declared_bodies_are_refused_unread() {
+    let server = ServerProcess::http(&[]);
+    let addr = server.addr.unwrap();
+
+    let big_header = format!(
+        "GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Padding: {}\r\n\r\n",
+        "a".repeat(200 * 1024)
+    );
+    let (response, _) =
+        closed_within(send_raw(addr, big_header.as_bytes()), Duration::from_secs(5));
+    assert_eq!(status_of(&response), 431, "{}", String::from_utf8_lossy(&response));
+
+    // 40 MiB declared, nothing sent: the answer comes at once, for REST and MCP alike.
+    for path in ["/v1/scans", "/mcp"] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+            40 * 1024 * 1024
+        );
+        let started = Instant::now();
+        let mut stream = send_raw(addr, head.as_bytes());
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut first = [0u8; 12];
+        stream.read_exact(&mut first).expect("an answer before any body byte");
+        assert_eq!(&first, b"HTTP/1.1 413", "{path}");
+        assert!(started.elapsed() < Duration::from_secs(1), "{path}: {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn bodies_held_at_once_are_bounded() {
+    let server = ServerProcess::http(&["--max-body-memory-mib", "40", "--rate-limit", "0"]);
+    let addr = server.addr.unwrap();
+    // One upload declares 30 MiB and stalls; a second 30 MiB one does not fit beside it.
+    let first = stalled_upload(addr, 30 * 1024 * 1024, 10);
+    std::thread::sleep(Duration::from_millis(300));
+    let second = stalled_upload(addr, 30 * 1024 * 1024, 10);
+    let (response, _) = closed_within(second, Duration::from_secs(5));
+    let text = String::from_utf8_lossy(&response);
+    assert_eq!(status_of(&response), 503, "{text}");
+    assert!(text.to_ascii_lowercase().contains("retry-after:"), "{text}");
+    // Small requests still pass.
+    let small = transport::request(
+        addr,
+        "POST",
+        "/v1/parse",
+        &[("Content-Type", "application/json")],
+        &json!({ "lines": [MRZ_LINE1, MRZ_LINE2] }).to_string(),
+    );
+    assert_eq!(small.status, 200, "{}", small.body);
+    drop(first);
+}
+
+/// The peak resident memory of a process, in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc");
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+#[test]
+fn a_huge_image_file_is_refused_at_once_without_reading_it() {
+    let images = tempfile::tempdir().unwrap();
+    let huge = std::fs::File::create(images.path().join("huge.jpg")).unwrap();
+    huge.set_len(1 << 30).unwrap();
+    let mut server = ServerProcess::http(&["--image-dir", images.path().to_str().unwrap()]);
+    let pid = server.pid();
+    let mut client = server.client(Revision::Modern, json!({}));
+    let started = Instant::now();
+    let refused = client.call("scan_document", json!({ "image_path": "huge.jpg" }));
+    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(refused.error_text().contains("larger than"), "{}", refused.error_text());
+    assert!(peak_rss(pid) < 200 * 1024 * 1024, "peak RSS {} bytes", peak_rss(pid));
+}
+
+#[cfg(unix)]
+#[test]
+fn swapping_a_file_for_a_link_never_reads_outside_the_directory() {
+    let root = tempfile::tempdir().unwrap();
+    let images = root.path().join("images");
+    std::fs::create_dir(&images).unwrap();
+    // Outside: a passport that reads. Inside: a picture without an MRZ.
+    let outside = root.path().join("outside.jpg");
+    std::fs::copy(support::image_path(PASSPORT), &outside).unwrap();
+    let blank = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.decode(support::blank_png_base64()).unwrap()
+    };
+    let target = images.join("photo.png");
+    std::fs::write(&target, &blank).unwrap();
+
+    let mut server =
+        ServerProcess::http(&["--image-dir", images.to_str().unwrap(), "--rate-limit", "0"]);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, images, target, outside) =
+            (stop.clone(), images.clone(), target.clone(), outside.clone());
+        std::thread::spawn(move || {
+            let (file, link) = (images.join("file.tmp"), images.join("link.tmp"));
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::fs::write(&file, &blank).unwrap();
+                std::fs::rename(&file, &target).unwrap();
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink(&outside, &link).unwrap();
+                std::fs::rename(&link, &target).unwrap();
+            }
+        })
+    };
+    let mut client = server.client(Revision::Modern, json!({}));
+    let mut outside_reads = 0;
+    for _ in 0..3000 {
+        let reply = client.call_with(
+            json!({ "name": "scan_document", "arguments": { "image_path": "photo.png" } }),
+        );
+        if reply.to_string().contains(PASSPORT_NUMBER) {
+            outside_reads += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert_eq!(outside_reads, 0, "calls that read the file outside the directory");
+}
+
+/// Starts `mrtd serve EXTRA` with `RUST_LOG=trace`, collecting its stderr.
+fn traced_server(extra: &[&str]) -> (ServerProcess, Arc<Mutex<Vec<String>>>) {
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut child = support::serve_command(data_dir.path())
+        .env("RUST_LOG", "trace")
+        .args(["--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let addr = support::announced_address(child.stderr.take().unwrap(), move |line| {
+        sink.lock().unwrap().push(line);
+    });
+    (ServerProcess::adopt(child, data_dir, addr), lines)
+}
+
+#[test]
+fn trace_logs_hold_no_document_data() {
+    let (mut server, lines) = traced_server(&[]);
+    let mut client = server.client(Revision::Modern, json!({}));
+    let name_line = "P<UTOQUIXOTANDER<<ZEBEDIAH<<<<<<<<<<<<<<<<<<<";
+    let parsed = client.call("parse_mrz", json!({ "lines": [name_line, MRZ_LINE2] }));
+    assert_eq!(parsed.ok()["fields"]["surname"], "QUIXOTANDER");
+    let read = client.call(
+        "scan_document",
+        json!({ "image_base64": support::image_base64(PASSPORT), "retain_hours": 1 }),
+    );
+    assert_eq!(read.ok()["fields"]["document_number"], PASSPORT_NUMBER);
+    let image_start = &support::image_base64(PASSPORT)[100..140];
+    std::thread::sleep(Duration::from_millis(500));
+    let log = lines.lock().unwrap().join("\n");
+    assert!(log.lines().count() > 10, "trace logging is on: {log}");
+    for secret in ["QUIXOTANDER", "ZEBEDIAH", "ERIKSSON", PASSPORT_NUMBER, "7408122", image_start] {
+        assert!(!log.contains(secret), "the log holds {secret:?}");
+    }
+}
+
+#[test]
+fn a_stdio_line_over_the_library_default_is_answered() {
+    let mut server = ServerProcess::stdio();
+    let mut client = server.client(Revision::Modern, json!({}));
+    // 17 MiB of base64 that is no image: over rmcp's own 16 MiB default, under our 36 MiB.
+    let reply = client.call_with(json!({
+        "name": "scan_document",
+        "arguments": { "image_base64": "A".repeat(17 * 1024 * 1024) }
+    }));
+    assert_eq!(
+        reply["result"]["isError"],
+        true,
+        "{}",
+        &reply.to_string()[..200.min(reply.to_string().len())]
+    );
+    // Over our limit: an error that carries the request's id, and the connection goes on.
+    let too_long = client.call_with(json!({
+        "name": "scan_document",
+        "arguments": { "image_base64": "A".repeat(37 * 1024 * 1024) }
+    }));
+    assert_eq!(too_long["error"]["code"], -32600, "{too_long}");
+    assert!(too_long["id"].is_number(), "{too_long}");
+    let parsed = client.call("parse_mrz", json!({ "lines": [MRZ_LINE1, MRZ_LINE2] }));
+    assert_eq!(parsed.ok()["fields"]["document_number"], PASSPORT_NUMBER);
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[cfg(unix)]
+#[test]
+fn data_files_are_private_and_a_deleted_scan_leaves_no_trace() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let data_dir = parent.path().join("data");
+    let mut child = support::serve_command(&data_dir)
+        .args(["--listen", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let mut server = ServerProcess::adopt(child, tempfile::tempdir().unwrap(), addr);
+    let mut client = server.client(Revision::Modern, json!({}));
+    let kept = client.call(
+        "scan_document",
+        json!({ "image_base64": support::image_base64(PASSPORT), "retain_hours": 1 }),
+    );
+    let id = support::scan_id(kept.ok());
+
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data_dir), 0o700);
+    let files = files_under(&data_dir);
+    assert!(files.len() >= 2, "{files:?}");
+    for file in &files {
+        assert_eq!(mode(file), 0o600, "{}", file.display());
+    }
+    let holds_it = |files: &[std::path::PathBuf]| {
+        files.iter().any(|f| contains(&std::fs::read(f).unwrap_or_default(), "ERIKSSON"))
+    };
+    assert!(holds_it(&files), "the kept scan is in the database files");
+
+    let deleted = client.call("delete_scan", json!({ "scan_id": id }));
+    assert_eq!(deleted.ok()["deleted"], true);
+    let files = files_under(&data_dir);
+    for file in &files {
+        let bytes = std::fs::read(file).unwrap_or_default();
+        for secret in ["ERIKSSON", PASSPORT_NUMBER] {
+            assert!(!contains(&bytes, secret), "{} still holds {secret}", file.display());
+        }
+    }
+}
+
+#[test]
+fn a_wildcard_origin_needs_authentication() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let output = support::serve_command(data_dir.path())
+        .args(["--listen", "127.0.0.1:0", "--allowed-origin", "*"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("refused without authentication"));
+}
+
+#[test]
+fn mcp_responses_are_not_cached_and_public_paths_check_the_host() {
+    let server = ServerProcess::http(&[]);
+    let addr = server.addr.unwrap();
+    let reply = transport::post(
+        addr,
+        &[("Mcp-Protocol-Version", support::client::MODERN.to_owned())],
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {
+            "_meta": { "io.modelcontextprotocol/protocolVersion": support::client::MODERN } } }),
+    );
+    assert_eq!(reply.header("cache-control"), Some("no-store"), "{}", reply.status);
+    for path in ["/readyz", "/healthz", "/", "/openapi.json"] {
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+        let (response, _) =
+            closed_within(send_raw(addr, request.as_bytes()), Duration::from_secs(5));
+        assert_eq!(status_of(&response), 403, "{path}: {}", String::from_utf8_lossy(&response));
+        let allowed = transport::request(addr, "GET", path, &[], "");
+        assert_eq!(allowed.status, 200, "{path}");
+    }
+}
+
+/// `mrtd keys create NAME` in `data_dir`: the new key.
+fn create_key(data_dir: &std::path::Path, name: &str) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["keys", "create", name, "--data-dir"])
+        .arg(data_dir)
+        .env_remove("MRTD_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.split_whitespace()
+        .find(|word| word.starts_with("mrtd_"))
+        .expect("the key is printed")
+        .to_owned()
+}
+
+fn keyed_client(addr: SocketAddr, key: &str) -> Client {
+    Client::http(
+        addr,
+        Revision::Modern,
+        json!({}),
+        vec![("Authorization", format!("Bearer {key}"))],
+    )
+}
+
+#[test]
+fn scans_belong_to_a_key_not_to_its_name_and_failed_logins_are_throttled() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let first = create_key(data_dir.path(), "ci");
+    let mut child = support::serve_command(data_dir.path())
+        .args(["--listen", "127.0.0.1:0", "--auth", "api-key", "--rate-limit", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let _server = ServerProcess::adopt(child, data_dir, addr);
+    let data_dir = _server.data_dir.path();
+
+    let mut client = keyed_client(addr, &first);
+    let kept = client.call(
+        "scan_document",
+        json!({ "image_base64": support::image_base64(PASSPORT), "retain_hours": 1 }),
+    );
+    let id = support::scan_id(kept.ok());
+    let revoked = std::process::Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["keys", "revoke", "ci", "--data-dir"])
+        .arg(data_dir)
+        .env_remove("MRTD_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
+    let second = create_key(data_dir, "ci");
+    let mut successor = keyed_client(addr, &second);
+    let hidden = successor.call("get_scan", json!({ "scan_id": id }));
+    assert!(hidden.error_text().contains(support::NOT_FOUND), "{}", hidden.error_text());
+
+    // Twenty bad keys are refused one by one; then the address must wait.
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping", "params": {
+        "_meta": { "io.modelcontextprotocol/protocolVersion": support::client::MODERN } } });
+    let mut statuses = Vec::new();
+    for n in 0..25 {
+        let reply = transport::post(
+            addr,
+            &[
+                ("Authorization", format!("Bearer mrtd_not-a-key-{n}")),
+                ("Mcp-Protocol-Version", support::client::MODERN.to_owned()),
+            ],
+            &ping,
+        );
+        statuses.push(reply.status);
+    }
+    assert!(statuses[..20].iter().all(|s| *s == 401), "{statuses:?}");
+    assert!(statuses[20..].iter().all(|s| *s == 429), "{statuses:?}");
+}
+
+#[test]
+fn a_legacy_session_belongs_to_the_key_that_opened_it() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let alice = create_key(data_dir.path(), "alice");
+    let mallory = create_key(data_dir.path(), "mallory");
+    let mut child = support::serve_command(data_dir.path())
+        .args(["--listen", "127.0.0.1:0", "--auth", "api-key", "--legacy-sessions"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let _server = ServerProcess::adopt(child, data_dir, addr);
+
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": support::client::LEGACY, "capabilities": {},
+        "clientInfo": { "name": "t", "version": "1" } } });
+    let opened =
+        transport::post(addr, &[("Authorization", format!("Bearer {alice}"))], &initialize);
+    assert_eq!(opened.status, 200);
+    let session = opened.header("mcp-session-id").expect("a session id").to_owned();
+    for method in ["GET", "DELETE"] {
+        let foreign = transport::request(
+            addr,
+            method,
+            "/mcp",
+            &[
+                ("Authorization", &format!("Bearer {mallory}")),
+                ("Mcp-Session-Id", &session),
+                ("Accept", "text/event-stream, application/json"),
+                ("Mcp-Protocol-Version", support::client::LEGACY),
+            ],
+            "",
+        );
+        assert_eq!(foreign.status, 404, "{method}: {}", foreign.body);
+    }
+    let closed = transport::request(
+        addr,
+        "DELETE",
+        "/mcp",
+        &[
+            ("Authorization", &format!("Bearer {alice}")),
+            ("Mcp-Session-Id", &session),
+            ("Mcp-Protocol-Version", support::client::LEGACY),
+        ],
+        "",
+    );
+    assert!(closed.status < 300, "{}: {}", closed.status, closed.body);
+}

@@ -1,0 +1,156 @@
+//! `image_path`: files read from the operator's image directory, and nowhere else.
+//!
+//! The directory is opened once, at start, as a capability ([`cap_std::fs::Dir`]); every
+//! file is opened relative to that handle, and no component of the path, `..` or a
+//! symbolic link, may lead outside it (`openat2` with `RESOLVE_BENEATH` where the kernel
+//! has it, an equivalent component-by-component walk elsewhere). Checking a path first and
+//! opening it afterwards would let a file be swapped for a link in between; here the
+//! open itself is the check. The open file is then checked on its descriptor (a regular
+//! file, under the size limit) and read on a blocking thread, the limit enforced while
+//! reading, since a file may grow after its size was looked at.
+
+use std::{io::Read, path::PathBuf, sync::Arc};
+
+use cap_std::{ambient_authority, fs::Dir};
+
+/// Why a file could not be read. The text is safe to show to a caller: it never says
+/// whether a name outside the directory exists.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImageFileError {
+    /// No image directory is configured.
+    #[error(
+        "image_path is disabled: this server has no image directory configured; send the \
+         image as image_base64"
+    )]
+    Disabled,
+    /// The path names nothing readable inside the directory.
+    #[error("image_path must name an existing file inside the server's image directory")]
+    NotFound,
+    /// The file is larger than an image may be.
+    #[error("the file is larger than the {limit_mib} MiB an image may have")]
+    TooLarge {
+        /// The limit in MiB.
+        limit_mib: usize,
+    },
+}
+
+/// The image directory, opened once.
+#[derive(Debug, Clone)]
+pub(crate) struct ImageDir {
+    dir: Arc<Dir>,
+    max_bytes: usize,
+}
+
+impl ImageDir {
+    /// Opens `path` as the image directory; files larger than `max_bytes` are refused.
+    pub(crate) fn open(path: &std::path::Path, max_bytes: usize) -> std::io::Result<Self> {
+        let dir = Dir::open_ambient_dir(path, ambient_authority())?;
+        Ok(ImageDir { dir: Arc::new(dir), max_bytes })
+    }
+
+    /// Reads the file `relative` names, on a blocking thread.
+    pub(crate) async fn read(&self, relative: &str) -> Result<Vec<u8>, ImageFileError> {
+        let this = self.clone();
+        let relative = PathBuf::from(relative);
+        tokio::task::spawn_blocking(move || this.read_blocking(&relative))
+            .await
+            .map_err(|_| ImageFileError::NotFound)?
+    }
+
+    fn read_blocking(&self, relative: &std::path::Path) -> Result<Vec<u8>, ImageFileError> {
+        if relative.is_absolute() {
+            return Err(ImageFileError::NotFound);
+        }
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            // Opening a FIFO or a device for reading could block forever; with O_NONBLOCK it
+            // returns at once, and the type check below refuses it.
+            use cap_std::fs::OpenOptionsExt;
+            options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        }
+        let file = self.dir.open_with(relative, &options).map_err(|_| ImageFileError::NotFound)?;
+        let metadata = file.metadata().map_err(|_| ImageFileError::NotFound)?;
+        if !metadata.is_file() {
+            return Err(ImageFileError::NotFound);
+        }
+        let too_large = ImageFileError::TooLarge { limit_mib: self.max_bytes / (1024 * 1024) };
+        if metadata.len() > self.max_bytes as u64 {
+            return Err(too_large);
+        }
+        let mut bytes = Vec::with_capacity(metadata.len() as usize);
+        file.take(self.max_bytes as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|_| ImageFileError::NotFound)?;
+        if bytes.len() > self.max_bytes {
+            return Err(too_large);
+        }
+        Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, ImageDir) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("photo.jpg"), b"bytes").unwrap();
+        let images = ImageDir::open(dir.path(), 16).unwrap();
+        (dir, images)
+    }
+
+    #[tokio::test]
+    async fn files_inside_are_read_and_nothing_else() {
+        let (dir, images) = setup();
+        assert_eq!(images.read("photo.jpg").await.unwrap(), b"bytes");
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(outside.path(), b"secret").unwrap();
+        let name = outside.path().file_name().unwrap().to_string_lossy().into_owned();
+        let escape = format!("../{name}");
+        assert_eq!(images.read(&escape).await.unwrap_err(), ImageFileError::NotFound);
+        assert_eq!(
+            images.read(outside.path().to_str().unwrap()).await.unwrap_err(),
+            ImageFileError::NotFound
+        );
+        assert_eq!(images.read("missing.jpg").await.unwrap_err(), ImageFileError::NotFound);
+        assert_eq!(images.read(".").await.unwrap_err(), ImageFileError::NotFound);
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(outside.path(), dir.path().join("link.jpg")).unwrap();
+            assert_eq!(images.read("link.jpg").await.unwrap_err(), ImageFileError::NotFound);
+            std::fs::create_dir(dir.path().join("sub")).unwrap();
+            std::os::unix::fs::symlink("..", dir.path().join("sub/up")).unwrap();
+            assert_eq!(
+                images.read(&format!("sub/up/../{name}")).await.unwrap_err(),
+                ImageFileError::NotFound
+            );
+            // A link that stays inside is followed.
+            std::os::unix::fs::symlink("photo.jpg", dir.path().join("inside.jpg")).unwrap();
+            assert_eq!(images.read("inside.jpg").await.unwrap(), b"bytes");
+        }
+    }
+
+    #[tokio::test]
+    async fn large_files_and_fifos_are_refused() {
+        let (dir, images) = setup();
+        std::fs::write(dir.path().join("big.jpg"), [0u8; 17]).unwrap();
+        assert!(matches!(
+            images.read("big.jpg").await.unwrap_err(),
+            ImageFileError::TooLarge { .. }
+        ));
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("pipe.jpg");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+            assert!(made.success(), "mkfifo makes a FIFO");
+            let refused =
+                tokio::time::timeout(std::time::Duration::from_secs(5), images.read("pipe.jpg"))
+                    .await
+                    .expect("a FIFO does not block the read");
+            assert_eq!(refused.unwrap_err(), ImageFileError::NotFound);
+        }
+    }
+}

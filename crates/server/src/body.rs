@@ -1,0 +1,190 @@
+//! Reading a request body within its limits: size, time, and the server's memory budget.
+//!
+//! A body is read whole before the request takes any scarce resource (a recognition slot),
+//! so a client that stalls its upload holds only its own connection and the part of the
+//! memory budget its declared length reserved.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use axum::body::Body;
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, header};
+use http_body_util::BodyExt;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// The budget is counted in units of this many bytes (a semaphore holds fewer permits
+/// than a 64-bit byte count).
+const UNIT: usize = 1024;
+
+/// Request bodies held in memory at once, across all requests.
+#[derive(Debug, Clone)]
+pub struct MemoryBudget {
+    units: Arc<Semaphore>,
+}
+
+/// A share of the [`MemoryBudget`], given back when dropped.
+#[derive(Debug)]
+pub struct BudgetShare(Option<OwnedSemaphorePermit>);
+
+impl MemoryBudget {
+    /// A budget of `bytes` (at least one unit).
+    pub fn new(bytes: usize) -> Self {
+        MemoryBudget { units: Arc::new(Semaphore::new(bytes.div_ceil(UNIT).max(1))) }
+    }
+
+    fn take(&self, share: &mut BudgetShare, bytes: usize) -> Result<(), BodyError> {
+        let units = u32::try_from(bytes.div_ceil(UNIT)).map_err(|_| BodyError::Busy)?;
+        if units == 0 {
+            return Ok(());
+        }
+        let permit =
+            self.units.clone().try_acquire_many_owned(units).map_err(|_| BodyError::Busy)?;
+        match &mut share.0 {
+            Some(held) => held.merge(permit),
+            None => share.0 = Some(permit),
+        }
+        Ok(())
+    }
+}
+
+/// The bounds one body is read within.
+#[derive(Debug, Clone)]
+pub struct BodyLimits {
+    /// Largest body in bytes.
+    pub max_bytes: usize,
+    /// Longest pause between two pieces of the body.
+    pub idle_timeout: Duration,
+    /// Time for the whole body.
+    pub total_timeout: Duration,
+    /// The budget the body's bytes are counted against while the request runs.
+    pub budget: MemoryBudget,
+}
+
+/// Why a body was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BodyError {
+    /// The declared or actual length is over the limit.
+    #[error("the request body is over the limit")]
+    TooLarge,
+    /// The body stalled or took too long.
+    #[error("the request body did not arrive in time")]
+    TimedOut,
+    /// The server holds too many bodies right now.
+    #[error("the server holds too many request bodies right now")]
+    Busy,
+    /// The connection failed while the body was read.
+    #[error("the request body could not be read")]
+    Unreadable,
+}
+
+/// The `Content-Length` a request declares, if it declares a readable one.
+pub fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
+}
+
+/// Reads `body` within `limits`: a declared length over the limit is refused before a
+/// byte is read, the declared length is reserved from the budget at once, and every
+/// piece must arrive within the idle timeout and the whole within the total timeout.
+pub async fn read(
+    headers: &HeaderMap,
+    mut body: Body,
+    limits: &BodyLimits,
+) -> Result<(Bytes, BudgetShare), BodyError> {
+    let mut share = BudgetShare(None);
+    let declared = declared_length(headers);
+    if let Some(declared) = declared {
+        if declared > limits.max_bytes as u64 {
+            return Err(BodyError::TooLarge);
+        }
+        limits.budget.take(&mut share, declared as usize)?;
+    }
+    let reserved = declared.map_or(0, |d| d as usize);
+    let deadline = Instant::now() + limits.total_timeout;
+    let mut buffer = BytesMut::with_capacity(reserved);
+    loop {
+        let wait = limits.idle_timeout.min(deadline.saturating_duration_since(Instant::now()));
+        let frame = match tokio::time::timeout(wait, body.frame()).await {
+            Err(_) => return Err(BodyError::TimedOut),
+            Ok(None) => break,
+            Ok(Some(Err(_))) => return Err(BodyError::Unreadable),
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else { continue };
+        let total = buffer.len() + data.len();
+        if total > limits.max_bytes {
+            return Err(BodyError::TooLarge);
+        }
+        if total > reserved {
+            // Only a body without (or beyond) a declared length grows its share here.
+            let before = buffer.len().max(reserved);
+            limits.budget.take(&mut share, total - before)?;
+        }
+        buffer.extend_from_slice(&data);
+    }
+    Ok((buffer.freeze(), share))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(max_bytes: usize, budget: usize) -> BodyLimits {
+        BodyLimits {
+            max_bytes,
+            idle_timeout: Duration::from_millis(200),
+            total_timeout: Duration::from_secs(5),
+            budget: MemoryBudget::new(budget),
+        }
+    }
+
+    fn with_length(length: usize) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, length.into());
+        headers
+    }
+
+    #[tokio::test]
+    async fn a_declared_length_over_the_limit_is_refused_unread() {
+        let limits = limits(10, 1 << 20);
+        let body = Body::from_stream(futures::stream::pending::<Result<Bytes, std::io::Error>>());
+        let refused = read(&with_length(11), body, &limits).await.unwrap_err();
+        assert_eq!(refused, BodyError::TooLarge);
+    }
+
+    #[tokio::test]
+    async fn a_stalled_body_times_out() {
+        let limits = limits(1 << 20, 1 << 20);
+        let body = Body::from_stream(futures::stream::pending::<Result<Bytes, std::io::Error>>());
+        assert_eq!(read(&with_length(5), body, &limits).await.unwrap_err(), BodyError::TimedOut);
+    }
+
+    #[tokio::test]
+    async fn the_budget_is_shared_and_given_back() {
+        let limits = limits(1 << 20, 8 * UNIT);
+        let (first, share) =
+            read(&with_length(6 * UNIT), Body::from(vec![1u8; 6 * UNIT]), &limits).await.unwrap();
+        assert_eq!(first.len(), 6 * UNIT);
+        let busy = read(&with_length(4 * UNIT), Body::from(vec![1u8; 4 * UNIT]), &limits).await;
+        assert_eq!(busy.unwrap_err(), BodyError::Busy);
+        // A body without a declared length is counted as it arrives.
+        let chunked = Body::from_stream(futures::stream::iter(
+            (0..4).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![2u8; UNIT]))),
+        ));
+        assert_eq!(read(&HeaderMap::new(), chunked, &limits).await.unwrap_err(), BodyError::Busy);
+        drop(share);
+        let (again, _share) =
+            read(&with_length(4 * UNIT), Body::from(vec![1u8; 4 * UNIT]), &limits).await.unwrap();
+        assert_eq!(again.len(), 4 * UNIT);
+    }
+
+    #[tokio::test]
+    async fn a_body_longer_than_the_limit_is_refused() {
+        let limits = limits(100, 1 << 20);
+        let refused = read(&HeaderMap::new(), Body::from(vec![0u8; 101]), &limits).await;
+        assert_eq!(refused.unwrap_err(), BodyError::TooLarge);
+    }
+}
