@@ -134,6 +134,31 @@ impl Connection {
         decode_reply(status, &content_type, &bytes, id)
     }
 
+    /// Sends a whole JSON-RPC request body prepared by the caller (shared, so that a large
+    /// body is built once for many connections) whose id is `id`, and returns its `result`.
+    pub async fn request_prepared(
+        &mut self,
+        method: &str,
+        name: Option<&str>,
+        body: Bytes,
+        id: u64,
+    ) -> Result<Value, Failure> {
+        let timeout = self.timeout;
+        match tokio::time::timeout(timeout, self.exchange(method, name, body)).await {
+            Ok(Ok((status, content_type, bytes))) => {
+                decode_reply(status, &content_type, &bytes, id)
+            }
+            Ok(Err(failure)) => {
+                self.sender = None;
+                Err(failure)
+            }
+            Err(_) => {
+                self.sender = None;
+                Err(Failure::new("timeout", format!("no reply within {timeout:?}")))
+            }
+        }
+    }
+
     /// Calls a tool and returns its result; a result with `isError` is a `tool error`.
     pub async fn call_tool(&mut self, tool: &str, params: &str) -> Result<Value, Failure> {
         let result = self.request("tools/call", Some(tool), params).await?;

@@ -5,6 +5,8 @@
 //!   p50/p90/p99 per method, throughput and the server's memory over time.
 //! - `verify`: every scan id in a file (written by `run --ids-out`) is still readable.
 //! - `handoff`: a scan and an `input_required` round trip move between two replicas.
+//! - `uploads`: N large uploads at once, round after round; reports how they were answered,
+//!   `tools/list` latency meanwhile and the server's peak memory.
 //!
 //! Exit status: 0 when every expectation holds, 1 when one is broken, 2 on a setup error.
 
@@ -16,6 +18,7 @@ mod report;
 mod rss;
 mod run;
 mod stats;
+mod uploads;
 mod verify;
 
 use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
@@ -40,6 +43,36 @@ enum Command {
     /// Make a scan on one replica, read and delete it on the other, and finish an
     /// input_required round trip on the other.
     Handoff(HandoffArgs),
+    /// Send N large scan_document uploads at once, round after round, while measuring
+    /// tools/list latency and the server's peak memory.
+    Uploads(UploadArgs),
+}
+
+#[derive(Debug, Args)]
+struct UploadArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Uploads sent at once.
+    #[arg(long, default_value_t = 64)]
+    uploads: usize,
+    /// Size of each upload in MiB.
+    #[arg(long, default_value_t = 35)]
+    mib: usize,
+    /// How many times the uploads are sent together.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Milliseconds between tools/list probes.
+    #[arg(long, default_value_t = 20)]
+    probe_interval_ms: u64,
+    /// The server's pid, for its peak memory.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Fail when the server's peak memory is over this many MiB.
+    #[arg(long)]
+    max_peak_rss_mib: Option<u64>,
+    /// Fail when the tools/list p99 is over this many milliseconds.
+    #[arg(long)]
+    max_list_p99_ms: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -171,6 +204,25 @@ fn seconds(value: f64) -> Duration {
 /// Runs a subcommand; `Ok(false)` when it ran but an expectation was broken.
 async fn dispatch(command: Command) -> Result<bool, LoadError> {
     match command {
+        Command::Uploads(args) => {
+            let config = uploads::UploadConfig {
+                endpoint: Arc::new(Endpoint::parse(&args.common.url)?),
+                api_key: args.common.api_key.map(Arc::from),
+                uploads: args.uploads,
+                mib: args.mib,
+                rounds: args.rounds,
+                probe_interval: Duration::from_millis(args.probe_interval_ms.max(1)),
+                timeout: seconds(args.common.timeout_secs),
+                server_pid: args.server_pid,
+            };
+            let report = uploads::run(config).await;
+            report.print(args.uploads, args.mib);
+            let broken = report.violations(args.max_peak_rss_mib, args.max_list_p99_ms);
+            for sentence in &broken {
+                println!("VIOLATION: {sentence}");
+            }
+            Ok(broken.is_empty())
+        }
         Command::Run(args) => {
             let config = run::RunConfig {
                 endpoint: Arc::new(Endpoint::parse(&args.common.url)?),
