@@ -420,10 +420,10 @@ pub(crate) fn default_data_dir() -> PathBuf {
 fn request_state_key(given: Option<&str>, data_dir: &Path) -> anyhow::Result<Vec<u8>> {
     if let Some(hex) = given {
         let key = decode_hex(hex.trim()).map_err(|error| {
-            CliError::Usage(format!("--request-state-key must be hex: {error}"))
+            CliError::Usage(format!("the request-state key must be hex: {error}"))
         })?;
         if key.len() < 32 {
-            usage!("--request-state-key must be at least 32 bytes (64 hex digits)");
+            usage!("the request-state key must be at least 32 bytes (64 hex digits)");
         }
         return Ok(key);
     }

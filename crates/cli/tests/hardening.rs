@@ -192,16 +192,42 @@ fn oversized_heads_and_declared_bodies_are_refused_unread() {
 
 #[test]
 fn bodies_held_at_once_are_bounded() {
-    let server = ServerProcess::http(&["--max-body-memory-mib", "40", "--rate-limit", "0"]);
+    let server = ServerProcess::http(&[
+        "--max-body-memory-mib",
+        "40",
+        "--rate-limit",
+        "0",
+        "--scan-wait-secs",
+        "1",
+    ]);
     let addr = server.addr.unwrap();
     // One upload declares 30 MiB and stalls; a second 30 MiB one does not fit beside it.
+    // It waits for room a second, then its body is read and thrown away (so that the
+    // client, still sending, reads the answer rather than a reset): 503 with Retry-After.
     let first = stalled_upload(addr, 30 * 1024 * 1024, 10);
     std::thread::sleep(Duration::from_millis(300));
-    let second = stalled_upload(addr, 30 * 1024 * 1024, 10);
-    let (response, _) = closed_within(second, Duration::from_secs(5));
+    let mut second = stalled_upload(addr, 30 * 1024 * 1024, 0);
+    let started = Instant::now();
+    let sender = {
+        let mut stream = second.try_clone().unwrap();
+        std::thread::spawn(move || {
+            let chunk = vec![b' '; 1 << 20];
+            for _ in 0..30 {
+                if stream.write_all(&chunk).is_err() {
+                    return false;
+                }
+            }
+            true
+        })
+    };
+    second.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut response = Vec::new();
+    let _ = second.read_to_end(&mut response);
     let text = String::from_utf8_lossy(&response);
     assert_eq!(status_of(&response), 503, "{text}");
     assert!(text.to_ascii_lowercase().contains("retry-after:"), "{text}");
+    assert!(started.elapsed() >= Duration::from_millis(900), "{:?}", started.elapsed());
+    assert!(sender.join().unwrap(), "the whole body was taken, not refused with a reset");
     // Small requests still pass.
     let small = transport::request(
         addr,
@@ -575,4 +601,44 @@ fn a_legacy_session_belongs_to_the_key_that_opened_it() {
         "",
     );
     assert!(closed.status < 300, "{}: {}", closed.status, closed.body);
+}
+
+#[test]
+fn the_request_state_key_comes_from_a_file_never_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("state.key");
+    std::fs::write(&key_file, "ab".repeat(32)).unwrap();
+    let mut child = support::serve_command(dir.path())
+        .args(["--listen", "127.0.0.1:0", "--request-state-key-file"])
+        .arg(&key_file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let server = ServerProcess::adopt(child, tempfile::tempdir().unwrap(), addr);
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", server.pid())).unwrap();
+    assert!(!contains(&cmdline, &"ab".repeat(32)), "the key is not in the process list");
+    // The data directory holds no key of its own: the file's key is the one in use.
+    assert!(!dir.path().join("request-state.key").exists());
+    drop(server);
+
+    // A key file that cannot be read, or holds a short key, stops the server with status 2.
+    for (contents, expected) in [(None, "cannot read"), (Some("abcd"), "at least 32 bytes")] {
+        let path = dir.path().join("bad.key");
+        let _ = std::fs::remove_file(&path);
+        if let Some(contents) = contents {
+            std::fs::write(&path, contents).unwrap();
+        }
+        let output = support::serve_command(dir.path())
+            .args(["--listen", "127.0.0.1:0", "--request-state-key-file"])
+            .arg(&path)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{expected}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
 }

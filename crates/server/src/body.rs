@@ -13,6 +13,7 @@ use axum::body::Body;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, header};
 use http_body_util::BodyExt;
+use hyper::body::Frame;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The budget is counted in units of this many bytes (a semaphore holds fewer permits
@@ -35,13 +36,24 @@ impl MemoryBudget {
         MemoryBudget { units: Arc::new(Semaphore::new(bytes.div_ceil(UNIT).max(1))) }
     }
 
-    fn take(&self, share: &mut BudgetShare, bytes: usize) -> Result<(), BodyError> {
+    /// Adds `bytes` to `share`, waiting at most `wait` for the budget to have room.
+    async fn take(
+        &self,
+        share: &mut BudgetShare,
+        bytes: usize,
+        wait: Duration,
+    ) -> Result<(), BodyError> {
         let units = u32::try_from(bytes.div_ceil(UNIT)).map_err(|_| BodyError::Busy)?;
         if units == 0 {
             return Ok(());
         }
-        let permit =
-            self.units.clone().try_acquire_many_owned(units).map_err(|_| BodyError::Busy)?;
+        let permit = match self.units.clone().try_acquire_many_owned(units) {
+            Ok(permit) => permit,
+            Err(_) => tokio::time::timeout(wait, self.units.clone().acquire_many_owned(units))
+                .await
+                .map_err(|_| BodyError::Busy)?
+                .map_err(|_| BodyError::Busy)?,
+        };
         match &mut share.0 {
             Some(held) => held.merge(permit),
             None => share.0 = Some(permit),
@@ -61,6 +73,9 @@ pub struct BodyLimits {
     pub total_timeout: Duration,
     /// The budget the body's bytes are counted against while the request runs.
     pub budget: MemoryBudget,
+    /// How long a body waits for room in the budget (unread: TCP holds the client's upload
+    /// back meanwhile) before the request is refused.
+    pub budget_wait: Duration,
 }
 
 /// Why a body was not read.
@@ -96,23 +111,20 @@ pub async fn read(
 ) -> Result<(Bytes, BudgetShare), BodyError> {
     let mut share = BudgetShare(None);
     let declared = declared_length(headers);
+    let deadline = Instant::now() + limits.total_timeout;
     if let Some(declared) = declared {
         if declared > limits.max_bytes as u64 {
             return Err(BodyError::TooLarge);
         }
-        limits.budget.take(&mut share, declared as usize)?;
+        let wait = limits.budget_wait.min(limits.total_timeout);
+        if let Err(busy) = limits.budget.take(&mut share, declared as usize, wait).await {
+            drain(&mut body, limits, deadline).await;
+            return Err(busy);
+        }
     }
     let reserved = declared.map_or(0, |d| d as usize);
-    let deadline = Instant::now() + limits.total_timeout;
     let mut buffer = BytesMut::with_capacity(reserved);
-    loop {
-        let wait = limits.idle_timeout.min(deadline.saturating_duration_since(Instant::now()));
-        let frame = match tokio::time::timeout(wait, body.frame()).await {
-            Err(_) => return Err(BodyError::TimedOut),
-            Ok(None) => break,
-            Ok(Some(Err(_))) => return Err(BodyError::Unreadable),
-            Ok(Some(Ok(frame))) => frame,
-        };
+    while let Some(frame) = next_frame(&mut body, limits, deadline).await? {
         let Ok(data) = frame.into_data() else { continue };
         let total = buffer.len() + data.len();
         if total > limits.max_bytes {
@@ -121,11 +133,44 @@ pub async fn read(
         if total > reserved {
             // Only a body without (or beyond) a declared length grows its share here.
             let before = buffer.len().max(reserved);
-            limits.budget.take(&mut share, total - before)?;
+            let wait = limits.budget_wait.min(deadline.saturating_duration_since(Instant::now()));
+            if let Err(busy) = limits.budget.take(&mut share, total - before, wait).await {
+                drop(buffer);
+                drain(&mut body, limits, deadline).await;
+                return Err(busy);
+            }
         }
         buffer.extend_from_slice(&data);
     }
     Ok((buffer.freeze(), share))
+}
+
+/// The next piece of the body, within the idle timeout and the deadline.
+async fn next_frame(
+    body: &mut Body,
+    limits: &BodyLimits,
+    deadline: Instant,
+) -> Result<Option<Frame<Bytes>>, BodyError> {
+    let wait = limits.idle_timeout.min(deadline.saturating_duration_since(Instant::now()));
+    match tokio::time::timeout(wait, body.frame()).await {
+        Err(_) => Err(BodyError::TimedOut),
+        Ok(None) => Ok(None),
+        Ok(Some(Err(_))) => Err(BodyError::Unreadable),
+        Ok(Some(Ok(frame))) => Ok(Some(frame)),
+    }
+}
+
+/// Reads and discards the rest of a refused body (at most the body limit, within the
+/// timeouts), so that the client, still sending, reads the refusal instead of a reset
+/// connection. Nothing is kept, so it costs no memory.
+async fn drain(body: &mut Body, limits: &BodyLimits, deadline: Instant) {
+    let mut discarded = 0usize;
+    while discarded <= limits.max_bytes {
+        match next_frame(body, limits, deadline).await {
+            Ok(Some(frame)) => discarded += frame.data_ref().map_or(0, Bytes::len),
+            _ => return,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -138,6 +183,7 @@ mod tests {
             idle_timeout: Duration::from_millis(200),
             total_timeout: Duration::from_secs(5),
             budget: MemoryBudget::new(budget),
+            budget_wait: Duration::from_millis(100),
         }
     }
 

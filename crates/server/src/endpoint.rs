@@ -4,7 +4,7 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     sync::{Arc, Mutex},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use axum::{
@@ -34,6 +34,10 @@ use crate::{
 type ProtocolService = BoxCloneSyncService<Request<Full<Bytes>>, Response, Infallible>;
 
 const SESSION_ID: &str = "mcp-session-id";
+/// Legacy sessions whose owners are remembered before old ones are forgotten.
+const MAX_TRACKED_SESSIONS: usize = 10_000;
+/// How long a legacy session's owner is remembered once that many are tracked.
+const SESSION_MEMORY: Duration = Duration::from_secs(24 * 3600);
 const LAST_EVENT_ID: &str = "last-event-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const MODERN_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
@@ -52,7 +56,7 @@ pub struct McpEndpoint {
     legacy_sessions: bool,
     /// Legacy sessions by id, with the principal that opened each: only that principal
     /// may use, stream from or close it.
-    session_owners: Arc<Mutex<HashMap<String, String>>>,
+    session_owners: Arc<Mutex<HashMap<String, (String, Instant)>>>,
 }
 
 impl McpEndpoint {
@@ -165,8 +169,13 @@ impl McpEndpoint {
         };
         let owners = self.session_owners.lock().unwrap_or_else(|e| e.into_inner());
         match owners.get(id) {
-            Some(known) if known != owner => {
-                tracing::warn!("refused a legacy session opened by another principal");
+            Some((known, _)) if known == owner => Ok(Some(id.to_owned())),
+            found => {
+                // Another principal's session, or one this endpoint never opened (or has
+                // forgotten): either way not a session of this caller.
+                if found.is_some() {
+                    tracing::warn!("refused a legacy session opened by another principal");
+                }
                 Err(jsonrpc::error_response(
                     StatusCode::NOT_FOUND,
                     Value::Null,
@@ -174,7 +183,6 @@ impl McpEndpoint {
                     "Not Found: Session not found",
                 ))
             }
-            _ => Ok(Some(id.to_owned())),
         }
     }
 
@@ -186,7 +194,18 @@ impl McpEndpoint {
             return;
         }
         if let Some(id) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
-            owners.entry(id.to_owned()).or_insert_with(|| owner.to_owned());
+            if owners.len() >= MAX_TRACKED_SESSIONS {
+                // Sessions that were never closed: the oldest are forgotten first (their
+                // clients get 404 and open a new session, as after a restart).
+                owners.retain(|_, (_, opened)| opened.elapsed() < SESSION_MEMORY);
+                if owners.len() >= MAX_TRACKED_SESSIONS {
+                    let mut opened: Vec<Instant> = owners.values().map(|(_, at)| *at).collect();
+                    opened.sort_unstable();
+                    let median = opened[opened.len() / 2];
+                    owners.retain(|_, (_, at)| *at >= median);
+                }
+            }
+            owners.entry(id.to_owned()).or_insert_with(|| (owner.to_owned(), Instant::now()));
         }
     }
 
@@ -266,9 +285,12 @@ impl McpEndpoint {
             Some(b'{') => {
                 // Validate without building a tree: rmcp parses the message itself.
                 // Skipping a value does not check the UTF-8 of strings, so check it here.
-                if std::str::from_utf8(&bytes).is_err()
-                    || serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_err()
-                {
+                let well_formed = crate::blocking::for_large(bytes.clone(), |bytes| {
+                    std::str::from_utf8(bytes).is_ok()
+                        && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+                })
+                .await;
+                if well_formed != Some(true) {
                     return parse_error();
                 }
                 let request = Request::from_parts(parts, Full::new(bytes.clone()));

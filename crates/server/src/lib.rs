@@ -33,6 +33,7 @@
 //! ```
 
 pub mod auth;
+mod blocking;
 pub mod body;
 mod config;
 mod endpoint;

@@ -140,7 +140,10 @@ async fn check(
             .await
             .map_err(|error| (body_denial(error, inner.body_limits.max_bytes), Value::Null))?;
         let requirement = if on_endpoint {
-            scopes::for_mcp_body(&bytes).unwrap_or_default()
+            crate::blocking::for_large(bytes.clone(), scopes::for_mcp_body)
+                .await
+                .flatten()
+                .unwrap_or_default()
         } else {
             scopes::for_rest(&parts.method, parts.uri.path())
         };

@@ -159,6 +159,7 @@ impl AuthGuard {
                     idle_timeout: http.limits.body_idle_timeout,
                     total_timeout: http.limits.body_timeout,
                     budget: MemoryBudget::new(http.limits.max_body_memory_bytes),
+                    budget_wait: settings.scan_wait,
                 },
                 limiter: settings.rate_limit.map(RateLimiter::new),
                 failures: settings.failure_limit.map(RateLimiter::new),
