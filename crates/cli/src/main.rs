@@ -11,6 +11,7 @@ mod exit;
 mod keys_cmd;
 mod output;
 mod parse_cmd;
+mod robustness;
 mod scan_cmd;
 mod serve_cmd;
 

@@ -42,13 +42,114 @@ fn region(cells: &[Vec<CellGeometry>]) -> [(f32, f32); 4] {
     ]
 }
 
-fn cut_at_edge(quad: &[(f32, f32); 4], gray: &Gray, pitch: f32) -> bool {
-    quad.iter().any(|&(x, y)| {
-        x < -pitch * 0.2
-            || y < -pitch * 0.2
-            || x > gray.width as f32 + pitch * 0.2
-            || y > gray.height as f32 + pitch * 0.2
-    })
+/// The edges of the photo (`left`, `top`, `right`, `bottom`) that the zone runs off.
+fn cut_edges(quad: &[(f32, f32); 4], gray: &Gray, pitch: f32) -> Vec<&'static str> {
+    let margin = pitch * 0.2;
+    let (width, height) = (gray.width as f32, gray.height as f32);
+    let mut edges = Vec::new();
+    if quad.iter().any(|&(x, _)| x < -margin) {
+        edges.push("left");
+    }
+    if quad.iter().any(|&(_, y)| y < -margin) {
+        edges.push("top");
+    }
+    if quad.iter().any(|&(x, _)| x > width + margin) {
+        edges.push("right");
+    }
+    if quad.iter().any(|&(_, y)| y > height + margin) {
+        edges.push("bottom");
+    }
+    edges
+}
+
+/// How likely another reading of a cell must be for the cell to count as doubtful when
+/// looking for misreads that cancel under a check digit.
+const PLAUSIBLE_ALTERNATIVE: f32 = 0.05;
+
+/// Two or three doubtful cells (1-based line and column) whose plausible other readings
+/// would satisfy every check digit as well as the published reading does, with the label
+/// of a check digit covering them; `None` when the check digits prove every such cell.
+/// `options(line, pos)` gives the classifier's candidates of a cell (0-based).
+fn cancelling_misreads(
+    reading: &mrtd_mrz::Reading,
+    options: impl Fn(usize, usize) -> Vec<(char, f32)>,
+) -> Option<(&'static str, Vec<(usize, usize)>)> {
+    const WEIGHTS: [u32; 3] = [7, 3, 1];
+    let verified: Vec<&mrtd_mrz::Check> =
+        reading.checks.iter().filter(|c| c.status == mrtd_mrz::CheckStatus::Verified).collect();
+    // The weight of a cell under each verified check digit (0 where it does not count);
+    // the digit itself counts with weight -1, that is 9 mod 10.
+    let weight = |place: (usize, usize), check: &mrtd_mrz::Check| -> u32 {
+        if check.line.zip(check.column) == Some(place) {
+            return 9;
+        }
+        check
+            .covers
+            .iter()
+            .flat_map(|range| (range.from..=range.to).map(move |column| (range.line, column)))
+            .position(|covered| covered == place)
+            .map_or(0, |i| WEIGHTS[i % 3])
+    };
+    // Each doubtful covered cell with the value changes its plausible other readings make.
+    let mut doubtful: Vec<((usize, usize), Vec<u32>)> = Vec::new();
+    for (line, text) in reading.lines.iter().enumerate() {
+        for (pos, read) in text.chars().enumerate() {
+            let place = (line + 1, pos + 1);
+            if !verified.iter().any(|check| weight(place, check) != 0) {
+                continue;
+            }
+            let Some(read_value) = mrtd_mrz::char_value(read) else { continue };
+            let mut changes: Vec<u32> = options(line, pos)
+                .iter()
+                .filter(|(symbol, p)| *symbol != read && *p >= PLAUSIBLE_ALTERNATIVE)
+                .filter_map(|(symbol, _)| mrtd_mrz::char_value(*symbol))
+                .map(|value| (value + 40 - read_value % 10) % 10)
+                .filter(|change| *change != 0)
+                .collect();
+            changes.sort_unstable();
+            changes.dedup();
+            if !changes.is_empty() {
+                doubtful.push((place, changes));
+            }
+        }
+    }
+    // Two or three cells at once: misreads of `0` as `O` cancel in pairs under weights 7
+    // and 3, and in threes under 3, 1 and 1.
+    let fits = |cells: &[((usize, usize), u32)]| {
+        verified.iter().all(|check| {
+            cells.iter().map(|(place, change)| weight(*place, check) * change).sum::<u32>() % 10
+                == 0
+        })
+    };
+    let label = |cells: &[((usize, usize), u32)]| {
+        verified
+            .iter()
+            .find(|check| cells.iter().filter(|(place, _)| weight(*place, check) != 0).count() > 1)
+            .map(|check| check.name.label())
+    };
+    let n = doubtful.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            for a in &doubtful[i].1 {
+                for b in &doubtful[j].1 {
+                    let pair = [(doubtful[i].0, *a), (doubtful[j].0, *b)];
+                    if fits(&pair) {
+                        return label(&pair).map(|name| (name, vec![pair[0].0, pair[1].0]));
+                    }
+                    for (third, changes) in &doubtful[j + 1..] {
+                        for c in changes {
+                            let triple = [pair[0], pair[1], (*third, *c)];
+                            if fits(&triple) {
+                                let places = triple.iter().map(|(place, _)| *place).collect();
+                                return label(&triple).map(|name| (name, places));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Finds runs of washed-out cells (low contrast and bright) inside a line.
@@ -162,6 +263,18 @@ pub(crate) fn conclude(
     if let Some(published) = published.as_mut() {
         note_name_letters(reading.format, &classified, published);
     }
+    // Check digits cannot see misreads that cancel: where two doubtful cells under one
+    // check digit have plausible other readings that change its sum by amounts adding up
+    // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
+    // digit fits the other reading as well as this one, and proves neither.
+    let cancelling = published
+        .as_ref()
+        .and_then(|p| cancelling_misreads(p, |line, pos| classified[line][pos].options.clone()));
+    if cancelling.is_some()
+        && let Some(published) = published.as_mut()
+    {
+        published.valid = false;
+    }
     let published_valid = published.as_ref().is_some_and(|p| p.valid);
     let glare = glare_runs(&attempt);
     // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
@@ -191,7 +304,13 @@ pub(crate) fn conclude(
     let pitch = length(attempt.cells[0][0].along);
     let glyph_px = length(attempt.cells[0][0].across);
     let mean_confidence = attempt.score.exp();
-    let confident = certain;
+    // `read` promises that a pipeline may use the reading without a person looking: never
+    // for characters too small to tell apart reliably, nor for a zone the photo cuts off,
+    // whatever the classifier and the check digits say.
+    let too_small = glyph_px < SMALL_GLYPH_PX;
+    let cut_off = cut_edges(&quad, gray, pitch);
+    let cut = !cut_off.is_empty();
+    let confident = certain && !too_small && !cut;
     // Without passing check digits or a confident classifier this is not
     // evidence of an MRZ: an ordinary text block can look like two rows. The
     // check digits counted are those of the published reading, since the
@@ -204,7 +323,7 @@ pub(crate) fn conclude(
         }
         None => (reading.checks.len(), reading.checks.iter().filter(|c| c.valid).count()),
     };
-    if !reads_as_an_mrz(n_checks, n_checks_valid, confident, mean_confidence) {
+    if !reads_as_an_mrz(n_checks, n_checks_valid, certain, mean_confidence) {
         diagnostics.push(diagnostic(
             DiagnosticCode::NoMrzFound,
             "No MRZ found: rows of text were found but they do not read as an MRZ (too few check digits match). Make sure the whole MRZ is in the photo, sharp and evenly lit.".to_owned(),
@@ -213,13 +332,21 @@ pub(crate) fn conclude(
     }
 
     diagnostics.extend(unproven_note);
-    if cut_at_edge(&quad, gray, pitch) {
+    if cut {
+        // Characters beyond the edge were not seen: whatever the check digits say of the
+        // cells read there, the reading is not valid.
+        if let Some(published) = published.as_mut() {
+            published.valid = false;
+        }
         diagnostics.push(diagnostic(
             DiagnosticCode::MrzCutAtEdge,
-            "The MRZ runs off the edge of the photo; move the camera so that the whole zone is in the frame.".to_owned(),
+            format!(
+                "The MRZ runs off the {} edge of the photo, so some of its characters were not seen; take the photo again with the whole zone in the frame.",
+                cut_off.join(" and ")
+            ),
         ));
     }
-    if glyph_px < SMALL_GLYPH_PX {
+    if too_small {
         diagnostics.push(diagnostic(
             DiagnosticCode::TooSmall,
             format!("The MRZ characters are only {glyph_px:.0} px high; take the photo closer or at a higher resolution (about 10 px per character or more)."),
@@ -257,7 +384,17 @@ pub(crate) fn conclude(
             ),
         ));
     }
-    if !published_valid {
+    if let Some((check, places)) = &cancelling {
+        let places: Vec<String> =
+            places.iter().map(|(line, column)| format!("line {line} character {column}")).collect();
+        diagnostics.push(diagnostic(
+            DiagnosticCode::LowConfidence,
+            format!(
+                "The {check} check digit agrees, but {} were read uncertainly and another reading of them would agree as well, so the check digits prove neither; verify them.",
+                places.join(" and ")
+            ),
+        ));
+    } else if !published_valid {
         // The published reading's verdicts when there is one; the ranking decoder's otherwise.
         let mut failed: Vec<&str> = match &published {
             Some(p) => p
@@ -311,7 +448,7 @@ pub(crate) fn conclude(
             DiagnosticCode::LowConfidence,
             "The document number has a filler (<) inside it, which documents do not print there; it was probably misread, so verify it.".to_owned(),
         ));
-    } else if published_valid && !confident {
+    } else if published_valid && !certain {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The check digits match, but characters no check digit covers (names, issuing state) were read with low confidence; verify them.".to_owned(),

@@ -1,0 +1,32 @@
+//! `mrtd eval --robustness` on the repository's real photos, through the binary: every
+//! photo cut, shrunk, compressed and blurred; none of the variants may come back `read`
+//! with a wrong character or `valid` over a wrong character a check digit covers.
+
+use std::{path::Path, process::Command};
+
+use serde_json::Value;
+
+#[test]
+fn no_variant_of_a_real_photo_is_read_wrongly_or_valid_over_a_wrong_cell() {
+    let images = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images");
+    let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["eval", "--robustness", "--json"])
+        .arg(images.join("MANIFEST.tsv"))
+        .arg(&images)
+        .output()
+        .expect("mrtd eval runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|error| {
+        panic!("{error}: {stdout}\n{}", String::from_utf8_lossy(&output.stderr))
+    });
+    // Every specimen reads exactly as it is, so every one is varied.
+    assert_eq!(report["photos"], 12, "{report}");
+    let kinds = report["kinds"].as_array().expect("one entry per kind");
+    assert_eq!(kinds.len(), 9, "{report}");
+    for kind in kinds {
+        assert!(kind["variants"].as_u64().unwrap() >= 11, "{kind}");
+        assert_eq!(kind["read_but_wrong"], 0, "{kind}");
+        assert_eq!(kind["valid_over_wrong_covered_cell"], 0, "{kind}");
+    }
+    assert!(output.status.success(), "{report}");
+}
