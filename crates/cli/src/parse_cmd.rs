@@ -24,8 +24,13 @@ pub(crate) struct ParseArgs {
     /// Reference date for centuries, expiry and age, as YYYY-MM-DD (default: today, UTC).
     #[arg(long, value_name = "YYYY-MM-DD")]
     today: Option<String>,
-    /// Report check digit failures without correcting anything.
+    /// Apply check-digit-guided corrections, for text from another recogniser. Without it
+    /// the lines are taken as printed: a failing check digit stays failing, and the changes
+    /// that would satisfy it are listed as suggestions.
     #[arg(long)]
+    correct: bool,
+    /// The default (kept for scripts written before `--correct`).
+    #[arg(long, hide = true, conflicts_with = "correct")]
     no_correct: bool,
     /// Output format (default: table on a terminal, json otherwise).
     #[arg(long, value_enum)]
@@ -51,7 +56,7 @@ pub(crate) fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.lines
     };
-    let options = ParseOptions { correct: !args.no_correct, ..ParseOptions::new(reference_date) };
+    let options = ParseOptions { correct: args.correct, ..ParseOptions::new(reference_date) };
     let line_refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let reading = match parse_text(&line_refs, &options) {
         Ok(reading) => reading,

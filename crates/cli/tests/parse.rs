@@ -67,6 +67,7 @@ fn a_refuted_check_digit_still_exits_zero_and_says_so() {
 fn corrections_are_reported_with_the_lines_as_corrected() {
     let output = mrtd(&[
         "parse",
+        "--correct",
         "P<UT0ERIK55ON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
         "L898902C36UTO740BIZZF12041S9ZE184226B<<<<<1O",
         "--today",
@@ -83,6 +84,27 @@ fn corrections_are_reported_with_the_lines_as_corrected() {
     assert_eq!(corrections[0]["from"], "0");
     assert_eq!(corrections[0]["to"], "O");
     assert_eq!(corrections[0]["why"], "letter_only_field");
+}
+
+#[test]
+fn typed_text_is_taken_as_printed_and_corrections_are_only_suggested() {
+    // The document number's check digit mistyped (6 for 3): it stays failing, and the
+    // change that would satisfy it is offered, not applied.
+    let mistyped = TD3_LINE2.replacen("L898902C36", "L898902C46", 1);
+    let output = mrtd(&["parse", "--today", "2026-11-29", TD3_LINE1, &mistyped]);
+    let reading = json(&output);
+    assert_eq!(reading["lines"][1], mistyped.as_str());
+    assert_eq!(reading["valid"], false);
+    assert_eq!(reading["fields"]["document_number"], "L898902C4");
+    assert!(reading["corrections"].as_array().unwrap().is_empty(), "{reading}");
+    let suggestions = reading["suggestions"].as_array().expect("suggestions");
+    assert!(!suggestions.is_empty(), "{reading}");
+    assert!(suggestions.iter().all(|s| s["why"] == "check_digit" && s["proof"].is_array()));
+    // Asked to, it corrects as a recogniser's text would be corrected.
+    let corrected =
+        json(&mrtd(&["parse", "--correct", "--today", "2026-11-29", TD3_LINE1, &mistyped]));
+    assert!(!corrected["corrections"].as_array().unwrap().is_empty(), "{corrected}");
+    assert!(corrected.get("suggestions").is_none(), "{corrected}");
 }
 
 #[test]

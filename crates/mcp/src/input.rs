@@ -46,6 +46,14 @@ impl<'a> Arguments<'a> {
         self.string(name)?.ok_or_else(|| format!("'{name}' is required"))
     }
 
+    pub(crate) fn boolean(&self, name: &str) -> Result<Option<bool>, String> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(value)) => Ok(Some(*value)),
+            Some(other) => Err(format!("'{name}' must be true or false, not {}", kind(other))),
+        }
+    }
+
     pub(crate) fn integer(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, String> {
         match self.map.get(name) {
             None | Some(Value::Null) => Ok(None),

@@ -88,6 +88,18 @@ pub fn decode_base64(encoded: &str) -> Result<Vec<u8>, ServiceError> {
         .map_err(|_| ServiceError::InvalidInput("image_base64 is not valid base64".to_owned()))
 }
 
+/// [`decode_base64`] for an argument that may be large: on the blocking pool from a
+/// megabyte on, so that decoding a photo does not hold back the requests an async worker
+/// thread serves meanwhile.
+pub async fn decode_base64_owned(encoded: String) -> Result<Vec<u8>, ServiceError> {
+    if encoded.len() < 1 << 20 {
+        return decode_base64(&encoded);
+    }
+    tokio::task::spawn_blocking(move || decode_base64(&encoded)).await.unwrap_or_else(|_| {
+        Err(ServiceError::InvalidInput("image_base64 could not be decoded".to_owned()))
+    })
+}
+
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
 /// `no_mrz`, with diagnostics), not an error; only bytes that are no usable image fail.
 pub async fn recognise(
@@ -212,9 +224,14 @@ pub async fn list(
 const MAX_PARSE_CHARS: usize = 1_000;
 
 /// Parses typed or pasted MRZ lines (one string holding all lines also works).
+///
+/// Typed text is taken as printed unless `correct` asks for recognition-style correction
+/// (text from another recogniser): a failing check digit stays failing and `valid` false,
+/// and the changes that would satisfy it come back as `suggestions`.
 pub fn parse<S: AsRef<str>>(
     lines: &[S],
     reference_date: Option<&str>,
+    correct: bool,
 ) -> Result<Value, ServiceError> {
     let date = self::reference_date(reference_date)?;
     if lines.iter().map(|l| l.as_ref().len()).sum::<usize>() > MAX_PARSE_CHARS {
@@ -226,7 +243,8 @@ pub fn parse<S: AsRef<str>>(
         return Err(ServiceError::InvalidInput("'lines' is required".to_owned()));
     }
     let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
-    match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
+    let options = mrtd_mrz::ParseOptions { correct, ..mrtd_mrz::ParseOptions::new(date) };
+    match mrtd_mrz::parse_text(&lines, &options) {
         Ok(reading) => Ok(result::from_text(&reading)),
         Err(not_mrz) => Err(ServiceError::NotMrz(not_mrz.to_string())),
     }
@@ -283,12 +301,12 @@ mod tests {
             "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
             "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
         ];
-        let read = parse(&lines, Some("2010-01-01")).unwrap();
+        let read = parse(&lines, Some("2010-01-01"), false).unwrap();
         assert_eq!(read["status"], "read");
         assert_eq!(read["fields"]["surname"], "ERIKSSON");
-        assert!(matches!(parse(&["hello"], None), Err(ServiceError::NotMrz(_))));
-        assert!(matches!(parse::<&str>(&[], None), Err(ServiceError::InvalidInput(_))));
+        assert!(matches!(parse(&["hello"], None, false), Err(ServiceError::NotMrz(_))));
+        assert!(matches!(parse::<&str>(&[], None, false), Err(ServiceError::InvalidInput(_))));
         let long = "A".repeat(MAX_PARSE_CHARS + 1);
-        assert!(matches!(parse(&[long], None), Err(ServiceError::InvalidInput(_))));
+        assert!(matches!(parse(&[long], None, false), Err(ServiceError::InvalidInput(_))));
     }
 }

@@ -172,6 +172,12 @@ pub(crate) fn text_cell(read: char, class: CellClass) -> Cell {
     Cell { read, options: tidy(options, valid_base), forced, valid_base }
 }
 
+/// A typed character kept as it is, whatever its cell's class allows: no alternative, so
+/// no correction can change it, and no check digit counts it as a valid character.
+pub(crate) fn as_typed(read: char) -> Cell {
+    Cell { read, options: vec![(read, 0.0)], forced: None, valid_base: false }
+}
+
 /// A cell from a recogniser's candidates.
 pub(crate) fn decoded_cell(candidates: &CellCandidates, class: CellClass) -> Cell {
     let mut options: Vec<(char, f32)> = candidates

@@ -75,7 +75,9 @@ pub struct ParseOptions {
     /// reading that satisfies the check digits. Default 2.
     pub ambiguity_ratio: f64,
     /// Apply check-digit-guided corrections (class rules such as `O` → `0` in a date still
-    /// apply). Default true.
+    /// apply). Default true, as recognisers need. Text a person typed is better read with it
+    /// off: a failing check digit then stays failing, and the changes that would satisfy it
+    /// come back as [`Reading::suggestions`].
     pub correct: bool,
 }
 
@@ -106,14 +108,40 @@ pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, Not
     let format = shape::detect_format(&grid)?;
     let layout = Layout::new(format, &grid);
     let classes = layout.cell_classes();
-    let cells: Vec<Vec<Cell>> = grid
+    let mut cells: Vec<Vec<Cell>> = grid
         .iter()
         .zip(&classes)
         .map(|(row, row_classes)| {
             row.iter().zip(row_classes).map(|(c, class)| text_cell(*c, *class)).collect()
         })
         .collect();
+    keep_typed_codes(&layout, &mut cells);
     Ok(read(layout, cells, warnings, TEXT_MAX_CHANGES, options))
+}
+
+/// Typed text is taken as printed: a digit in an issuer or nationality code becomes the
+/// letter it is usually mistaken for only when that makes a known code. A code no state
+/// uses stays as typed (some national documents print a numeric nationality), with the
+/// interpretation's `unknown_code` warning, rather than become a code nobody issues.
+fn keep_typed_codes(layout: &Layout, cells: &mut [Vec<Cell>]) {
+    for name in [F::Issuer, F::Nationality] {
+        let Some(spec) = layout.field(name) else { continue };
+        let positions: Vec<(usize, usize)> = spec.spans.iter().flat_map(|s| s.cells()).collect();
+        if !positions.iter().any(|&(line, column)| cells[line][column].forced.is_some()) {
+            continue;
+        }
+        let mapped: String =
+            positions.iter().map(|&(line, column)| cells[line][column].base()).collect();
+        if classify_code(mapped.trim_end_matches('<')).kind != CodeKind::Unknown {
+            continue;
+        }
+        for &(line, column) in &positions {
+            let cell = &mut cells[line][column];
+            if cell.forced.is_some() {
+                *cell = candidates::as_typed(cell.read);
+            }
+        }
+    }
 }
 
 /// Changed cells per check digit group when reading text. Every usual confusion weighs the
@@ -210,16 +238,31 @@ fn read(
             }
         }
     }
-    let outcome = if options.correct {
-        let ratio = if options.ambiguity_ratio.is_finite() && options.ambiguity_ratio >= 1.0 {
-            options.ambiguity_ratio
-        } else {
-            1.0
-        };
-        solve::solve(&cells, &layout.checks, max_changes, ratio.ln())
+    let ratio = if options.ambiguity_ratio.is_finite() && options.ambiguity_ratio >= 1.0 {
+        options.ambiguity_ratio
     } else {
-        solve::Outcome::default()
+        1.0
     };
+    let solved = solve::solve(&cells, &layout.checks, max_changes, ratio.ln());
+    // Without corrections the solver's changes are offered as suggestions, not applied.
+    let (outcome, suggested) = if options.correct {
+        (solved, Vec::new())
+    } else {
+        let suggested = solved.changes;
+        let outcome = solve::Outcome { ambiguities: solved.ambiguities, ..Default::default() };
+        (outcome, suggested)
+    };
+    let suggestions: Vec<Correction> = suggested
+        .iter()
+        .map(|decided| Correction {
+            line: decided.pos.0 + 1,
+            column: decided.pos.1 + 1,
+            from: cells[decided.pos.0][decided.pos.1].base(),
+            to: decided.to,
+            why: Why::CheckDigit,
+            proof: decided.proof.clone(),
+        })
+        .collect();
 
     let mut grid: Vec<Vec<char>> =
         cells.iter().map(|row| row.iter().map(Cell::base).collect()).collect();
@@ -277,6 +320,7 @@ fn read(
         evidence: interpretation.evidence,
         residual_risk: interpretation.residual_risk,
         corrections,
+        suggestions,
         ambiguities: outcome.ambiguities,
         warnings,
         derived: interpretation.derived,

@@ -48,6 +48,11 @@ pub struct Reading {
     pub residual_risk: Vec<ResidualRisk>,
     /// Every character changed from the input, with the reason.
     pub corrections: Vec<Correction>,
+    /// With corrections off ([`ParseOptions::correct`](crate::ParseOptions)): the changes the
+    /// check digits would support, with their proof, offered and not applied. Empty (and
+    /// left out of the JSON) otherwise.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub suggestions: Vec<Correction>,
     /// Places where several readings satisfy the check digits equally; left as read.
     pub ambiguities: Vec<Ambiguity>,
     /// Non-conformities and oddities that do not stop the reading.

@@ -132,10 +132,15 @@ fn letters_in_digit_fields_and_digits_in_letter_fields_follow_the_class() {
     let reading = read(&replace(&damaged, 1, 5, '0'));
     assert_eq!(reading.fields.birth_date, Date::new(1974, 8, 12));
     assert!(reading.corrections.iter().any(|c| c.column == 16 && c.why == Why::DigitOnlyField));
-    assert!(reading.corrections.iter().any(|c| c.column == 5 && c.why == Why::LetterOnlyField));
-    // `7` is no usual misread of a letter: kept, and the unknown issuer is flagged.
-    assert_eq!(reading.fields.issuer, "U7O");
+    // `7` is no usual misread of a letter, and `U7O` would be no known code either: the
+    // issuer stays as typed, flagged as unknown.
+    assert_eq!(reading.fields.issuer, "U70");
+    assert!(!reading.corrections.iter().any(|c| c.line == 1 && c.why == Why::LetterOnlyField));
     assert!(reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnknownCode));
+    // Where the mapping makes a known code, it is applied.
+    let reading = read(&replace(&truth, 1, 5, '0'));
+    assert_eq!(reading.fields.issuer, "UTO");
+    assert!(reading.corrections.iter().any(|c| c.column == 5 && c.why == Why::LetterOnlyField));
 }
 
 #[test]

@@ -197,3 +197,23 @@ fn recogniser_first_cell_falls_back_to_a_letter_candidate() {
     assert_eq!(reading.format, Format::Td3);
     assert_eq!(reading.lines, lines);
 }
+
+#[test]
+fn a_numeric_nationality_is_taken_as_typed_with_a_warning() {
+    // Some national identity cards print a numeric nationality; no check digit covers it, and
+    // turning `132` into `I3Z` would make a code no state uses.
+    for format in [Format::Td1, Format::Td2, Format::Td3] {
+        let doc = Doc { nationality: "132".into(), ..specimen() };
+        let lines = emit(format, &doc);
+        let reading = read(&lines);
+        assert_eq!(reading.lines, lines, "{format:?}: the lines come back as typed");
+        assert!(reading.valid, "{format:?}");
+        assert_eq!(reading.fields.nationality.as_deref(), Some("132"), "{format:?}");
+        assert!(reading.corrections.is_empty(), "{format:?}: {:?}", reading.corrections);
+        assert!(has_warning(&reading, WarningCode::UnknownCode), "{format:?}");
+    }
+    // A digit typed for a letter is still mended where that makes a known code.
+    let doc = Doc { nationality: "UT0".into(), ..specimen() };
+    let reading = read(&emit(Format::Td3, &doc));
+    assert_eq!(reading.fields.nationality.as_deref(), Some("UTO"));
+}

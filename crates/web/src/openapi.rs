@@ -186,7 +186,8 @@ pub fn document() -> Value {
                             "properties": {
                                 "lines": { "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 3, "description": "The 2 or 3 MRZ lines, top first." },
                                 "text": { "type": "string", "description": "The lines as one text, one per line." },
-                                "reference_date": reference_date
+                                "reference_date": reference_date,
+                                "correct": tool_input_property("parse_mrz", "correct")
                             },
                             "oneOf": [{ "required": ["lines"] }, { "required": ["text"] }],
                             "additionalProperties": false

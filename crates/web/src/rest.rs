@@ -115,13 +115,19 @@ fn is_json(media_type: &str) -> bool {
 
 async fn from_json(request: Request<Body>) -> Result<ScanInput, ApiError> {
     let bytes = Bytes::from_request(request, &()).await?;
-    let body: ScanJson = serde_json::from_slice(&bytes)
-        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))?;
-    Ok(ScanInput {
-        image: service::decode_base64(&body.image_base64)?,
-        retain_hours: body.retain_hours,
-        reference_date: body.reference_date,
+    // A photo's JSON runs to megabytes: it is parsed and decoded off the async workers.
+    tokio::task::spawn_blocking(move || {
+        let body: ScanJson = serde_json::from_slice(&bytes).map_err(|error| {
+            ApiError::bad_request(format!("The JSON body is not valid: {error}"))
+        })?;
+        Ok(ScanInput {
+            image: service::decode_base64(&body.image_base64)?,
+            retain_hours: body.retain_hours,
+            reference_date: body.reference_date,
+        })
     })
+    .await
+    .unwrap_or_else(|_| Err(ApiError::bad_request("The JSON body could not be read.")))
 }
 
 async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
@@ -215,6 +221,9 @@ pub(crate) struct ParseJson {
     lines: Option<Vec<String>>,
     text: Option<String>,
     reference_date: Option<String>,
+    /// Apply check-digit-guided corrections (text from a recogniser); off by default.
+    #[serde(default)]
+    correct: bool,
 }
 
 /// `POST /v1/parse`: typed or pasted MRZ lines in, the document result out.
@@ -237,7 +246,7 @@ pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> 
     if lines.len() > 3 {
         return Err(ApiError::bad_request("An MRZ has 2 or 3 lines; give at most 3."));
     }
-    let result = service::parse(&lines, body.reference_date.as_deref())?;
+    let result = service::parse(&lines, body.reference_date.as_deref(), body.correct)?;
     Ok(private_json(StatusCode::OK, result))
 }
 

@@ -97,7 +97,9 @@ pub(super) async fn call(
         _ => return failure("give exactly one of scan_id and lines"),
     };
     let today = dates::today();
-    let reading = match mrtd_mrz::parse_text(&lines, &ParseOptions::new(today)) {
+    // The lines are taken as printed (or as kept): a failing check digit is an answer.
+    let options = ParseOptions { correct: false, ..ParseOptions::new(today) };
+    let reading = match mrtd_mrz::parse_text(&lines, &options) {
         Ok(reading) => reading,
         Err(not_mrz) => return failure(format!("This is not an MRZ: {not_mrz}.")),
     };

@@ -20,6 +20,11 @@ pub(super) fn input_schema() -> Value {
             "reference_date": {
                 "type": "string",
                 "description": "YYYY-MM-DD; decides date centuries, expiry and age. Default: today (UTC)."
+            },
+            "correct": {
+                "type": "boolean",
+                "default": false,
+                "description": "Apply check-digit-guided corrections, for text that came from another recogniser (OCR). Off: the lines are taken as printed, a failing check digit stays failing, and the changes that would satisfy it come back as suggestions."
             }
         },
         "required": ["lines"],
@@ -28,12 +33,15 @@ pub(super) fn input_schema() -> Value {
 }
 
 pub(super) fn call(arguments: &Arguments<'_>) -> CallToolResult {
-    let parsed = arguments.only(&["lines", "reference_date"]).and_then(|()| {
+    let parsed = arguments.only(&["lines", "reference_date", "correct"]).and_then(|()| {
         let lines = arguments.string_list("lines")?.ok_or("'lines' is required")?;
-        Ok((lines, arguments.string("reference_date")?))
+        let correct = arguments.boolean("correct")?.unwrap_or(false);
+        Ok((lines, arguments.string("reference_date")?, correct))
     });
     match parsed {
-        Ok((lines, date)) => outcome(service::parse(&lines, date), result::summary),
+        Ok((lines, date, correct)) => {
+            outcome(service::parse(&lines, date, correct), result::summary)
+        }
         Err(message) => failure(message),
     }
 }

@@ -59,7 +59,7 @@ pub(super) fn input_schema() -> Value {
 
 /// Where the image comes from.
 enum Image<'a> {
-    Bytes(Vec<u8>),
+    Encoded(&'a str),
     File(&'a str),
 }
 
@@ -92,9 +92,7 @@ pub(super) async fn call(
             let reference_date = arguments.string("reference_date")?;
             dates::reference_date(reference_date)?;
             let image = match (arguments.string("image_base64")?, arguments.string("image_path")?) {
-                (Some(encoded), None) => Image::Bytes(
-                    service::decode_base64(encoded).map_err(|error| error.to_string())?,
-                ),
+                (Some(encoded), None) => Image::Encoded(encoded),
                 (None, Some(path)) => Image::File(path),
                 (Some(_), Some(_)) => {
                     return Err("give image_base64 or image_path, not both".into());
@@ -108,7 +106,10 @@ pub(super) async fn call(
         Err(message) => return Ok(failure(message).into()),
     };
     let image = match image {
-        Image::Bytes(bytes) => bytes,
+        Image::Encoded(encoded) => match service::decode_base64_owned(encoded.to_owned()).await {
+            Ok(bytes) => bytes,
+            Err(error) => return Ok(service_failure(&error).into()),
+        },
         Image::File(path) => match &state.image_dir {
             Some(dir) => match dir.read(path).await {
                 Ok(bytes) => bytes,

@@ -50,6 +50,10 @@ pub(super) fn document_result() -> Value {
             },
             "checks": { "type": "array", "items": { "type": "object" } },
             "corrections": { "type": "array", "items": { "type": "object" } },
+            "suggestions": {
+                "type": "array", "items": { "type": "object" },
+                "description": "Only when parse_mrz was called without correct: the changes the check digits would support, shaped like corrections, not applied."
+            },
             "warnings": { "type": "array", "items": { "type": "object" } },
             "diagnostics": {
                 "type": "array",
