@@ -310,6 +310,39 @@ fn swapping_a_file_for_a_link_never_reads_outside_the_directory() {
     assert_eq!(outside_reads, 0, "calls that read the file outside the directory");
 }
 
+/// `mrtd serve --listen 127.0.0.1:0 ARGS` over `data_dir`, its stderr lines handed to
+/// `on_line`: the process and the address it serves.
+fn start_in(
+    data_dir: &std::path::Path,
+    args: &[&str],
+    on_line: impl FnMut(String) + Send + 'static,
+) -> (std::process::Child, SocketAddr) {
+    let mut child = support::serve_command(data_dir)
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let addr = support::announced_address(child.stderr.take().unwrap(), on_line);
+    (child, addr)
+}
+
+/// `mrtd keys ARGS --data-dir DATA_DIR`, which must succeed.
+fn keys(data_dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .arg("keys")
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env_remove("MRTD_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
 /// Starts `mrtd serve EXTRA` with `RUST_LOG=trace`, collecting its stderr.
 fn traced_server(extra: &[&str]) -> (ServerProcess, Arc<Mutex<Vec<String>>>) {
     let data_dir = tempfile::tempdir().unwrap();
@@ -401,14 +434,7 @@ fn data_files_are_private_and_a_deleted_scan_leaves_no_trace() {
     use std::os::unix::fs::PermissionsExt;
     let parent = tempfile::tempdir().unwrap();
     let data_dir = parent.path().join("data");
-    let mut child = support::serve_command(&data_dir)
-        .args(["--listen", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let (child, addr) = start_in(&data_dir, &[], |_| {});
     let mut server = ServerProcess::adopt(child, tempfile::tempdir().unwrap(), addr);
     let mut client = server.client(Revision::Modern, json!({}));
     let kept = client.call(
@@ -477,13 +503,7 @@ fn mcp_responses_are_not_cached_and_public_paths_check_the_host() {
 
 /// `mrtd keys create NAME` in `data_dir`: the new key.
 fn create_key(data_dir: &std::path::Path, name: &str) -> String {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mrtd"))
-        .args(["keys", "create", name, "--data-dir"])
-        .arg(data_dir)
-        .env_remove("MRTD_DATABASE_URL")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = keys(data_dir, &["create", name]);
     let text = String::from_utf8_lossy(&output.stdout);
     text.split_whitespace()
         .find(|word| word.starts_with("mrtd_"))
@@ -504,16 +524,10 @@ fn keyed_client(addr: SocketAddr, key: &str) -> Client {
 fn scans_belong_to_a_key_not_to_its_name_and_failed_logins_are_throttled() {
     let data_dir = tempfile::tempdir().unwrap();
     let first = create_key(data_dir.path(), "ci");
-    let mut child = support::serve_command(data_dir.path())
-        .args(["--listen", "127.0.0.1:0", "--auth", "api-key", "--rate-limit", "0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
-    let _server = ServerProcess::adopt(child, data_dir, addr);
-    let data_dir = _server.data_dir.path();
+    let (child, addr) =
+        start_in(data_dir.path(), &["--auth", "api-key", "--rate-limit", "0"], |_| {});
+    let server = ServerProcess::adopt(child, data_dir, addr);
+    let data_dir = server.data_dir.path();
 
     let mut client = keyed_client(addr, &first);
     let kept = client.call(
@@ -521,13 +535,7 @@ fn scans_belong_to_a_key_not_to_its_name_and_failed_logins_are_throttled() {
         json!({ "image_base64": support::image_base64(PASSPORT), "retain_hours": 1 }),
     );
     let id = support::scan_id(kept.ok());
-    let revoked = std::process::Command::new(env!("CARGO_BIN_EXE_mrtd"))
-        .args(["keys", "revoke", "ci", "--data-dir"])
-        .arg(data_dir)
-        .env_remove("MRTD_DATABASE_URL")
-        .output()
-        .unwrap();
-    assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
+    keys(data_dir, &["revoke", "ci"]);
     let second = create_key(data_dir, "ci");
     let mut successor = keyed_client(addr, &second);
     let hidden = successor.call("get_scan", json!({ "scan_id": id }));
@@ -557,14 +565,8 @@ fn a_legacy_session_belongs_to_the_key_that_opened_it() {
     let data_dir = tempfile::tempdir().unwrap();
     let alice = create_key(data_dir.path(), "alice");
     let mallory = create_key(data_dir.path(), "mallory");
-    let mut child = support::serve_command(data_dir.path())
-        .args(["--listen", "127.0.0.1:0", "--auth", "api-key", "--legacy-sessions"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let (child, addr) =
+        start_in(data_dir.path(), &["--auth", "api-key", "--legacy-sessions"], |_| {});
     let _server = ServerProcess::adopt(child, data_dir, addr);
 
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -608,15 +610,8 @@ fn the_request_state_key_comes_from_a_file_never_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let key_file = dir.path().join("state.key");
     std::fs::write(&key_file, "ab".repeat(32)).unwrap();
-    let mut child = support::serve_command(dir.path())
-        .args(["--listen", "127.0.0.1:0", "--request-state-key-file"])
-        .arg(&key_file)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let key_arg = key_file.to_str().unwrap();
+    let (child, addr) = start_in(dir.path(), &["--request-state-key-file", key_arg], |_| {});
     let server = ServerProcess::adopt(child, tempfile::tempdir().unwrap(), addr);
     let cmdline = std::fs::read(format!("/proc/{}/cmdline", server.pid())).unwrap();
     assert!(!contains(&cmdline, &"ab".repeat(32)), "the key is not in the process list");

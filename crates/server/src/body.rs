@@ -20,6 +20,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// than a 64-bit byte count).
 const UNIT: usize = 1024;
 
+/// Bodies up to this size are not counted against the budget: the requests that are not
+/// uploads (a `tools/list`, a typed MRZ) must not queue behind uploads waiting for room.
+/// The connection cap bounds what they hold together.
+pub const SMALL_BODY_BYTES: usize = 64 * 1024;
+
 /// Request bodies held in memory at once, across all requests.
 #[derive(Debug, Clone)]
 pub struct MemoryBudget {
@@ -117,7 +122,8 @@ pub async fn read(
             return Err(BodyError::TooLarge);
         }
         let wait = limits.budget_wait.min(limits.total_timeout);
-        if let Err(busy) = limits.budget.take(&mut share, declared as usize, wait).await {
+        let counted = if declared as usize <= SMALL_BODY_BYTES { 0 } else { declared as usize };
+        if let Err(busy) = limits.budget.take(&mut share, counted, wait).await {
             drain(&mut body, limits, deadline).await;
             return Err(busy);
         }
@@ -130,9 +136,9 @@ pub async fn read(
         if total > limits.max_bytes {
             return Err(BodyError::TooLarge);
         }
-        if total > reserved {
+        if total > reserved.max(SMALL_BODY_BYTES) {
             // Only a body without (or beyond) a declared length grows its share here.
-            let before = buffer.len().max(reserved);
+            let before = buffer.len().max(reserved).max(SMALL_BODY_BYTES);
             let wait = limits.budget_wait.min(deadline.saturating_duration_since(Instant::now()));
             if let Err(busy) = limits.budget.take(&mut share, total - before, wait).await {
                 drop(buffer);
@@ -210,21 +216,25 @@ mod tests {
 
     #[tokio::test]
     async fn the_budget_is_shared_and_given_back() {
-        let limits = limits(1 << 20, 8 * UNIT);
+        const S: usize = SMALL_BODY_BYTES;
+        let limits = limits(1 << 24, 3 * S);
         let (first, share) =
-            read(&with_length(6 * UNIT), Body::from(vec![1u8; 6 * UNIT]), &limits).await.unwrap();
-        assert_eq!(first.len(), 6 * UNIT);
-        let busy = read(&with_length(4 * UNIT), Body::from(vec![1u8; 4 * UNIT]), &limits).await;
+            read(&with_length(2 * S), Body::from(vec![1u8; 2 * S]), &limits).await.unwrap();
+        assert_eq!(first.len(), 2 * S);
+        let busy = read(&with_length(3 * S / 2), Body::from(vec![1u8; 3 * S / 2]), &limits).await;
         assert_eq!(busy.unwrap_err(), BodyError::Busy);
         // A body without a declared length is counted as it arrives.
         let chunked = Body::from_stream(futures::stream::iter(
-            (0..4).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![2u8; UNIT]))),
+            (0..5).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![2u8; S / 2]))),
         ));
         assert_eq!(read(&HeaderMap::new(), chunked, &limits).await.unwrap_err(), BodyError::Busy);
+        // Small bodies (requests that are not uploads) pass however full the budget is.
+        let (small, _) = read(&with_length(S), Body::from(vec![3u8; S]), &limits).await.unwrap();
+        assert_eq!(small.len(), S);
         drop(share);
         let (again, _share) =
-            read(&with_length(4 * UNIT), Body::from(vec![1u8; 4 * UNIT]), &limits).await.unwrap();
-        assert_eq!(again.len(), 4 * UNIT);
+            read(&with_length(3 * S / 2), Body::from(vec![1u8; 3 * S / 2]), &limits).await.unwrap();
+        assert_eq!(again.len(), 3 * S / 2);
     }
 
     #[tokio::test]

@@ -388,7 +388,31 @@ impl McpEndpoint {
     }
 
     async fn forward(&self, request: Request<Full<Bytes>>) -> Response {
-        match self.protocol.clone().oneshot(request).await {
+        let protocol = self.protocol.clone();
+        let large = hyper::body::Body::size_hint(request.body())
+            .exact()
+            .is_some_and(|n| n >= crate::blocking::LARGE_BODY_BYTES as u64);
+        let outcome = if large {
+            // The protocol layer parses the whole message where it is polled: for a photo's
+            // megabytes that is a blocking thread, not an async worker other requests wait on.
+            let runtime = tokio::runtime::Handle::current();
+            match tokio::task::spawn_blocking(move || runtime.block_on(protocol.oneshot(request)))
+                .await
+            {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    return jsonrpc::error_response(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        Value::Null,
+                        jsonrpc::INTERNAL_ERROR,
+                        "Service Unavailable: the server is shutting down",
+                    );
+                }
+            }
+        } else {
+            protocol.oneshot(request).await
+        };
+        match outcome {
             Ok(response) => response,
             Err(never) => match never {},
         }
