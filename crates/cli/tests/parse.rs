@@ -200,3 +200,29 @@ fn too_many_lines_is_a_usage_error() {
     let output = mrtd(&["parse", "A", "B", "C", "D"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn every_real_mrz_in_the_repository_parses_unchanged_and_valid() {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/images/MANIFEST.tsv");
+    let text = std::fs::read_to_string(manifest).expect("the manifest");
+    let mut rows = text.lines();
+    let header: Vec<&str> = rows.next().expect("a header").split('\t').collect();
+    let truth_column =
+        header.iter().position(|h| *h == "ground_truth_mrz").expect("a truth column");
+    let mut parsed = 0;
+    for row in rows.filter(|r| !r.trim().is_empty()) {
+        let truth = row.split('\t').nth(truth_column).unwrap_or("").trim();
+        if truth.is_empty() {
+            continue;
+        }
+        let lines: Vec<&str> = truth.split('|').collect();
+        let mut args = vec!["parse", "--format", "json"];
+        args.extend(&lines);
+        let reading = json(&mrtd(&args));
+        assert_eq!(reading["lines"], serde_json::json!(lines), "{truth}");
+        assert_eq!(reading["valid"], true, "{truth}");
+        parsed += 1;
+    }
+    assert_eq!(parsed, 12);
+}
