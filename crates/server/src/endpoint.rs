@@ -113,10 +113,15 @@ impl McpEndpoint {
             );
         }
         let cors_origin = request.headers().get(header::ORIGIN).cloned();
-        let owner = request
-            .extensions()
-            .get::<crate::auth::Principal>()
-            .map_or_else(|| "local".to_owned(), |p| p.0.clone());
+        // Only legacy sessions have an owner to remember; stateless traffic skips all this.
+        let owner = if self.legacy_sessions {
+            request
+                .extensions()
+                .get::<crate::auth::Principal>()
+                .map_or_else(|| "local".to_owned(), |p| p.0.clone())
+        } else {
+            String::new()
+        };
         let session = self.legacy_session(&request, &owner);
         let closing = match (&session, request.method()) {
             (Ok(Some(id)), &Method::DELETE) => Some(id.clone()),
