@@ -45,9 +45,13 @@ fn a_header_claiming_a_huge_raster_is_refused() {
     let mut bytes = png(1, 1, 0);
     bytes[16..20].copy_from_slice(&100_000u32.to_be_bytes());
     bytes[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+    // The chunk's checksum covers its type and data (bytes 12..29): mend it, so that the
+    // decoder reads the header and the pixel limit, not a damaged chunk, refuses the file.
+    let crc = crc32fast::hash(&bytes[12..29]);
+    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
     let engine = EngineBuilder::new().build();
     let error = engine.read(&bytes, &ParseOptions::default()).unwrap_err();
-    assert!(matches!(error, ImageError::TooManyPixels { .. } | ImageError::Decode(_)), "{error}");
+    assert!(matches!(error, ImageError::TooManyPixels { .. }), "{error}");
 }
 
 #[test]
