@@ -13,6 +13,7 @@
 //! println!("{:?}: {:?}", reading.status, reading.reading.map(|r| r.lines));
 //! ```
 
+mod cancelling;
 pub mod cells;
 pub mod check;
 mod components;

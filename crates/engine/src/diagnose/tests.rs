@@ -1,0 +1,305 @@
+//! The verdict rules of `conclude`, cell by cell.
+
+use mrtd_mrz::CellCandidates;
+
+use super::*;
+
+const LINES: [&str; 2] = [
+    "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+    "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+];
+
+/// Candidates for the specimen: each cell's true character with `p` and an unlikely other
+/// one; `misread` cells put a wrong character on top instead.
+fn candidates(
+    p: impl Fn(usize, usize) -> f32,
+    misread: &[(usize, usize)],
+) -> Vec<Vec<CellCandidates>> {
+    LINES
+        .iter()
+        .enumerate()
+        .map(|(line, text)| {
+            text.chars()
+                .enumerate()
+                .map(|(column, truth)| {
+                    let other = if truth == 'X' { 'Y' } else { 'X' };
+                    let p = p(line, column);
+                    let options = if misread.contains(&(line, column)) {
+                        vec![(other, 0.85), (truth, 0.15)]
+                    } else {
+                        vec![(truth, p), (other, 0.01)]
+                    };
+                    CellCandidates { options }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn unproven(cells: &[Vec<CellCandidates>]) -> Vec<(usize, usize)> {
+    let reading = mrtd_mrz::decode_cells(cells, &ParseOptions::default()).expect("a TD3");
+    assert!(
+        reading.corrections.iter().any(|c| c.why == mrtd_mrz::Why::CheckDigit),
+        "the check digits correct the misread cell: {:?}",
+        reading.corrections
+    );
+    let probability = |line: usize, column: usize, symbol: char| {
+        cells[line][column].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
+    };
+    unproven_corrections(&reading, probability)
+}
+
+#[test]
+fn a_correction_among_well_read_cells_is_proven() {
+    // One misread digit of the document number; everything else read at 0.99.
+    let cells = candidates(|_, _| 0.99, &[(1, 3)]);
+    assert_eq!(unproven(&cells), Vec::<(usize, usize)>::new());
+}
+
+#[test]
+fn a_correction_among_doubtful_cells_is_not_proven() {
+    // The same misread digit, but the document number's other cells read at 0.7: the
+    // agreement the search finds is worth less than the doubt it has to overcome.
+    let cells =
+        candidates(|line, column| if line == 1 && column < 10 { 0.7 } else { 0.99 }, &[(1, 3)]);
+    assert_eq!(unproven(&cells), vec![(2, 4)]);
+}
+
+#[test]
+fn half_the_check_digits_of_a_doubtful_reading_do_not_make_an_mrz() {
+    assert!(!reads_as_an_mrz(4, 2, false, 0.6));
+    assert!(reads_as_an_mrz(4, 3, false, 0.6));
+    assert!(reads_as_an_mrz(4, 2, false, 0.9));
+    assert!(reads_as_an_mrz(4, 0, true, 0.6));
+    assert!(!reads_as_an_mrz(0, 0, false, 0.6));
+}
+
+#[test]
+fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
+    // ERIKSSON with its K read as X at 0.6 and K at 0.35.
+    let mut classified = candidates(|_, _| 0.99, &[]);
+    classified[0][8] = CellCandidates { options: vec![('X', 0.6), ('K', 0.35), ('<', 0.05)] };
+    let mut weighed = classified.clone();
+    crate::decode::weigh_names(crate::decode::MrzFormat::Td3, &mut weighed);
+    let mut published = mrtd_mrz::decode_cells(&weighed, &ParseOptions::default()).expect("a TD3");
+    assert_eq!(published.lines[0], LINES[0]);
+    assert!(published.corrections.is_empty(), "the decoder saw K on top");
+    note_name_letters(crate::decode::MrzFormat::Td3, &classified, &mut published);
+    assert_eq!(
+        published.corrections,
+        [mrtd_mrz::Correction {
+            line: 1,
+            column: 9,
+            from: 'X',
+            to: 'K',
+            why: mrtd_mrz::Why::NameLetters,
+            proof: Vec::new(),
+        }]
+    );
+    // The verdict is the classifier's: K at 0.35 is not a confident letter.
+    let probability = |line: usize, column: usize, symbol: char| {
+        classified[line][column].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
+    };
+    assert!(!unchecked_cells_certain(
+        crate::decode::MrzFormat::Td3,
+        &published.lines,
+        probability,
+        &[]
+    ));
+}
+
+/// The specimen TD3 as an attempt read at 0.99 everywhere, cells 20 px apart, with
+/// the cells in `washed` bright and without contrast.
+fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
+    let p = |line, pos| if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
+    let engine_cells: Vec<Vec<crate::decode::CellCandidates>> = candidates(p, &[])
+        .into_iter()
+        .map(|line| {
+            line.into_iter().map(|c| crate::decode::CellCandidates { options: c.options }).collect()
+        })
+        .collect();
+    let reading = crate::decode::decode_cells(&engine_cells).expect("a TD3");
+    let cells: Vec<Vec<CellGeometry>> = (0..2)
+        .map(|line| {
+            (0..44)
+                .map(|pos| CellGeometry {
+                    centre: (40.0 + 20.0 * pos as f32, 40.0 + 30.0 * line as f32),
+                    along: (20.0, 0.0),
+                    across: (0.0, 22.0),
+                })
+                .collect()
+        })
+        .collect();
+    let contrast: Vec<Vec<f32>> = (0..2)
+        .map(|line| {
+            (0..44).map(|pos| if washed.contains(&(line, pos)) { 3.0 } else { 40.0 }).collect()
+        })
+        .collect();
+    Attempt {
+        reading,
+        candidates: engine_cells,
+        cells,
+        contrast,
+        covered: vec![vec![false; 44]; 2],
+        score: 0.99f32.ln(),
+        rotation_degrees: 0.0,
+    }
+}
+
+#[test]
+fn glare_over_characters_no_check_digit_covers_needs_near_certainty() {
+    let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
+    let report = LocateReport::default();
+    let read = |washed: &[(usize, usize)], p: f32| {
+        let attempt = attempt_with_glare(washed, p);
+        conclude(Some(attempt), &report, &gray, 1.0, &ParseOptions::default())
+    };
+    assert_eq!(read(&[], 0.99).status, Status::Read);
+    // A name letter at 0.9 is read, but not under glare.
+    let name = [(0, 7), (0, 8), (0, 9)];
+    assert_eq!(read(&[(0, 8)], 0.9).status, Status::Read, "no run of washed-out cells");
+    let washed = read(&name, 0.9);
+    assert_eq!(washed.status, Status::Partial);
+    assert!(washed.reading.as_ref().is_some_and(|r| r.valid && r.lines[0] == LINES[0]));
+    let codes: Vec<DiagnosticCode> = washed.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&DiagnosticCode::Glare), "{codes:?}");
+    assert!(codes.contains(&DiagnosticCode::LowConfidence), "{codes:?}");
+    // Read clearly in spite of the glare: read, with the glare said.
+    let clear = read(&name, 0.99);
+    assert_eq!(clear.status, Status::Read);
+    assert!(clear.diagnostics.iter().any(|d| d.code == DiagnosticCode::Glare));
+    // Over the document number, which its check digit covers: read.
+    assert_eq!(read(&[(1, 1), (1, 2), (1, 3)], 0.9).status, Status::Read);
+}
+
+/// A cell of the specimen, as line and column, and the options it is read with.
+type ReadAs = (usize, usize, Vec<(char, f32)>);
+
+/// The specimen TD3 read at 0.99 everywhere but at the cells `changed` gives, with the
+/// options it gives, concluded on a plain page.
+fn read_with_cells(changed: &[ReadAs]) -> ImageReading {
+    read_with_covered_cells(changed, &[])
+}
+
+/// The same, with the cells `covered` lists (line, column) covered above or below.
+fn read_with_covered_cells(changed: &[ReadAs], covered: &[(usize, usize)]) -> ImageReading {
+    let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
+    let mut attempt = attempt_with_glare(&[], 0.99);
+    for (line, column, options) in changed {
+        attempt.candidates[*line][*column].options = options.clone();
+    }
+    for &(line, column) in covered {
+        attempt.covered[line][column] = true;
+    }
+    attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
+    conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
+}
+
+/// The same with one cell, `(line, column)`, holding `first` at `p` and `second` at
+/// the rest.
+fn read_with_cell(line: usize, column: usize, first: char, second: char, p: f32) -> ImageReading {
+    read_with_cells(&[(line, column, vec![(first, p), (second, 1.0 - p)])])
+}
+
+#[test]
+fn a_number_with_a_filler_inside_is_not_read_however_sure_its_cells() {
+    // L898902C3 read L<X8902C3: the 8 (weight 3) as a filler, -24, and the 9 (weight 1)
+    // as X, +24. Document number and composite check digits agree, every cell at 0.99.
+    let read = read_with_cells(&[
+        (1, 1, vec![('<', 0.99), ('8', 0.01)]),
+        (1, 2, vec![('X', 0.99), ('9', 0.01)]),
+    ]);
+    let reading = read.reading.as_ref().expect("a reading");
+    assert!(reading.valid);
+    assert_eq!(reading.fields.document_number, "L<X8902C3");
+    assert_eq!(read.status, Status::Partial);
+    assert!(read.diagnostics.iter().any(|d| d.message.contains("filler (<) inside it")));
+}
+
+#[test]
+fn a_covered_cell_is_not_vouched_for_however_sure_the_classifier() {
+    // L898902C3 read LA989O2C3 where a page edge cut line 2: the cut 8 an A at 0.76
+    // (weight 3: +6), the 0 beside the edge an O at 0.9999 (weight 1: +24), 30 in all,
+    // so the document number and composite check digits agree.
+    let cut = [(1, 1, vec![('A', 0.76), ('8', 0.24)]), (1, 5, vec![('O', 0.9999), ('0', 0.0001)])];
+    let uncovered = read_with_cells(&cut);
+    let reading = uncovered.reading.as_ref().expect("a reading");
+    assert!(reading.valid);
+    assert_eq!(reading.fields.document_number, "LA989O2C3");
+    // One doubtful cell under the check digits: they vouch for it.
+    assert_eq!(uncovered.status, Status::Read);
+    // The O's cell covered below: two doubtful cells under the same check digits.
+    let covered = read_with_covered_cells(&cut, &[(1, 5)]);
+    assert_eq!(covered.status, Status::Partial);
+    assert!(covered.diagnostics.iter().any(|d| d.code == DiagnosticCode::LowConfidence));
+    let said: Vec<&str> = covered
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::PartlyCovered)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        matches!(said[..], [m] if m.contains("line 2 of the MRZ next to character 6 ")),
+        "{said:?}"
+    );
+    assert!(!uncovered.diagnostics.iter().any(|d| d.code == DiagnosticCode::PartlyCovered));
+}
+
+#[test]
+fn runs_of_flags_are_found_with_their_ends() {
+    assert_eq!(runs_of(&[false, true, true, false, true]), vec![(1, 2), (4, 4)]);
+    assert_eq!(runs_of(&[true]), vec![(0, 0)]);
+    assert!(runs_of(&[false, false]).is_empty());
+}
+
+#[test]
+fn a_letter_after_the_fillers_that_end_the_names_is_not_read_however_sure() {
+    // The last filler of line 1, at the page's edge, read H at 0.99.
+    let read = read_with_cell(0, 43, 'H', '<', 0.99);
+    let reading = read.reading.as_ref().expect("a reading");
+    assert!(reading.valid);
+    assert!(reading.lines[0].ends_with("<<H"), "{}", reading.lines[0]);
+    assert!(reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName));
+    assert_eq!(read.status, Status::Partial);
+    assert!(read.diagnostics.iter().any(|d| d.message.contains("verify the names")));
+}
+
+#[test]
+fn a_filler_that_may_be_a_k_is_not_settled_by_its_check_digits() {
+    // A filler of the optional data seen as a K: K is 20, `<` is 0, and both check
+    // digits over the cell pass either way.
+    let read = |p: f32| read_with_cell(1, 38, 'K', '<', p);
+    let doubtful = read(0.8);
+    let published = doubtful.reading.as_ref().expect("a reading");
+    assert_eq!(&published.lines[1][36..40], "B<K<");
+    assert!(published.valid);
+    assert_eq!(doubtful.status, Status::Partial);
+    assert_eq!(read(0.99).status, Status::Read, "no doubt the check digits would have to settle");
+}
+
+#[test]
+fn a_name_letter_the_name_model_doubts_is_not_certain() {
+    // ERIKSSON's I seen as a J, as at the edge of a shadow: RJK is all but unknown
+    // in names, RIK common.
+    let read = |p: f32| read_with_cell(0, 7, 'J', 'I', p);
+    let doubted = read(0.9);
+    let published = doubted.reading.as_ref().expect("a reading");
+    assert_eq!(&published.lines[0][5..13], "ERJKSSON", "the model changes no letter read at 0.9");
+    assert_eq!(doubted.status, Status::Partial, "0.9 by the classifier, under 0.7 once weighed");
+    assert_eq!(read(0.995).status, Status::Read);
+}
+
+#[test]
+fn an_issuer_that_is_no_known_code_needs_its_letters_near_certain() {
+    // UTO's T seen as an I or a Z, as under a printed background pattern: no
+    // known code is among the candidates.
+    let read = |p: f32| read_with_cell(0, 3, 'I', 'Z', p);
+    let doubtful = read(0.955);
+    let published = doubtful.reading.as_ref().expect("a reading");
+    assert_eq!(published.lines[0], LINES[0].replacen("UTO", "UIO", 1));
+    assert!(published.valid, "no check digit covers the issuer");
+    assert!(published.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnknownCode));
+    assert_eq!(doubtful.status, Status::Partial);
+    // Printed so (real documents carry codes the list lacks) and read without doubt.
+    assert_eq!(read(0.9995).status, Status::Read);
+}
