@@ -256,12 +256,9 @@ impl McpEndpoint {
         parts.headers.remove(LAST_EVENT_ID);
         normalise_accept(&mut parts.headers);
 
-        let declared_length = parts
-            .headers
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared_length.is_some_and(|n| n > self.max_body_bytes as u64) {
+        if crate::body::declared_length(&parts.headers)
+            .is_some_and(|n| n > self.max_body_bytes as u64)
+        {
             return self.too_large();
         }
         let bytes = match Limited::new(body, self.max_body_bytes).collect().await {
