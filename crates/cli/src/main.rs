@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod compose;
 mod config;
 mod connect;
 mod eval_cmd;

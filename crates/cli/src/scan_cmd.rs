@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions, Status};
+use mrtd_service::result::DocumentResult;
 use serde_json::{Value, json};
 
 use crate::exit::{CliError, Exit};
@@ -107,52 +108,27 @@ pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) ->
     }
 }
 
-fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Read => "read",
-        Status::Partial => "partial",
-        Status::NoMrz => "no_mrz",
-    }
-}
-
-/// The JSON object printed for one file.
+/// The JSON object printed for one file: the document result every front end returns
+/// (`mrtd_service::result::DocumentResult`), with the file's name.
 pub(crate) fn to_json(file: &Path, outcome: &FileOutcome) -> Value {
-    match outcome {
+    let mut result = match outcome {
         FileOutcome::Error(message) => json!({
-            "file": file.display().to_string(),
             "status": "error",
             "format": null,
             "lines": [],
             "valid": false,
-            "fields": {},
+            "fields": null,
             "checks": [],
             "corrections": [],
+            "warnings": [],
             "diagnostics": [{"code": "error", "message": message}],
-            "timing_ms": null,
         }),
-        FileOutcome::Reading(image) => {
-            let reading = image.reading.as_ref();
-            json!({
-                "file": file.display().to_string(),
-                "status": status_name(image.status),
-                "format": reading.map(|r| r.format.as_str()),
-                "lines": reading.map(|r| r.lines.clone()).unwrap_or_default(),
-                "valid": reading.is_some_and(|r| r.valid),
-                "fields": reading.map(|r| json!(r.fields)).unwrap_or(json!({})),
-                "checks": reading.map(|r| json!(r.checks)).unwrap_or(json!([])),
-                "evidence": reading.map(|r| json!(r.evidence)).unwrap_or(json!([])),
-                "derived": reading.map(|r| json!(r.derived)),
-                "corrections": reading.map(|r| json!(r.corrections)).unwrap_or(json!([])),
-                "ambiguities": reading.map(|r| json!(r.ambiguities)).unwrap_or(json!([])),
-                "warnings": reading.map(|r| json!(r.warnings)).unwrap_or(json!([])),
-                "diagnostics": image.diagnostics,
-                "rotation_degrees": image.rotation_degrees,
-                "region": image.region,
-                "image": {"width": image.image_width, "height": image.image_height, "format": image.image_format},
-                "timing_ms": (image.timing_ms * 10.0).round() / 10.0,
-            })
-        }
+        FileOutcome::Reading(image) => DocumentResult::from_image(image).to_value(),
+    };
+    if let Value::Object(object) = &mut result {
+        object.insert("file".into(), json!(file.display().to_string()));
     }
+    result
 }
 
 /// The exit status one file earns.

@@ -9,7 +9,7 @@ use std::{
 };
 
 use anyhow::Context;
-use mrtd_mcp::{AppState, McpConfig, MrtdServer};
+use mrtd_mcp::{McpConfig, MrtdServer};
 use mrtd_server::{
     ConnectionLimits, HttpConfig, McpEndpoint,
     auth::{
@@ -17,10 +17,11 @@ use mrtd_server::{
     },
     observe::{Observability, Readiness},
 };
+use mrtd_service::{AppState, ServiceConfig};
 use mrtd_web::WebConfig;
 
 use crate::{
-    connect,
+    compose, connect,
     exit::{CliError, usage},
     keys_cmd::StoreKeys,
 };
@@ -218,20 +219,20 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         None => args.request_state_key.clone(),
     };
     let key = request_state_key(given_key.as_deref(), &data_dir)?;
-    let config = McpConfig {
+    let config = ServiceConfig {
         image_dir: args.image_dir.clone(),
-        request_state_key: key,
         max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
     let state = AppState::new(engine, store.clone(), &config)?;
+    let server = MrtdServer::new(state.clone(), &McpConfig { request_state_key: key })?
+        .with_tool_spans(compose::tool_spans());
     let shutdown = tokio_util_shutdown();
     let sweeper =
         mrtd_store::spawn_sweeper(store.clone(), Duration::from_secs(60), shutdown.clone());
 
     if args.stdio {
         tracing::info!("serving MCP over stdio");
-        let server = MrtdServer::new(state);
         mrtd_server::stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await?;
     } else {
         let mut http = HttpConfig {
@@ -258,22 +259,23 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         // doors see the same scans for the same caller.
         let web_config =
             WebConfig { max_body_bytes: http.max_body_bytes, mcp_path: "/mcp".to_owned() };
-        let web = mrtd_web::routes_with(state.clone(), &web_config);
-        let server = MrtdServer::new(state);
+        let web = mrtd_web::routes_with(state, &web_config);
         let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
         let guard = AuthGuard::new(auth_settings(&args, &store).await?, &http);
         // Metrics and probes: the probes are public paths the guard lets through, /metrics
         // is a protected read; `track` goes outermost so the guard's refusals are counted.
-        let observability =
-            Observability::install(&http).context("installing the metrics recorder")?;
+        let observability = Observability::install_with(&http, mrtd_service::metrics::HISTOGRAMS)
+            .context("installing the metrics recorder")?;
+        mrtd_service::metrics::describe();
+        mrtd_mcp::metrics::describe();
         let pinged = store.clone();
         let readiness = Readiness::new().check("store", move || {
             let store = pinged.clone();
             async move { store.ping().await }
         });
         let rest = web.merge(observability.routes(readiness));
-        let app =
-            observability.track(guard.protect(mrtd_server::http::router(endpoint, &http, rest)));
+        let app = mrtd_server::http::router(endpoint, &http, rest);
+        let app = observability.track(guard.protect(compose::identify(app)));
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .with_context(|| format!("binding {}", args.listen))?;
@@ -332,6 +334,7 @@ async fn auth_settings(
         }
     };
     let mut settings = AuthSettings::new(mode);
+    settings.access = compose::access_rules();
     settings.rate_limit = (args.rate_limit > 0.0)
         .then_some(RateLimit { per_second: args.rate_limit, burst: args.rate_burst.max(1) });
     if let Some(slots) = args.max_concurrent_scans {

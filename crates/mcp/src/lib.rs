@@ -1,30 +1,34 @@
 //! mrtd's MCP layer: one rmcp [`ServerHandler`](rmcp::ServerHandler) that serves the
 //! document tools, the scan resources, the docs and a prompt over any transport.
 //!
-//! The same [`MrtdServer`] value serves stdio and Streamable HTTP; the transport only
-//! decides who the caller is (a [`Principal`] put into the HTTP request's extensions by
-//! the authentication layer, or the local user over stdio).
+//! The same [`MrtdServer`] value serves stdio and Streamable HTTP. The operations are
+//! `mrtd-service`'s; this crate turns tool calls into them and their results into tool
+//! results. It knows no transport: the caller is the [`mrtd_service::Principal`] found in
+//! the HTTP request's extensions (put there by the composition once authenticated) or the
+//! local user, and the span of a tool call is made by a [`ToolSpans`] the composition may
+//! supply.
 //!
 //! Tools, in the order `tools/list` always returns them:
 //! `scan_document`, `get_scan`, `list_scans`, `delete_scan`, `parse_mrz`, `check_document`.
 //! Every tool has a title, a description written for a model (`docs/tools/*.md`), an
-//! `inputSchema`, an `outputSchema`, and returns `structuredContent` plus a short summary.
+//! `inputSchema`, an `outputSchema`, the scope it needs and whether it runs a recognition
+//! ([`tool_access`]), and returns `structuredContent` plus a short summary.
 
-mod dates;
-mod image_file;
 mod input;
+pub mod metrics;
 mod principal;
 mod prompts;
 mod resources;
-mod result;
 mod server;
-pub mod service;
-mod state;
 mod tools;
 
-pub use image_file::ImageFileError;
-pub use principal::Principal;
-pub use server::MrtdServer;
-pub use service::ServiceError;
-pub use state::{AppState, McpConfig, StateError};
-pub use tools::tool_catalog;
+pub use mrtd_service::Access;
+pub use resources::resource_access;
+pub use server::{McpConfig, McpError, MrtdServer, ToolCall, ToolSpans};
+pub use tools::{ToolAccess, tool_access, tool_catalog};
+
+/// What the tools share: the document operations and the `requestState` sealer.
+pub(crate) struct Shared {
+    pub(crate) state: mrtd_service::AppState,
+    pub(crate) codec: rmcp::model::RequestStateCodec,
+}

@@ -11,9 +11,15 @@ use rmcp::{
 };
 use serde_json::json;
 
-use crate::{AppState, Principal};
+use mrtd_service::{AppState, Principal};
 
 const SCAN_PREFIX: &str = "mrtd://scans/";
+
+/// What reading each family of resources needs: a URI prefix (compared without case) and
+/// the access; the docs need nothing.
+pub fn resource_access() -> Vec<(&'static str, mrtd_service::Access)> {
+    vec![("mrtd://scans", mrtd_service::Access::ReadScans)]
+}
 /// Docs change only with a new release: clients may cache them for a day.
 const DOCS_TTL_MS: u64 = 24 * 60 * 60 * 1000;
 
@@ -96,11 +102,11 @@ pub(crate) async fn read(
         return Ok(hints(ReadResourceResult::new(vec![contents]), DOCS_TTL_MS, CacheScope::Public));
     }
     if let Some(scan_id) = uri.strip_prefix(SCAN_PREFIX) {
-        match state.store.get(&principal.0, scan_id, SystemTime::now()).await {
+        match state.store().get(&principal.0, scan_id, SystemTime::now()).await {
             Ok(record) => {
                 let mut result = record.result;
                 result["scan_id"] = json!(record.id.as_str());
-                result["expires_at"] = json!(crate::tools::rfc3339(record.expires_at));
+                result["expires_at"] = json!(mrtd_service::ops::rfc3339(record.expires_at));
                 let contents = ResourceContents::TextResourceContents {
                     uri: uri.into(),
                     mime_type: Some("application/json".into()),

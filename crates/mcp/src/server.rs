@@ -11,10 +11,13 @@ use rmcp::{
     service::RequestContext,
 };
 
-use mrtd_server::observe::{self, RequestSpan};
+use std::sync::Arc;
+
+use mrtd_service::AppState;
+use rmcp::model::RequestStateCodec;
 use tracing::Instrument;
 
-use crate::{AppState, Principal, prompts, resources, tools};
+use crate::{Shared, metrics, principal, prompts, resources, tools};
 
 /// The four revisions this server implements (2024-11-05 is not offered).
 const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
@@ -27,16 +30,73 @@ const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
 /// How long clients may cache the tool list: it changes only with a release.
 const TOOLS_TTL_MS: u64 = 60 * 60 * 1000;
 
+/// Settings of the MCP layer.
+#[derive(Debug, Clone)]
+pub struct McpConfig {
+    /// Key for the integrity tag of `requestState` (at least 32 bytes). Replicas that
+    /// serve the same clients must share it.
+    pub request_state_key: Vec<u8>,
+}
+
+/// Errors found while building the server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// The request-state key is too short.
+    #[error("the request-state key must be at least 32 bytes")]
+    RequestStateKey,
+}
+
+/// What the span of one tool call is made from.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    /// The tool's name as the client sent it (any text, any length).
+    pub tool: &'a str,
+    /// The W3C `traceparent` from the request's `_meta`, unchecked.
+    pub traceparent: Option<&'a str>,
+    /// The W3C `tracestate` from the request's `_meta`, unchecked.
+    pub tracestate: Option<&'a str>,
+    /// The HTTP request the call came in, when it came over HTTP.
+    pub http: Option<&'a http::request::Parts>,
+}
+
+/// Makes the span of each tool call; the composition supplies one that joins the HTTP
+/// request's span and the caller's trace. Without one, a plain `tool_call` span.
+pub type ToolSpans = Arc<dyn Fn(ToolCall<'_>) -> tracing::Span + Send + Sync>;
+
+/// Longest tool name the default span records; names are the client's text.
+const SPAN_TOOL_NAME_LIMIT: usize = 64;
+
 /// mrtd's MCP server: stateless, cheap to clone, one value for every transport.
 #[derive(Clone)]
 pub struct MrtdServer {
-    state: AppState,
+    shared: Arc<Shared>,
+    spans: Option<ToolSpans>,
 }
 
 impl MrtdServer {
-    /// A server over the shared state.
-    pub fn new(state: AppState) -> Self {
-        MrtdServer { state }
+    /// A server over the document operations.
+    pub fn new(state: AppState, config: &McpConfig) -> Result<Self, McpError> {
+        let codec = RequestStateCodec::try_new(config.request_state_key.clone())
+            .map_err(|_| McpError::RequestStateKey)?;
+        Ok(MrtdServer { shared: Arc::new(Shared { state, codec }), spans: None })
+    }
+
+    /// Makes the span of each tool call with `spans`.
+    #[must_use]
+    pub fn with_tool_spans(mut self, spans: ToolSpans) -> Self {
+        self.spans = Some(spans);
+        self
+    }
+
+    fn span(&self, call: ToolCall<'_>) -> tracing::Span {
+        match &self.spans {
+            Some(spans) => spans(call),
+            None => {
+                let tool: String = call.tool.chars().take(SPAN_TOOL_NAME_LIMIT).collect();
+                tracing::info_span!("tool_call", tool = tool)
+            }
+        }
     }
 }
 
@@ -84,26 +144,22 @@ impl ServerHandler for MrtdServer {
         // The tool call is a child of the HTTP request's span (when there is one) and
         // carries the caller's W3C trace context from `_meta`, so logs of one call can be
         // joined to the client's trace.
-        let http_span = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<RequestSpan>());
-        let span = observe::tool_call_span(
-            &request.name,
-            context.meta.get_traceparent(),
-            context.meta.get_tracestate(),
-            http_span,
-        );
+        let span = self.span(ToolCall {
+            tool: &request.name,
+            traceparent: context.meta.get_traceparent(),
+            tracestate: context.meta.get_tracestate(),
+            http: context.extensions.get::<http::request::Parts>(),
+        });
         let tool = tool_label(&request.name);
         let started = std::time::Instant::now();
-        let response = tools::call(&self.state, request, &context).instrument(span.clone()).await;
+        let response = tools::call(&self.shared, request, &context).instrument(span.clone()).await;
         let outcome = match &response {
             Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => "tool_error",
             Ok(CallToolResponse::InputRequired(_)) => "input_required",
             Ok(_) => "ok",
             Err(_) => "protocol_error",
         };
-        observe::record_tool_call(tool, outcome);
+        metrics::record_tool_call(tool, outcome);
         // Names and outcomes only: document fields never reach the logs.
         tracing::debug!(
             parent: &span,
@@ -135,8 +191,8 @@ impl ServerHandler for MrtdServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let principal = Principal::of(&context);
-        resources::read(&self.state, &principal, &request.uri, is_modern(&context))
+        let principal = principal::of(&context);
+        resources::read(&self.shared.state, &principal, &request.uri, is_modern(&context))
             .await
             .map(Into::into)
     }
@@ -167,9 +223,7 @@ pub(crate) fn is_modern(context: &RequestContext<RoleServer>) -> bool {
 /// A tool name as a metric label: the published name, or `unknown` for anything else, so
 /// callers cannot create series at will.
 fn tool_label(name: &str) -> &'static str {
-    const NAMES: &[&str] =
-        &["scan_document", "get_scan", "list_scans", "delete_scan", "parse_mrz", "check_document"];
-    NAMES.iter().find(|known| **known == name).copied().unwrap_or("unknown")
+    tools::published_name(name).unwrap_or("unknown")
 }
 
 #[cfg(test)]

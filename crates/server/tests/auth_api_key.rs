@@ -18,7 +18,8 @@ use mrtd_server::{
 use serde_json::json;
 
 /// The MCP endpoint plus a REST route and a public route, all behind the guard.
-fn server(settings: AuthSettings) -> Router {
+fn server(mut settings: AuthSettings) -> Router {
+    settings.access = access_rules();
     let http = HttpConfig::default();
     let guard = AuthGuard::new(settings, &http);
     app(Handler::default(), &http, |router| {

@@ -17,7 +17,10 @@ use jsonwebtoken::{
     Algorithm, EncodingKey, Header,
     jwk::{Jwk, JwkSet},
 };
-use mrtd_server::{HttpConfig, McpEndpoint, auth::Principal};
+use mrtd_server::{
+    HttpConfig, McpEndpoint,
+    auth::{AccessRules, Principal, SCOPE_READ, SCOPE_WRITE, ToolRule},
+};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
@@ -162,6 +165,22 @@ impl ServerHandler for Handler {
 }
 
 /// The MCP endpoint with `handler` behind `protect`.
+/// What the test handler's tools and resources need, as a composition declares it:
+/// `scan_document` writes and runs a recognition, `get_scan` and the scan resources read.
+pub fn access_rules() -> AccessRules {
+    let tool = |name: &str, scope, recognition| ToolRule {
+        name: name.to_owned(),
+        scope: Some(scope),
+        scope_with_argument: None,
+        recognition,
+    };
+    AccessRules {
+        tools: vec![tool("scan_document", SCOPE_WRITE, true), tool("get_scan", SCOPE_READ, false)],
+        resources: vec![("mrtd://scans".to_owned(), SCOPE_READ)],
+        rest: Vec::new(),
+    }
+}
+
 pub fn app(handler: Handler, http: &HttpConfig, protect: impl FnOnce(Router) -> Router) -> Router {
     let endpoint = McpEndpoint::new(move || Ok(handler.clone()), http);
     protect(mrtd_server::http::router(endpoint, http, Router::new()))

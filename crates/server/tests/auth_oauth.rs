@@ -42,7 +42,9 @@ async fn verifier_from(source: JwksSource) -> Result<TokenVerifier, OAuthConfigE
 
 fn guarded(verifier: TokenVerifier) -> Router {
     let http = HttpConfig::default();
-    let guard = AuthGuard::new(AuthSettings::new(AuthMode::OAuth(Arc::new(verifier))), &http);
+    let mut settings = AuthSettings::new(AuthMode::OAuth(Arc::new(verifier)));
+    settings.access = access_rules();
+    let guard = AuthGuard::new(settings, &http);
     app(Handler::default(), &http, |router| guard.protect(router))
 }
 

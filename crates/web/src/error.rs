@@ -7,7 +7,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, StatusCode, header};
-use mrtd_mcp::ServiceError;
+use mrtd_service::ServiceError;
 use serde_json::json;
 
 /// A REST error. Its message is written for the caller and never carries internals.

@@ -14,8 +14,10 @@
 //! | `POST /v1/scans`, `GET /v1/scans`, `GET`/`DELETE /v1/scans/{id}`, `POST /v1/parse` | the REST API |
 //!
 //! The REST API returns exactly what the MCP tools put in `structuredContent`, through the
-//! same transport-neutral [`mrtd_mcp::service`], for the same caller: the principal the
-//! authentication layer put into the request's extensions (the local user without one).
+//! same transport-neutral [`mrtd_service::ops`], for the same caller: the
+//! [`mrtd_service::Principal`] the composition put into the request's extensions once the
+//! caller was authenticated (the local user without one). [`rest_access`] declares what
+//! each operation needs, for the HTTP front's guard.
 //! REST errors are `{"error": {"code", "message"}}` with a status that says what to do.
 
 mod assets;
@@ -27,7 +29,8 @@ mod rest;
 mod root;
 
 use axum::{Router, extract::DefaultBodyLimit, routing::get};
-use mrtd_mcp::AppState;
+use http::Method;
+use mrtd_service::{Access, AppState};
 
 pub use error::ApiError;
 pub use openapi::document as openapi_document;
@@ -50,6 +53,39 @@ impl Default for WebConfig {
     fn default() -> Self {
         WebConfig { max_body_bytes: DEFAULT_MAX_BODY_BYTES, mcp_path: "/mcp".to_owned() }
     }
+}
+
+/// What one REST operation needs from the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestAccess {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path, without a trailing slash.
+    pub path: &'static str,
+    /// What it touches.
+    pub access: Access,
+    /// Whether it reads a photo (and so takes a recognition slot).
+    pub recognition: bool,
+}
+
+/// The REST operations whose needs differ from the rule for the rest (reads need to read
+/// scans, other methods to write them): reading a photo takes a recognition slot, like the
+/// `scan_document` tool; parsing typed text touches no scan, like `parse_mrz`.
+pub fn rest_access() -> Vec<RestAccess> {
+    vec![
+        RestAccess {
+            method: Method::POST,
+            path: "/v1/scans",
+            access: Access::WriteScans,
+            recognition: true,
+        },
+        RestAccess {
+            method: Method::POST,
+            path: "/v1/parse",
+            access: Access::Open,
+            recognition: false,
+        },
+    ]
 }
 
 /// The page, its assets, the docs, OpenAPI and the REST API, with the default settings.

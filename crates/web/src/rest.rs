@@ -1,5 +1,5 @@
 //! The REST API under `/v1`: the same operations and results as the MCP tools, through
-//! [`mrtd_mcp::service`], for the caller the authentication layer identified.
+//! [`mrtd_service::ops`], for the caller the authentication layer identified.
 
 use axum::{
     Json,
@@ -8,7 +8,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, Request, StatusCode, header, request::Parts};
-use mrtd_mcp::{AppState, Principal, service};
+use mrtd_service::{AppState, Principal, ops as service};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -34,13 +34,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        let principal =
-            if let Some(verified) = parts.extensions.get::<mrtd_server::auth::Principal>() {
-                Principal::from(verified.clone())
-            } else {
-                parts.extensions.get::<Principal>().cloned().unwrap_or_else(Principal::local)
-            };
-        Ok(Caller(principal))
+        Ok(Caller(parts.extensions.get::<Principal>().cloned().unwrap_or_else(Principal::local)))
     }
 }
 
@@ -92,11 +86,11 @@ pub(crate) async fn create_scan(
         input.reference_date.as_deref(),
     )
     .await?;
-    let Some(id) = result["scan_id"].as_str() else {
-        return Ok(private_json(StatusCode::OK, result));
+    let Some(id) = result.scan_id.as_deref() else {
+        return Ok(private_json(StatusCode::OK, result.to_value()));
     };
     let location = HeaderValue::from_str(&format!("/v1/scans/{id}")).ok();
-    let mut response = private_json(StatusCode::CREATED, result);
+    let mut response = private_json(StatusCode::CREATED, result.to_value());
     if let Some(location) = location {
         response.headers_mut().insert(header::LOCATION, location);
     }
@@ -247,7 +241,7 @@ pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> 
         return Err(ApiError::bad_request("An MRZ has 2 or 3 lines; give at most 3."));
     }
     let result = service::parse(&lines, body.reference_date.as_deref(), body.correct)?;
-    Ok(private_json(StatusCode::OK, result))
+    Ok(private_json(StatusCode::OK, result.to_value()))
 }
 
 /// Any other path under `/v1`.

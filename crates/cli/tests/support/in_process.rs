@@ -8,8 +8,9 @@
 use std::{net::SocketAddr, sync::Arc};
 
 use axum::{extract::Request, middleware::Next, response::Response};
-use mrtd_mcp::{AppState, McpConfig, MrtdServer, Principal};
+use mrtd_mcp::{McpConfig, MrtdServer};
 use mrtd_server::{HttpConfig, McpEndpoint};
+use mrtd_service::{AppState, Principal, ServiceConfig};
 use serde_json::Value;
 use tokio::runtime::Runtime;
 
@@ -42,14 +43,11 @@ impl InProcessServer {
             .expect("a runtime for the server");
         let (addr, store) = runtime.block_on(async {
             let store = mrtd_store::open("sqlite::memory:").await.expect("an in-memory store");
-            let config = McpConfig {
-                image_dir: None,
-                request_state_key: vec![7; 32],
-                max_concurrent_reads: 2,
-            };
+            let config = ServiceConfig { image_dir: None, max_concurrent_reads: 2 };
             let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
             let state = AppState::new(engine, store.clone(), &config).expect("the app state");
-            let server = MrtdServer::new(state);
+            let server = MrtdServer::new(state, &McpConfig { request_state_key: vec![7; 32] })
+                .expect("the MCP server");
             let http = HttpConfig::default();
             let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
             let app = mrtd_server::http::router(endpoint, &http, axum::Router::new())

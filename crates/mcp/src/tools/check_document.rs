@@ -7,7 +7,8 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::{failure, store_failure, success};
-use crate::{AppState, Principal, dates, input::Arguments};
+use crate::input::Arguments;
+use mrtd_service::{AppState, Principal, ops as service};
 
 pub(super) fn input_schema() -> Value {
     json!({
@@ -59,7 +60,9 @@ pub(super) async fn call(
             let questions = Questions {
                 min_age: arguments.integer("min_age", 0, 150)?.and_then(|n| u32::try_from(n).ok()),
                 valid_on: match arguments.string("valid_on")? {
-                    Some(text) => Some(dates::reference_date(Some(text))?),
+                    Some(text) => {
+                        Some(service::reference_date(Some(text)).map_err(|e| e.to_string())?)
+                    }
                     None => None,
                 },
                 nationality_in: arguments.string_list("nationality_in")?,
@@ -78,7 +81,7 @@ pub(super) async fn call(
     };
     let stored_lines: Vec<String>;
     let lines: Vec<&str> = match (scan_id, lines) {
-        (Some(id), None) => match state.store.get(&principal.0, id, SystemTime::now()).await {
+        (Some(id), None) => match state.store().get(&principal.0, id, SystemTime::now()).await {
             Ok(record) => {
                 stored_lines = record.result["lines"]
                     .as_array()
@@ -96,7 +99,7 @@ pub(super) async fn call(
         (None, Some(lines)) => lines,
         _ => return failure("give exactly one of scan_id and lines"),
     };
-    let today = dates::today();
+    let today = mrtd_service::today();
     // The lines are taken as printed (or as kept): a failing check digit is an answer.
     let options = ParseOptions { correct: false, ..ParseOptions::new(today) };
     let reading = match mrtd_mrz::parse_text(&lines, &options) {

@@ -3,7 +3,8 @@
 use rmcp::model::CallToolResult;
 
 use super::{failure, outcome};
-use crate::{AppState, Principal, input::Arguments, result, service};
+use crate::input::Arguments;
+use mrtd_service::{AppState, Principal, ops as service, result};
 
 pub(super) async fn call(
     state: &AppState,

@@ -4,7 +4,8 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::{failure, outcome};
-use crate::{AppState, Principal, input::Arguments, service};
+use crate::input::Arguments;
+use mrtd_service::{AppState, Principal, ops as service};
 
 pub(super) fn input_schema() -> Value {
     json!({

@@ -12,7 +12,8 @@ use rmcp::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::{AppState, Principal, input::Arguments, service::ServiceError};
+use crate::{Shared, input::Arguments};
+use mrtd_service::{Access, AppState, ServiceError};
 
 mod check_document;
 mod delete_scan;
@@ -20,7 +21,6 @@ mod get_scan;
 mod list_scans;
 mod parse_mrz;
 mod scan_document;
-pub(crate) use crate::service::rfc3339;
 mod schema;
 
 /// One tool's published definition.
@@ -32,6 +32,21 @@ struct ToolSpec {
     output_schema: fn() -> Value,
     read_only: bool,
     destructive: bool,
+    access: Access,
+    /// Whether the tool reads a photo.
+    recognition: bool,
+}
+
+/// One tool's needs: what it accesses and whether it runs a recognition (and so takes
+/// one of the server's recognition slots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolAccess {
+    /// The tool's name.
+    pub name: &'static str,
+    /// What it accesses.
+    pub access: Access,
+    /// Whether it reads a photo.
+    pub recognition: bool,
 }
 
 /// The tools in the order `tools/list` returns them, always.
@@ -44,6 +59,8 @@ const TOOLS: [ToolSpec; 6] = [
         output_schema: schema::document_result,
         read_only: false,
         destructive: false,
+        access: Access::WriteScans,
+        recognition: true,
     },
     ToolSpec {
         name: "get_scan",
@@ -53,6 +70,8 @@ const TOOLS: [ToolSpec; 6] = [
         output_schema: schema::document_result,
         read_only: true,
         destructive: false,
+        access: Access::ReadScans,
+        recognition: false,
     },
     ToolSpec {
         name: "list_scans",
@@ -62,6 +81,8 @@ const TOOLS: [ToolSpec; 6] = [
         output_schema: list_scans::output_schema,
         read_only: true,
         destructive: false,
+        access: Access::ReadScans,
+        recognition: false,
     },
     ToolSpec {
         name: "delete_scan",
@@ -71,6 +92,8 @@ const TOOLS: [ToolSpec; 6] = [
         output_schema: delete_scan::output_schema,
         read_only: false,
         destructive: true,
+        access: Access::WriteScans,
+        recognition: false,
     },
     ToolSpec {
         name: "parse_mrz",
@@ -80,6 +103,8 @@ const TOOLS: [ToolSpec; 6] = [
         output_schema: schema::document_result,
         read_only: true,
         destructive: false,
+        access: Access::Open,
+        recognition: false,
     },
     ToolSpec {
         name: "check_document",
@@ -89,6 +114,8 @@ const TOOLS: [ToolSpec; 6] = [
         output_schema: check_document::output_schema,
         read_only: true,
         destructive: false,
+        access: Access::ReadScansById,
+        recognition: false,
     },
 ];
 
@@ -97,6 +124,23 @@ fn object(value: Value) -> Arc<Map<String, Value>> {
         Value::Object(map) => Arc::new(map),
         _ => Arc::new(Map::new()),
     }
+}
+
+/// What each tool needs, in the catalog's order.
+pub fn tool_access() -> Vec<ToolAccess> {
+    TOOLS
+        .iter()
+        .map(|spec| ToolAccess {
+            name: spec.name,
+            access: spec.access,
+            recognition: spec.recognition,
+        })
+        .collect()
+}
+
+/// The published name equal to `name`, as a `'static` label.
+pub(crate) fn published_name(name: &str) -> Option<&'static str> {
+    TOOLS.iter().map(|spec| spec.name).find(|known| *known == name)
 }
 
 /// The published tool definitions, in their fixed order.
@@ -122,16 +166,17 @@ pub fn tool_catalog() -> Vec<Tool> {
 
 /// Runs one tool call.
 pub(crate) async fn call(
-    state: &AppState,
+    shared: &Shared,
     request: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let principal = Principal::of(context);
+    let principal = crate::principal::of(context);
+    let state: &AppState = &shared.state;
     let empty = Map::new();
     let arguments = Arguments::new(request.arguments.as_ref().unwrap_or(&empty));
     let outcome = match request.name.as_ref() {
         "scan_document" => {
-            return scan_document::call(state, &principal, &arguments, &request, context).await;
+            return scan_document::call(shared, &principal, &arguments, &request, context).await;
         }
         "get_scan" => get_scan::call(state, &principal, &arguments).await,
         "list_scans" => list_scans::call(state, &principal, &arguments).await,

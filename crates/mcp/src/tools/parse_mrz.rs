@@ -4,7 +4,8 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::{failure, outcome};
-use crate::{input::Arguments, result, service};
+use crate::input::Arguments;
+use mrtd_service::{ops as service, result};
 
 pub(super) fn input_schema() -> Value {
     json!({
@@ -40,7 +41,8 @@ pub(super) fn call(arguments: &Arguments<'_>) -> CallToolResult {
     });
     match parsed {
         Ok((lines, date, correct)) => {
-            outcome(service::parse(&lines, date, correct), result::summary)
+            let parsed = service::parse(&lines, date, correct).map(|result| result.to_value());
+            outcome(parsed, result::summary)
         }
         Err(message) => failure(message),
     }

@@ -21,10 +21,13 @@ use serde_json::{Value, json};
 
 use super::{failure, service_failure, store_failure};
 use crate::{
-    AppState, ImageFileError, Principal, dates,
+    Shared,
     input::{Arguments, arguments_digest},
-    result,
-    service::{self, MAX_RETAIN_HOURS},
+};
+use mrtd_service::{
+    AppState, ImageFileError, Principal,
+    ops::{self as service, MAX_RETAIN_HOURS},
+    result::{self, DocumentResult},
 };
 
 /// Key of the one input request this tool makes.
@@ -76,21 +79,22 @@ struct PendingScan {
 }
 
 pub(super) async fn call(
-    state: &AppState,
+    shared: &Shared,
     principal: &Principal,
     arguments: &Arguments<'_>,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     if let Some(sealed) = request.request_state.as_deref() {
-        return resume(state, principal, sealed, request).await;
+        return resume(shared, principal, sealed, request).await;
     }
+    let state = &shared.state;
     let parsed = arguments
         .only(&["image_base64", "image_path", "retain_hours", "reference_date"])
         .and_then(|()| {
             let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
             let reference_date = arguments.string("reference_date")?;
-            dates::reference_date(reference_date)?;
+            service::reference_date(reference_date).map_err(|e| e.to_string())?;
             let image = match (arguments.string("image_base64")?, arguments.string("image_path")?) {
                 (Some(encoded), None) => Image::Encoded(encoded),
                 (None, Some(path)) => Image::File(path),
@@ -110,7 +114,7 @@ pub(super) async fn call(
             Ok(bytes) => bytes,
             Err(error) => return Ok(service_failure(&error).into()),
         },
-        Image::File(path) => match &state.image_dir {
+        Image::File(path) => match state.image_dir() {
             Some(dir) => match dir.read(path).await {
                 Ok(bytes) => bytes,
                 Err(error) => return Ok(failure(error.to_string()).into()),
@@ -119,15 +123,16 @@ pub(super) async fn call(
         },
     };
 
-    let date = match dates::reference_date(reference_date) {
+    let date = match service::reference_date(reference_date) {
         Ok(date) => date,
-        Err(message) => return Ok(failure(message).into()),
-    };
-    let structured = match service::recognise(state, image, date).await {
-        Ok(structured) => structured,
         Err(error) => return Ok(service_failure(&error).into()),
     };
-    if structured["status"] != "read" {
+    let result = match service::recognise(state, image, date).await {
+        Ok(result) => result,
+        Err(error) => return Ok(service_failure(&error).into()),
+    };
+    if !result.is_read() {
+        let structured = result.to_value();
         let advice = result::summary(&structured);
         if can_ask_user(context) {
             let nonce: [u8; 16] = rand::random();
@@ -137,7 +142,7 @@ pub(super) async fn call(
                 nonce: nonce.iter().map(|b| format!("{b:02x}")).collect(),
                 arguments: arguments.digest(),
             };
-            return Ok(ask_for_text(state, principal, &pending, &advice).into());
+            return Ok(ask_for_text(shared, principal, &pending, &advice).into());
         }
         let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
             "{advice} Ask for a sharper photo of the whole document, flat, without glare, with the \
@@ -146,7 +151,7 @@ pub(super) async fn call(
         result.structured_content = Some(structured);
         return Ok(result.into());
     }
-    Ok(finish(state, principal, structured, retain_hours).await.into())
+    Ok(finish(state, principal, result, retain_hours).await.into())
 }
 
 /// Whether this request may be answered with `input_required` elicitation.
@@ -159,7 +164,7 @@ fn can_ask_user(context: &RequestContext<RoleServer>) -> bool {
 }
 
 fn ask_for_text(
-    state: &AppState,
+    shared: &Shared,
     principal: &Principal,
     pending: &PendingScan,
     advice: &str,
@@ -185,18 +190,18 @@ fn ask_for_text(
     let mut requests = InputRequests::new();
     requests.insert(MRZ_TEXT.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)));
     let options = SealOptions::new().associated_data(principal.0.as_bytes()).ttl(STATE_TTL);
-    let sealed = state.codec.seal_json_with(pending, &options).unwrap_or_default();
+    let sealed = shared.codec.seal_json_with(pending, &options).unwrap_or_default();
     InputRequiredResult::new(Some(requests), Some(sealed))
 }
 
 async fn resume(
-    state: &AppState,
+    shared: &Shared,
     principal: &Principal,
     sealed: &str,
     request: &CallToolRequestParams,
 ) -> Result<CallToolResponse, ErrorData> {
     let pending: PendingScan =
-        state.codec.open_json_with(sealed, principal.0.as_bytes()).map_err(|_| {
+        shared.codec.open_json_with(sealed, principal.0.as_bytes()).map_err(|_| {
             ErrorData::invalid_params(
                 "requestState is not valid: it was altered, expired, or issued to another caller",
                 None,
@@ -212,7 +217,7 @@ async fn resume(
     let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(MRZ_TEXT)) else {
         // The answer is missing: ask again with the same state.
         return Ok(
-            ask_for_text(state, principal, &pending, "The MRZ lines are still needed.").into()
+            ask_for_text(shared, principal, &pending, "The MRZ lines are still needed.").into()
         );
     };
     if !answer.is_object() {
@@ -221,7 +226,7 @@ async fn resume(
             None,
         ));
     }
-    match state.store.redeem(&pending.nonce, SystemTime::now() + STATE_TTL).await {
+    match shared.state.store().redeem(&pending.nonce, SystemTime::now() + STATE_TTL).await {
         Ok(true) => {}
         Ok(false) => {
             return Err(ErrorData::invalid_params(
@@ -242,15 +247,15 @@ async fn resume(
         .filter_map(|key| answer["content"][*key].as_str())
         .filter(|line| !line.trim().is_empty())
         .collect();
-    let date = match dates::reference_date(pending.reference_date.as_deref()) {
+    let date = match service::reference_date(pending.reference_date.as_deref()) {
         Ok(date) => date,
-        Err(message) => return Ok(failure(message).into()),
+        Err(error) => return Ok(service_failure(&error).into()),
     };
     match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
         Ok(reading) => {
-            let mut structured = result::from_text(&reading);
-            structured["source"] = json!("typed");
-            Ok(finish(state, principal, structured, pending.retain_hours).await.into())
+            let mut result = DocumentResult::from_text(reading);
+            result.source = Some("typed");
+            Ok(finish(&shared.state, principal, result, pending.retain_hours).await.into())
         }
         Err(not_mrz) => Ok(failure(format!("The typed text is not an MRZ: {not_mrz}.")).into()),
     }
@@ -260,11 +265,11 @@ async fn resume(
 async fn finish(
     state: &AppState,
     principal: &Principal,
-    structured: Value,
+    result: DocumentResult,
     retain_hours: i64,
 ) -> CallToolResult {
-    let structured = match service::keep(state, principal, structured, retain_hours).await {
-        Ok(structured) => structured,
+    let structured = match service::keep(state, principal, result, retain_hours).await {
+        Ok(kept) => kept.to_value(),
         Err(error) => return service_failure(&error),
     };
     let mut content = vec![ContentBlock::text(result::summary(&structured))];

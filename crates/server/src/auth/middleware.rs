@@ -140,18 +140,19 @@ async fn check(
             .await
             .map_err(|error| (body_denial(error, inner.body_limits.max_bytes), Value::Null))?;
         let requirement = if on_endpoint {
-            crate::blocking::for_large(bytes.clone(), scopes::for_mcp_body)
+            let rules = inner.access.clone();
+            crate::blocking::for_large(bytes.clone(), move |body| rules.for_mcp_body(body))
                 .await
                 .flatten()
                 .unwrap_or_default()
         } else {
-            scopes::for_rest(&parts.method, parts.uri.path())
+            inner.access.for_rest(&parts.method, parts.uri.path())
         };
         (Request::from_parts(parts, Body::from(bytes)), Some(share), requirement)
     } else if on_endpoint {
         (request, None, scopes::Requirement::default())
     } else {
-        let requirement = scopes::for_rest(request.method(), request.uri().path());
+        let requirement = inner.access.for_rest(request.method(), request.uri().path());
         (request, None, requirement)
     };
     let id = requirement.id.clone().unwrap_or(Value::Null);

@@ -45,6 +45,7 @@ use axum::Router;
 pub use api_key::{ApiKeyLookup, generate_api_key, hash_api_key};
 pub use limits::{RateLimit, RateLimiter, ScanGate, ScanPermit};
 pub use oauth::{OAuthConfig, TokenVerifier};
+pub use scopes::{AccessRules, RestRule, ToolRule};
 
 use crate::{
     HttpConfig,
@@ -105,6 +106,9 @@ pub struct AuthSettings {
     /// Failed authentications each client address may make before it is refused `429`
     /// for a while; `None` for no limit.
     pub failure_limit: Option<RateLimit>,
+    /// What each tool, resource and REST operation needs, as the crates that define them
+    /// declare it.
+    pub access: AccessRules,
 }
 
 impl AuthSettings {
@@ -117,6 +121,7 @@ impl AuthSettings {
             max_concurrent_scans: std::thread::available_parallelism().map_or(2, |n| n.get()),
             scan_wait: Duration::from_secs(10),
             failure_limit: Some(DEFAULT_FAILURE_LIMIT),
+            access: AccessRules::default(),
         }
     }
 }
@@ -141,6 +146,7 @@ struct GuardInner {
     failures: Option<RateLimiter>,
     gate: ScanGate,
     resource_metadata_url: Option<String>,
+    access: Arc<AccessRules>,
 }
 
 impl AuthGuard {
@@ -166,6 +172,7 @@ impl AuthGuard {
                 gate: ScanGate::new(settings.max_concurrent_scans, settings.scan_wait),
                 mode: settings.mode,
                 resource_metadata_url,
+                access: Arc::new(settings.access),
             }),
         }
     }

@@ -1,16 +1,60 @@
 //! Which scopes a request needs, read from the JSON-RPC message before it is dispatched.
 //!
-//! Only `method`, `params.name`, `params.uri` and whether `params.arguments.scan_id` is
-//! present are read; everything else is skipped without being built. A body that cannot be
-//! read this way but is still JSON needs every scope, so that a message the protocol layer
-//! would accept can never get through with less than it should.
+//! The guard knows no tool, resource or REST operation by name: the composition hands it
+//! [`AccessRules`], which the crates that define the tools and routes declare. Only
+//! `method`, `params.name`, `params.uri` and the names of `params.arguments` are read;
+//! everything else is skipped without being built. A body that cannot be read this way
+//! but is still JSON needs every scope, so that a message the protocol layer would accept
+//! can never get through with less than it should.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use http::Method;
 use serde::{Deserialize, de::IgnoredAny};
 
 use super::{SCOPE_READ, SCOPE_WRITE};
+
+/// What the operations behind the guard need, declared by the crates that define them.
+/// An operation without a rule needs a valid caller and no scope (the protocol layer
+/// answers an unknown tool with an error, and runs nothing).
+#[derive(Debug, Clone, Default)]
+pub struct AccessRules {
+    /// The MCP tools.
+    pub tools: Vec<ToolRule>,
+    /// MCP resources: a URI prefix (compared without case, as schemes and hosts are) and
+    /// the scope reading a resource under it needs.
+    pub resources: Vec<(String, &'static str)>,
+    /// REST operations whose needs differ from the default: `GET` and `HEAD` need
+    /// `scans:read`, other methods `scans:write`, and none runs a recognition.
+    pub rest: Vec<RestRule>,
+}
+
+/// What calling one MCP tool needs.
+#[derive(Debug, Clone)]
+pub struct ToolRule {
+    /// The tool's name.
+    pub name: String,
+    /// The scope every call needs, if any.
+    pub scope: Option<&'static str>,
+    /// A scope needed only when the arguments hold this key (a tool that reads a kept
+    /// scan only when it is given its id).
+    pub scope_with_argument: Option<(&'static str, &'static str)>,
+    /// Whether the call runs a recognition, and so takes a recognition slot.
+    pub recognition: bool,
+}
+
+/// What one REST operation needs.
+#[derive(Debug, Clone)]
+pub struct RestRule {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path, without a trailing slash.
+    pub path: String,
+    /// The scope it needs, if any.
+    pub scope: Option<&'static str>,
+    /// Whether it runs a recognition.
+    pub recognition: bool,
+}
 
 /// What a request needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,97 +80,87 @@ struct Message {
 struct Params {
     name: Option<String>,
     uri: Option<String>,
-    arguments: Option<Arguments>,
+    arguments: Option<HashMap<String, IgnoredAny>>,
 }
 
-#[derive(Deserialize)]
-struct Arguments {
-    scan_id: Option<IgnoredAny>,
-}
-
-/// The requirement of an MCP request body. `None` when the body is not JSON at all, which
-/// the endpoint answers with a parse error without dispatching anything.
-pub(super) fn for_mcp_body(bytes: &[u8]) -> Option<Requirement> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    let parsed: Result<Vec<Message>, _> = match first {
-        Some(b'[') => serde_json::from_slice::<Vec<Message>>(bytes),
-        _ => serde_json::from_slice::<Message>(bytes).map(|m| vec![m]),
-    };
-    let mut requirement = Requirement { batch: first == Some(&b'['), ..Requirement::default() };
-    match parsed {
-        Ok(messages) => {
-            if let [single] = messages.as_slice() {
-                requirement.id = single.id.clone();
+impl AccessRules {
+    /// The requirement of an MCP request body. `None` when the body is not JSON at all,
+    /// which the endpoint answers with a parse error without dispatching anything.
+    pub(super) fn for_mcp_body(&self, bytes: &[u8]) -> Option<Requirement> {
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        let parsed: Result<Vec<Message>, _> = match first {
+            Some(b'[') => serde_json::from_slice::<Vec<Message>>(bytes),
+            _ => serde_json::from_slice::<Message>(bytes).map(|m| vec![m]),
+        };
+        let mut requirement = Requirement { batch: first == Some(&b'['), ..Requirement::default() };
+        match parsed {
+            Ok(messages) => {
+                if let [single] = messages.as_slice() {
+                    requirement.id = single.id.clone();
+                }
+                for message in &messages {
+                    self.add_message(&mut requirement, message);
+                }
             }
-            for message in &messages {
-                add_message(&mut requirement, message);
-            }
-        }
-        Err(_) => {
-            serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
-            requirement.scopes.extend([SCOPE_READ, SCOPE_WRITE]);
-            requirement.recognition = true;
-        }
-    }
-    Some(requirement)
-}
-
-fn add_message(requirement: &mut Requirement, message: &Message) {
-    let params = message.params.as_ref();
-    match message.method.as_deref() {
-        Some("tools/call") => match params.and_then(|p| p.name.as_deref()) {
-            Some("scan_document") => {
-                requirement.scopes.insert(SCOPE_WRITE);
+            Err(_) => {
+                serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
+                requirement.scopes.extend([SCOPE_READ, SCOPE_WRITE]);
                 requirement.recognition = true;
             }
-            Some("delete_scan") => {
-                requirement.scopes.insert(SCOPE_WRITE);
+        }
+        Some(requirement)
+    }
+
+    fn add_message(&self, requirement: &mut Requirement, message: &Message) {
+        let params = message.params.as_ref();
+        match message.method.as_deref() {
+            Some("tools/call") => {
+                let name = params.and_then(|p| p.name.as_deref());
+                let Some(rule) = self.tools.iter().find(|rule| Some(rule.name.as_str()) == name)
+                else {
+                    return;
+                };
+                requirement.scopes.extend(rule.scope);
+                if let Some((argument, scope)) = rule.scope_with_argument
+                    && params
+                        .and_then(|p| p.arguments.as_ref())
+                        .is_some_and(|arguments| arguments.contains_key(argument))
+                {
+                    requirement.scopes.insert(scope);
+                }
+                requirement.recognition |= rule.recognition;
             }
-            Some("get_scan" | "list_scans") => {
-                requirement.scopes.insert(SCOPE_READ);
-            }
-            Some("check_document") => {
-                let by_scan =
-                    params.and_then(|p| p.arguments.as_ref()).is_some_and(|a| a.scan_id.is_some());
-                if by_scan {
-                    requirement.scopes.insert(SCOPE_READ);
+            Some("resources/read" | "resources/subscribe") => {
+                let uri = params.and_then(|p| p.uri.as_deref()).unwrap_or("");
+                for (prefix, scope) in &self.resources {
+                    if uri.get(..prefix.len()).is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+                    {
+                        requirement.scopes.insert(scope);
+                    }
                 }
             }
             _ => {}
-        },
-        Some("resources/read" | "resources/subscribe") => {
-            let uri = params.and_then(|p| p.uri.as_deref()).unwrap_or("");
-            // Scheme and host of a URI are case-insensitive; compare without case.
-            if uri.len() >= SCANS.len() && uri[..SCANS.len()].eq_ignore_ascii_case(SCANS) {
-                requirement.scopes.insert(SCOPE_READ);
-            }
         }
-        _ => {}
+    }
+
+    /// The requirement of a REST request: a declared rule, or by default `scans:read` for
+    /// reads and `scans:write` for changes.
+    pub(super) fn for_rest(&self, method: &Method, path: &str) -> Requirement {
+        let path = path.trim_end_matches('/');
+        if let Some(rule) =
+            self.rest.iter().find(|rule| rule.method == *method && rule.path == path)
+        {
+            return Requirement {
+                scopes: rule.scope.into_iter().collect(),
+                recognition: rule.recognition,
+                ..Requirement::default()
+            };
+        }
+        let scope =
+            if matches!(*method, Method::GET | Method::HEAD) { SCOPE_READ } else { SCOPE_WRITE };
+        Requirement { scopes: BTreeSet::from([scope]), ..Requirement::default() }
     }
 }
-
-const SCANS: &str = "mrtd://scans";
-
-/// The requirement of a REST request: reads need `scans:read`, changes `scans:write`.
-/// Reading a photo (`POST /v1/scans`) also needs a recognition slot, like the MCP
-/// `scan_document` tool, so both share one bound on concurrent recognitions. Parsing
-/// typed text (`POST /v1/parse`) touches no scan and, like the `parse_mrz` tool, needs
-/// only a valid caller.
-pub(super) fn for_rest(method: &Method, path: &str) -> Requirement {
-    let path = path.trim_end_matches('/');
-    if *method == Method::POST && path == PARSE_PATH {
-        return Requirement::default();
-    }
-    let scope =
-        if matches!(*method, Method::GET | Method::HEAD) { SCOPE_READ } else { SCOPE_WRITE };
-    let recognition = *method == Method::POST && path == SCANS_PATH;
-    Requirement { scopes: BTreeSet::from([scope]), recognition, ..Requirement::default() }
-}
-
-/// The REST collection whose `POST` reads a photo.
-const SCANS_PATH: &str = "/v1/scans";
-/// The REST operation that parses typed MRZ text.
-const PARSE_PATH: &str = "/v1/parse";
 
 /// The needed scopes that `granted` lacks; `scans:write` implies `scans:read`.
 pub(super) fn missing(
@@ -146,26 +180,66 @@ pub(super) fn missing(
 mod tests {
     use super::*;
 
+    /// Rules like those of a document server: a tool that reads photos, tools that read
+    /// and change kept scans, one that reads a kept scan only when given its id.
+    fn rules() -> AccessRules {
+        let tool = |name: &str, scope, recognition| ToolRule {
+            name: name.to_owned(),
+            scope,
+            scope_with_argument: None,
+            recognition,
+        };
+        AccessRules {
+            tools: vec![
+                tool("scan", Some(SCOPE_WRITE), true),
+                tool("forget", Some(SCOPE_WRITE), false),
+                tool("fetch", Some(SCOPE_READ), false),
+                ToolRule {
+                    scope_with_argument: Some(("scan_id", SCOPE_READ)),
+                    ..tool("check", None, false)
+                },
+            ],
+            resources: vec![("mrtd://scans".to_owned(), SCOPE_READ)],
+            rest: vec![
+                RestRule {
+                    method: Method::POST,
+                    path: "/v1/scans".to_owned(),
+                    scope: Some(SCOPE_WRITE),
+                    recognition: true,
+                },
+                RestRule {
+                    method: Method::POST,
+                    path: "/v1/parse".to_owned(),
+                    scope: None,
+                    recognition: false,
+                },
+            ],
+        }
+    }
+
     fn scopes(body: &str) -> Vec<&'static str> {
-        for_mcp_body(body.as_bytes()).unwrap().scopes.into_iter().collect()
+        rules().for_mcp_body(body.as_bytes()).unwrap().scopes.into_iter().collect()
+    }
+
+    fn call(name: &str, args: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#
+        )
     }
 
     #[test]
-    fn tools_map_to_scopes() {
-        let call = |name: &str, args: &str| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#
-            )
-        };
-        assert_eq!(scopes(&call("scan_document", r#"{"image_base64":"AAAA"}"#)), [SCOPE_WRITE]);
-        assert_eq!(scopes(&call("delete_scan", r#"{"scan_id":"x"}"#)), [SCOPE_WRITE]);
-        assert_eq!(scopes(&call("get_scan", r#"{"scan_id":"x"}"#)), [SCOPE_READ]);
-        assert_eq!(scopes(&call("list_scans", "{}")), [SCOPE_READ]);
-        assert_eq!(scopes(&call("check_document", r#"{"scan_id":"x"}"#)), [SCOPE_READ]);
-        assert!(scopes(&call("check_document", r#"{"lines":["a"]}"#)).is_empty());
-        assert!(scopes(&call("parse_mrz", r#"{"lines":["a"]}"#)).is_empty());
+    fn tools_map_to_their_declared_scopes() {
+        assert_eq!(scopes(&call("scan", r#"{"image_base64":"AAAA"}"#)), [SCOPE_WRITE]);
+        assert_eq!(scopes(&call("forget", r#"{"scan_id":"x"}"#)), [SCOPE_WRITE]);
+        assert_eq!(scopes(&call("fetch", r#"{"scan_id":"x"}"#)), [SCOPE_READ]);
+        assert_eq!(scopes(&call("check", r#"{"scan_id":"x"}"#)), [SCOPE_READ]);
+        assert!(scopes(&call("check", r#"{"lines":["a"]}"#)).is_empty());
+        assert!(scopes(&call("undeclared", r#"{"lines":["a"]}"#)).is_empty());
         assert!(scopes(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).is_empty());
-        assert!(for_mcp_body(call("scan_document", "{}").as_bytes()).unwrap().recognition);
+        assert!(rules().for_mcp_body(call("scan", "{}").as_bytes()).unwrap().recognition);
+        assert!(!rules().for_mcp_body(call("fetch", "{}").as_bytes()).unwrap().recognition);
+        let none = AccessRules::default();
+        assert!(none.for_mcp_body(call("scan", "{}").as_bytes()).unwrap().scopes.is_empty());
     }
 
     #[test]
@@ -178,34 +252,39 @@ mod tests {
         assert_eq!(scopes(&read("mrtd://scans/scn_1")), [SCOPE_READ]);
         assert_eq!(scopes(&read("MRTD://Scans/scn_1")), [SCOPE_READ]);
         assert!(scopes(&read("mrtd://docs/photo-guide")).is_empty());
+        assert!(scopes(&read("mrtd")).is_empty());
     }
 
     #[test]
     fn batches_need_the_union_and_odd_json_needs_everything() {
-        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_scan"}},
-                        {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_scan"}}]"#;
-        let requirement = for_mcp_body(batch.as_bytes()).unwrap();
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch"}},
+                        {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"forget"}}]"#;
+        let requirement = rules().for_mcp_body(batch.as_bytes()).unwrap();
         assert!(requirement.batch);
         assert_eq!(requirement.scopes.into_iter().collect::<Vec<_>>(), [SCOPE_READ, SCOPE_WRITE]);
         // Duplicate keys do not parse into the struct: fail closed.
-        let odd =
-            r#"{"method":"tools/list","method":"tools/call","params":{"name":"delete_scan"}}"#;
+        let odd = r#"{"method":"tools/list","method":"tools/call","params":{"name":"forget"}}"#;
         assert_eq!(scopes(odd), [SCOPE_READ, SCOPE_WRITE]);
-        assert!(for_mcp_body(b"not json").is_none());
+        // Arguments that are no object cannot be read: fail closed.
+        assert_eq!(scopes(&call("check", r#"["scan_id"]"#)), [SCOPE_READ, SCOPE_WRITE]);
+        assert!(rules().for_mcp_body(b"not json").is_none());
     }
 
     #[test]
-    fn rest_scans_need_a_recognition_slot() {
-        let post = for_rest(&Method::POST, "/v1/scans");
+    fn rest_rules_and_the_default() {
+        let rules = rules();
+        let post = rules.for_rest(&Method::POST, "/v1/scans");
         assert!(post.recognition);
         assert_eq!(post.scopes.into_iter().collect::<Vec<_>>(), [SCOPE_WRITE]);
-        assert!(for_rest(&Method::POST, "/v1/scans/").recognition);
-        let parse = for_rest(&Method::POST, "/v1/parse");
+        assert!(rules.for_rest(&Method::POST, "/v1/scans/").recognition);
+        let parse = rules.for_rest(&Method::POST, "/v1/parse");
         assert!(!parse.recognition && parse.scopes.is_empty(), "parsing needs no scope");
-        assert!(!for_rest(&Method::GET, "/v1/scans").recognition);
-        assert!(!for_rest(&Method::DELETE, "/v1/scans/scn_1").recognition);
-        let get = for_rest(&Method::GET, "/v1/scans/scn_1");
+        assert!(!rules.for_rest(&Method::GET, "/v1/scans").recognition);
+        assert!(!rules.for_rest(&Method::DELETE, "/v1/scans/scn_1").recognition);
+        let get = rules.for_rest(&Method::GET, "/v1/scans/scn_1");
         assert_eq!(get.scopes.into_iter().collect::<Vec<_>>(), [SCOPE_READ]);
+        let delete = rules.for_rest(&Method::DELETE, "/v1/scans/scn_1");
+        assert_eq!(delete.scopes.into_iter().collect::<Vec<_>>(), [SCOPE_WRITE]);
     }
 
     #[test]

@@ -41,12 +41,11 @@
 //! | `mrtd_http_requests_total` | counter | `route` (matched route or `unmatched`), `method` (JSON-RPC method on the MCP endpoint, else the HTTP method), `status` |
 //! | `mrtd_http_request_duration_seconds` | histogram | `route`, `method` |
 //! | `mrtd_http_requests_in_flight` | gauge | |
-//! | `mrtd_recognition_duration_seconds` | histogram | `outcome` (`read`, `partial`, `no_mrz`, `unusable`) |
-//! | `mrtd_recognition_queue_depth` | gauge | (recognitions waiting for a slot plus running) |
-//! | `mrtd_recognitions_running` | gauge | |
-//! | `mrtd_tool_calls_total` | counter | `tool`, `outcome` (`ok`, `tool_error`, `input_required`, `protocol_error`) |
-//! | `mrtd_store_errors_total` | counter | `operation` |
 //! | `mrtd_readiness_failures_total` | counter | `check` |
+//!
+//! The layers above record their own metrics through the same facade (the recognitions
+//! and store failures in `mrtd-service`, the tool calls in `mrtd-mcp`) and hand their
+//! histogram buckets to [`Observability::install_with`].
 //!
 //! JSON-RPC methods outside the MCP set are labelled `other`, bodies without one
 //! `invalid`, batches `batch` and bodies nobody read (refused first) `unread`, so clients
@@ -61,7 +60,7 @@ pub mod trace;
 
 use std::{
     sync::{Arc, Mutex, PoisonError},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use axum::{Router, response::IntoResponse, routing::get};
@@ -80,25 +79,12 @@ pub const HTTP_REQUESTS: &str = "mrtd_http_requests_total";
 pub const HTTP_REQUEST_DURATION: &str = "mrtd_http_request_duration_seconds";
 /// Gauge of HTTP requests being answered.
 pub const HTTP_IN_FLIGHT: &str = "mrtd_http_requests_in_flight";
-/// Histogram of the time the vision engine takes for one image, in seconds.
-pub const RECOGNITION_DURATION: &str = "mrtd_recognition_duration_seconds";
-/// Gauge of recognitions waiting for a slot or running.
-pub const RECOGNITION_QUEUE_DEPTH: &str = "mrtd_recognition_queue_depth";
-/// Gauge of recognitions running.
-pub const RECOGNITIONS_RUNNING: &str = "mrtd_recognitions_running";
-/// Counter of tool calls by tool and outcome.
-pub const TOOL_CALLS: &str = "mrtd_tool_calls_total";
-/// Counter of failed store operations (a missing scan is not a failure).
-pub const STORE_ERRORS: &str = "mrtd_store_errors_total";
 /// Counter of failed readiness checks.
 pub const READINESS_FAILURES: &str = "mrtd_readiness_failures_total";
 
 /// Buckets of the HTTP latency histogram, in seconds: small MCP calls to slow scans.
 const HTTP_BUCKETS: &[f64] =
     &[0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
-/// Buckets of the recognition histogram, in seconds.
-const RECOGNITION_BUCKETS: &[f64] =
-    &[0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.5, 5.0, 10.0, 30.0];
 
 /// The Prometheus recorder, installed at most once per process.
 static INSTALLED: Mutex<Option<PrometheusHandle>> = Mutex::new(None);
@@ -138,20 +124,28 @@ impl Observability {
     /// Called inside a Tokio runtime, it also starts a task that trims the histograms'
     /// sample buffers every few seconds, so memory stays flat when nobody scrapes.
     pub fn install(http: &HttpConfig) -> Result<Self, ObserveError> {
+        Self::install_with(http, &[])
+    }
+
+    /// [`install`](Self::install), with the buckets of the histograms the libraries above
+    /// this crate record (`(name, upper bounds in seconds)`); the first install decides.
+    pub fn install_with(
+        http: &HttpConfig,
+        histograms: &[(&str, &[f64])],
+    ) -> Result<Self, ObserveError> {
         let mut installed = INSTALLED.lock().unwrap_or_else(PoisonError::into_inner);
         let handle = match &*installed {
             Some(handle) => handle.clone(),
             None => {
-                let recorder = PrometheusBuilder::new()
-                    .set_buckets_for_metric(
-                        Matcher::Full(HTTP_REQUEST_DURATION.to_owned()),
-                        HTTP_BUCKETS,
-                    )?
-                    .set_buckets_for_metric(
-                        Matcher::Full(RECOGNITION_DURATION.to_owned()),
-                        RECOGNITION_BUCKETS,
-                    )?
-                    .build_recorder();
+                let mut builder = PrometheusBuilder::new().set_buckets_for_metric(
+                    Matcher::Full(HTTP_REQUEST_DURATION.to_owned()),
+                    HTTP_BUCKETS,
+                )?;
+                for (name, buckets) in histograms {
+                    builder = builder
+                        .set_buckets_for_metric(Matcher::Full((*name).to_owned()), buckets)?;
+                }
+                let recorder = builder.build_recorder();
                 let handle = recorder.handle();
                 metrics::set_global_recorder(recorder).map_err(|_| ObserveError::RecorderTaken)?;
                 describe();
@@ -218,15 +212,6 @@ fn describe() {
         "Time to answer an HTTP request (to the response head)"
     );
     metrics::describe_gauge!(HTTP_IN_FLIGHT, "HTTP requests being answered");
-    metrics::describe_histogram!(
-        RECOGNITION_DURATION,
-        metrics::Unit::Seconds,
-        "Time the vision engine took for one image"
-    );
-    metrics::describe_gauge!(RECOGNITION_QUEUE_DEPTH, "Recognitions waiting for a slot or running");
-    metrics::describe_gauge!(RECOGNITIONS_RUNNING, "Recognitions running");
-    metrics::describe_counter!(TOOL_CALLS, "MCP tool calls by tool and outcome");
-    metrics::describe_counter!(STORE_ERRORS, "Failed scan store operations");
     metrics::describe_counter!(READINESS_FAILURES, "Failed readiness checks");
 }
 
@@ -234,58 +219,6 @@ fn describe() {
 /// [`Observability::track`], so work done for it elsewhere can be its child.
 #[derive(Debug, Clone)]
 pub struct RequestSpan(pub tracing::Span);
-
-/// One recognition's passage through the queue: counted as queued from creation, as running
-/// from [`start`](Self::start), and out of both when dropped (even when the caller gives up).
-#[derive(Debug)]
-#[must_use = "the recognition counts as queued until the ticket is dropped"]
-pub struct RecognitionTicket {
-    started: Option<Instant>,
-}
-
-impl RecognitionTicket {
-    /// A recognition joins the queue.
-    pub fn queued() -> Self {
-        metrics::gauge!(RECOGNITION_QUEUE_DEPTH).increment(1.0);
-        RecognitionTicket { started: None }
-    }
-
-    /// The recognition got its slot and starts running.
-    pub fn start(&mut self) {
-        if self.started.is_none() {
-            metrics::gauge!(RECOGNITIONS_RUNNING).increment(1.0);
-            self.started = Some(Instant::now());
-        }
-    }
-
-    /// The recognition ended with `outcome` (the reading's status, or `unusable`); records
-    /// how long it ran.
-    pub fn finish(self, outcome: &'static str) {
-        if let Some(started) = self.started {
-            metrics::histogram!(RECOGNITION_DURATION, "outcome" => outcome)
-                .record(started.elapsed().as_secs_f64());
-        }
-    }
-}
-
-impl Drop for RecognitionTicket {
-    fn drop(&mut self) {
-        metrics::gauge!(RECOGNITION_QUEUE_DEPTH).decrement(1.0);
-        if self.started.is_some() {
-            metrics::gauge!(RECOGNITIONS_RUNNING).decrement(1.0);
-        }
-    }
-}
-
-/// Counts a failed store operation (`insert`, `get`, ...).
-pub fn record_store_error(operation: &'static str) {
-    metrics::counter!(STORE_ERRORS, "operation" => operation).increment(1);
-}
-
-/// Counts a tool call. `tool` must come from a fixed list (unknown names as `unknown`).
-pub fn record_tool_call(tool: &'static str, outcome: &'static str) {
-    metrics::counter!(TOOL_CALLS, "tool" => tool, "outcome" => outcome).increment(1);
-}
 
 /// Longest tool name written into a span; names are the client's text.
 const SPAN_TOOL_NAME_LIMIT: usize = 64;

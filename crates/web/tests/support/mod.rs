@@ -6,11 +6,12 @@
 
 use std::{net::SocketAddr, path::PathBuf, sync::Arc};
 
-use mrtd_mcp::{AppState, McpConfig, MrtdServer};
+use mrtd_mcp::{McpConfig, MrtdServer};
 use mrtd_server::{
     HttpConfig, McpEndpoint,
     auth::{AuthGuard, AuthMode, AuthSettings, api_key::StaticApiKeys},
 };
+use mrtd_service::{AppState, ServiceConfig};
 use serde_json::{Value, json};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -89,18 +90,29 @@ async fn serve(
             .expect("opening the SQLite store"),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
-    let config =
-        McpConfig { image_dir: None, request_state_key: vec![7; 32], max_concurrent_reads: 2 };
+    let config = ServiceConfig { image_dir: None, max_concurrent_reads: 2 };
     let state = AppState::new(engine, store, &config).expect("state");
     let http = HttpConfig { max_body_bytes, ..HttpConfig::default() };
-    let server = MrtdServer::new(state.clone());
+    let server =
+        MrtdServer::new(state.clone(), &McpConfig { request_state_key: vec![7; 32] }).expect("mcp");
     let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
     let web = mrtd_web::routes_with(
         state,
         &mrtd_web::WebConfig { max_body_bytes, ..mrtd_web::WebConfig::default() },
     );
     let guard = AuthGuard::new(AuthSettings::new(mode), &http);
-    let app = guard.protect(mrtd_server::http::router(endpoint, &http, web));
+    // As the `mrtd` binary composes it: the caller the guard authenticated becomes the
+    // service's principal.
+    let app = mrtd_server::http::router(endpoint, &http, web).layer(axum::middleware::map_request(
+        |mut request: axum::extract::Request| async move {
+            if let Some(principal) = request.extensions().get::<mrtd_server::auth::Principal>() {
+                let principal = mrtd_service::Principal(principal.0.clone());
+                request.extensions_mut().insert(principal);
+            }
+            request
+        },
+    ));
+    let app = guard.protect(app);
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("binding a port");
     let addr = listener.local_addr().expect("address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -4,20 +4,15 @@ use std::{path::PathBuf, sync::Arc, time::SystemTime};
 
 use mrtd_engine::Engine;
 
-use crate::image_file::ImageDir;
-use mrtd_server::observe::RecognitionTicket;
+use crate::{image_file::ImageDir, metrics::RecognitionTicket, result::DocumentResult};
 use mrtd_store::{ApiKeyRecord, NewScan, Page, ScanRecord, Store, StoreError};
-use rmcp::model::RequestStateCodec;
 use tokio::sync::Semaphore;
 
-/// Settings of the MCP layer.
+/// Settings of the document operations.
 #[derive(Debug, Clone)]
-pub struct McpConfig {
+pub struct ServiceConfig {
     /// The only directory `image_path` may name files in; `None` disables `image_path`.
     pub image_dir: Option<PathBuf>,
-    /// Key for the integrity tag of `requestState` (at least 32 bytes). Replicas that
-    /// serve the same clients must share it.
-    pub request_state_key: Vec<u8>,
     /// Recognitions that may run at once; further calls wait their turn.
     pub max_concurrent_reads: usize,
 }
@@ -29,9 +24,6 @@ pub enum StateError {
     /// The image directory does not exist or cannot be resolved.
     #[error("the image directory {0} does not exist or is not a directory")]
     ImageDir(PathBuf),
-    /// The request-state key is too short.
-    #[error("the request-state key must be at least 32 bytes")]
-    RequestStateKey,
 }
 
 /// The state shared by every request; cheap to clone.
@@ -41,7 +33,6 @@ pub struct AppState {
     pub(crate) store: Arc<dyn Store>,
     /// The image directory, opened once.
     pub(crate) image_dir: Option<ImageDir>,
-    pub(crate) codec: RequestStateCodec,
     pub(crate) reads: Arc<Semaphore>,
 }
 
@@ -50,7 +41,7 @@ impl AppState {
     pub fn new(
         engine: Arc<Engine>,
         store: Arc<dyn Store>,
-        config: &McpConfig,
+        config: &ServiceConfig,
     ) -> Result<Self, StateError> {
         let image_dir = match &config.image_dir {
             Some(dir) => Some(
@@ -59,18 +50,15 @@ impl AppState {
             ),
             None => None,
         };
-        let codec = RequestStateCodec::try_new(config.request_state_key.clone())
-            .map_err(|_| StateError::RequestStateKey)?;
         Ok(AppState {
             engine,
             store: Arc::new(ObservedStore(store)),
             image_dir,
-            codec,
             reads: Arc::new(Semaphore::new(config.max_concurrent_reads.max(1))),
         })
     }
 
-    /// The store, for front ends that serve scans outside MCP (the REST API).
+    /// The store (every operation on it counted in the metrics when it fails).
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
@@ -80,13 +68,17 @@ impl AppState {
         &self.engine
     }
 
-    /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time,
-    /// and renders the result as the tools' structured content.
+    /// The directory `image_path` arguments name files in, when one is configured.
+    pub fn image_dir(&self) -> Option<&ImageDir> {
+        self.image_dir.as_ref()
+    }
+
+    /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time.
     pub(crate) async fn recognise(
         &self,
         image: Vec<u8>,
         date: mrtd_mrz::Date,
-    ) -> Result<serde_json::Value, String> {
+    ) -> Result<DocumentResult, String> {
         // The ticket counts this read as queued now, as running once it has a slot, and
         // leaves both gauges when dropped, also when the caller goes away while waiting.
         let mut ticket = RecognitionTicket::queued();
@@ -101,9 +93,9 @@ impl AppState {
         .map_err(|_| "the image could not be processed".to_owned())?;
         match outcome {
             Ok(reading) => {
-                let structured = crate::result::from_image(&reading);
-                ticket.finish(outcome_label(&structured));
-                Ok(structured)
+                let result = DocumentResult::from_image(&reading);
+                ticket.finish(result.status_label());
+                Ok(result)
             }
             Err(error) => {
                 ticket.finish("unusable");
@@ -111,13 +103,6 @@ impl AppState {
             }
         }
     }
-}
-
-/// The reading's status as a metric label, from a fixed set.
-fn outcome_label(structured: &serde_json::Value) -> &'static str {
-    const STATUSES: &[&str] = &["read", "partial", "no_mrz"];
-    let status = structured["status"].as_str().unwrap_or("");
-    STATUSES.iter().find(|known| **known == status).copied().unwrap_or("other")
 }
 
 /// The store as every request uses it: each failure that is not the caller's (a missing
@@ -132,7 +117,7 @@ fn observed<T>(operation: &'static str, result: Result<T, StoreError>) -> Result
             StoreError::NotFound | StoreError::InvalidCursor | StoreError::Conflict { .. }
         )
     {
-        mrtd_server::observe::record_store_error(operation);
+        crate::metrics::record_store_error(operation);
     }
     result
 }

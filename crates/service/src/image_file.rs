@@ -37,20 +37,20 @@ pub enum ImageFileError {
 
 /// The image directory, opened once.
 #[derive(Debug, Clone)]
-pub(crate) struct ImageDir {
+pub struct ImageDir {
     dir: Arc<Dir>,
     max_bytes: usize,
 }
 
 impl ImageDir {
     /// Opens `path` as the image directory; files larger than `max_bytes` are refused.
-    pub(crate) fn open(path: &std::path::Path, max_bytes: usize) -> std::io::Result<Self> {
+    pub fn open(path: &std::path::Path, max_bytes: usize) -> std::io::Result<Self> {
         let dir = Dir::open_ambient_dir(path, ambient_authority())?;
         Ok(ImageDir { dir: Arc::new(dir), max_bytes })
     }
 
     /// Reads the file `relative` names, on a blocking thread.
-    pub(crate) async fn read(&self, relative: &str) -> Result<Vec<u8>, ImageFileError> {
+    pub async fn read(&self, relative: &str) -> Result<Vec<u8>, ImageFileError> {
         let this = self.clone();
         let relative = PathBuf::from(relative);
         tokio::task::spawn_blocking(move || this.read_blocking(&relative))

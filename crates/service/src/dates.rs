@@ -3,7 +3,7 @@
 use mrtd_mrz::Date;
 
 /// Today's date in UTC.
-pub(crate) fn today() -> Date {
+pub fn today() -> Date {
     Date::today_utc()
 }
 

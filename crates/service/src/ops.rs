@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::{AppState, Principal, dates, result};
+use crate::{AppState, Principal, dates, result::DocumentResult};
 
 /// Longest retention a caller may ask for: one year, in hours.
 pub const MAX_RETAIN_HOURS: i64 = 8760;
@@ -46,7 +46,7 @@ pub enum ServiceError {
 
 impl ServiceError {
     /// Maps a store failure, logging the backend detail and keeping it from the caller.
-    pub(crate) fn from_store(error: mrtd_store::StoreError) -> Self {
+    pub fn from_store(error: mrtd_store::StoreError) -> Self {
         match error {
             mrtd_store::StoreError::NotFound => ServiceError::NotFound,
             mrtd_store::StoreError::InvalidCursor => ServiceError::InvalidCursor,
@@ -106,31 +106,31 @@ pub async fn recognise(
     state: &AppState,
     image: Vec<u8>,
     date: mrtd_mrz::Date,
-) -> Result<Value, ServiceError> {
+) -> Result<DocumentResult, ServiceError> {
     state.recognise(image, date).await.map_err(ServiceError::UnusableImage)
 }
 
-/// Keeps `structured` for `retain_hours` hours as the caller's scan, adding `scan_id`
-/// and `expires_at` to it; with 0 hours it keeps nothing and returns it unchanged.
+/// Keeps `result` for `retain_hours` hours as the caller's scan, adding `scan_id` and
+/// `expires_at` to it; with 0 hours it keeps nothing and returns it unchanged.
 pub async fn keep(
     state: &AppState,
     principal: &Principal,
-    mut structured: Value,
+    mut result: DocumentResult,
     retain_hours: i64,
-) -> Result<Value, ServiceError> {
+) -> Result<DocumentResult, ServiceError> {
     let hours = u64::try_from(self::retain_hours(retain_hours)?).unwrap_or(0);
     if hours == 0 {
-        return Ok(structured);
+        return Ok(result);
     }
     let new_scan = mrtd_store::NewScan {
         owner: principal.0.clone(),
-        result: structured.clone(),
+        result: result.to_value(),
         retain_until: SystemTime::now() + Duration::from_secs(hours * 3600),
     };
     let record = state.store.insert(new_scan).await.map_err(ServiceError::from_store)?;
-    structured["scan_id"] = json!(record.id.as_str());
-    structured["expires_at"] = json!(rfc3339(record.expires_at));
-    Ok(structured)
+    result.scan_id = Some(record.id.as_str().to_owned());
+    result.expires_at = Some(rfc3339(record.expires_at));
+    Ok(result)
 }
 
 /// Reads an image and, when every check digit is verified and `retain_hours` is above 0,
@@ -141,14 +141,14 @@ pub async fn scan(
     image: Vec<u8>,
     retain_hours: i64,
     reference_date: Option<&str>,
-) -> Result<Value, ServiceError> {
+) -> Result<DocumentResult, ServiceError> {
     let retain_hours = self::retain_hours(retain_hours)?;
     let date = self::reference_date(reference_date)?;
-    let structured = recognise(state, image, date).await?;
-    if structured["status"] != "read" {
-        return Ok(structured);
+    let result = recognise(state, image, date).await?;
+    if !result.is_read() {
+        return Ok(result);
     }
-    keep(state, principal, structured, retain_hours).await
+    keep(state, principal, result, retain_hours).await
 }
 
 /// The caller's kept scan, with its `scan_id` and `expires_at`.
@@ -232,7 +232,7 @@ pub fn parse<S: AsRef<str>>(
     lines: &[S],
     reference_date: Option<&str>,
     correct: bool,
-) -> Result<Value, ServiceError> {
+) -> Result<DocumentResult, ServiceError> {
     let date = self::reference_date(reference_date)?;
     if lines.iter().map(|l| l.as_ref().len()).sum::<usize>() > MAX_PARSE_CHARS {
         return Err(ServiceError::InvalidInput(
@@ -245,14 +245,9 @@ pub fn parse<S: AsRef<str>>(
     let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
     let options = mrtd_mrz::ParseOptions { correct, ..mrtd_mrz::ParseOptions::new(date) };
     match mrtd_mrz::parse_text(&lines, &options) {
-        Ok(reading) => Ok(result::from_text(&reading)),
+        Ok(reading) => Ok(DocumentResult::from_text(reading)),
         Err(not_mrz) => Err(ServiceError::NotMrz(not_mrz.to_string())),
     }
-}
-
-/// A one-line summary of a result for people, without any document fields.
-pub fn summary(structured: &Value) -> String {
-    result::summary(structured)
 }
 
 /// Formats a time as RFC 3339 in UTC, to the second.
@@ -301,7 +296,7 @@ mod tests {
             "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
             "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
         ];
-        let read = parse(&lines, Some("2010-01-01"), false).unwrap();
+        let read = parse(&lines, Some("2010-01-01"), false).unwrap().to_value();
         assert_eq!(read["status"], "read");
         assert_eq!(read["fields"]["surname"], "ERIKSSON");
         assert!(matches!(parse(&["hello"], None, false), Err(ServiceError::NotMrz(_))));

@@ -1,0 +1,96 @@
+//! The composition: what ties the layers together without any of them knowing the others.
+//!
+//! The HTTP front (`mrtd-server`) authenticates callers and guards operations it knows
+//! only as rules; the MCP handler and the REST API find the caller as a
+//! [`mrtd_service::Principal`]. Here the tools' and routes' declared needs become the
+//! guard's rules, the front's principal becomes the service's, and tool-call spans join
+//! the HTTP request's span and the caller's trace.
+
+use std::sync::Arc;
+
+use axum::{Router, extract::Request};
+use mrtd_mcp::{Access, ToolCall, ToolSpans};
+use mrtd_server::{
+    auth::{self, AccessRules, RestRule, SCOPE_READ, SCOPE_WRITE, ToolRule},
+    observe::{self, RequestSpan},
+};
+
+/// The scope an access needs always, and the one it needs only with a `scan_id`.
+fn scopes(access: Access) -> (Option<&'static str>, Option<(&'static str, &'static str)>) {
+    match access {
+        Access::Open => (None, None),
+        Access::ReadScans => (Some(SCOPE_READ), None),
+        Access::ReadScansById => (None, Some(("scan_id", SCOPE_READ))),
+        Access::WriteScans => (Some(SCOPE_WRITE), None),
+    }
+}
+
+/// The guard's rules: what each MCP tool, MCP resource and REST operation declares.
+pub(crate) fn access_rules() -> AccessRules {
+    let tools = mrtd_mcp::tool_access()
+        .into_iter()
+        .map(|tool| {
+            let (scope, scope_with_argument) = scopes(tool.access);
+            ToolRule {
+                name: tool.name.to_owned(),
+                scope,
+                scope_with_argument,
+                recognition: tool.recognition,
+            }
+        })
+        .collect();
+    let resources = mrtd_mcp::resource_access()
+        .into_iter()
+        .filter_map(|(prefix, access)| scopes(access).0.map(|scope| (prefix.to_owned(), scope)))
+        .collect();
+    let rest = mrtd_web::rest_access()
+        .into_iter()
+        .map(|operation| RestRule {
+            method: operation.method,
+            path: operation.path.to_owned(),
+            scope: scopes(operation.access).0,
+            recognition: operation.recognition,
+        })
+        .collect();
+    AccessRules { tools, resources, rest }
+}
+
+/// Gives every request that passed the guard its caller as the service's principal.
+/// Apply it to the router before the guard wraps it, so it runs after authentication.
+pub(crate) fn identify(router: Router) -> Router {
+    router.layer(axum::middleware::map_request(|mut request: Request| async move {
+        if let Some(principal) = request.extensions().get::<auth::Principal>() {
+            let principal = mrtd_service::Principal(principal.0.clone());
+            request.extensions_mut().insert(principal);
+        }
+        request
+    }))
+}
+
+/// Tool-call spans: children of the HTTP request's span, carrying the caller's trace.
+pub(crate) fn tool_spans() -> ToolSpans {
+    Arc::new(|call: ToolCall<'_>| {
+        let request = call.http.and_then(|parts| parts.extensions.get::<RequestSpan>());
+        observe::tool_call_span(call.tool, call.traceparent, call.tracestate, request)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_and_rest_operation_reaches_the_guard() {
+        let rules = access_rules();
+        let names: Vec<&str> = rules.tools.iter().map(|rule| rule.name.as_str()).collect();
+        let catalog: Vec<String> =
+            mrtd_mcp::tool_catalog().into_iter().map(|tool| tool.name.into_owned()).collect();
+        assert_eq!(names, catalog);
+        let scan = rules.tools.iter().find(|rule| rule.name == "scan_document").unwrap();
+        assert_eq!((scan.scope, scan.recognition), (Some(SCOPE_WRITE), true));
+        let check = rules.tools.iter().find(|rule| rule.name == "check_document").unwrap();
+        assert_eq!((check.scope, check.scope_with_argument), (None, Some(("scan_id", SCOPE_READ))));
+        assert_eq!(rules.resources, [("mrtd://scans".to_owned(), SCOPE_READ)]);
+        assert!(rules.rest.iter().any(|rule| rule.path == "/v1/scans" && rule.recognition));
+    }
+}

@@ -1,0 +1,25 @@
+//! mrtd's document operations without a transport: what the MCP tools and the REST API
+//! both do, for one caller.
+//!
+//! [`AppState`] holds the engine, the store and the limits every request shares;
+//! [`ops`] reads photos, keeps, lists, gets and deletes scans and parses typed text;
+//! every operation takes the caller's [`Principal`], and every failure is a
+//! [`ServiceError`] whose text is safe to show. The transports (the MCP handler, the
+//! REST API) turn requests into these calls and their results into responses; the
+//! composition (the `mrtd` binary) tells them who the caller is.
+
+mod access;
+mod dates;
+mod image_file;
+pub mod metrics;
+pub mod ops;
+mod principal;
+pub mod result;
+mod state;
+
+pub use access::Access;
+pub use dates::today;
+pub use image_file::{ImageDir, ImageFileError};
+pub use ops::ServiceError;
+pub use principal::Principal;
+pub use state::{AppState, ServiceConfig, StateError};

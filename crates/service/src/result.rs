@@ -1,0 +1,229 @@
+//! The document result: what `scan_document`, `get_scan` and `parse_mrz` put in
+//! `structuredContent`, what `POST /v1/scans` and `POST /v1/parse` answer and what
+//! `mrtd scan --json` prints, one type serialised once at each edge.
+//!
+//! The reading's own fields (`format`, `lines`, `valid`, `fields`, `dates`, `codes`,
+//! `checks`, `evidence`, `residual_risk`, `corrections`, `ambiguities`, `warnings`,
+//! `derived`) are `mrtd_mrz::Reading`'s, flattened into the envelope; without a reading
+//! they are `null` or empty.
+
+use mrtd_engine::{Diagnostic, ImageReading, Status};
+use mrtd_mrz::Reading;
+use serde::Serialize;
+use serde_json::Value;
+
+/// One document result.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentResult {
+    /// `read`, `partial` or `no_mrz`.
+    pub status: Status,
+    /// The reading, or its empty shape.
+    #[serde(flatten)]
+    pub reading: ReadingPart,
+    /// Findings a person can act on, most important first (none for typed text).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Where and how the photo was read; absent for typed text.
+    #[serde(flatten)]
+    pub photo: Option<Photo>,
+    /// `typed` when the lines were typed by the user in answer to a request for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'static str>,
+    /// The id of the kept scan, when it was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scan_id: Option<String>,
+    /// When the kept scan expires (UTC, RFC 3339), when it was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+}
+
+/// The reading, or what stands for it when no MRZ could be decoded.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum ReadingPart {
+    /// The decoded MRZ.
+    Reading(Box<Reading>),
+    /// No MRZ was decoded.
+    None(NoReading),
+}
+
+/// The reading's fields when there is no reading: nothing read, nothing valid.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NoReading {
+    format: Option<()>,
+    lines: [(); 0],
+    valid: bool,
+    fields: Option<()>,
+    checks: [(); 0],
+    corrections: [(); 0],
+    warnings: [(); 0],
+}
+
+/// Where and how a photo was read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Photo {
+    /// How far the document was turned from upright, in degrees clockwise.
+    pub rotation_degrees: f32,
+    /// The MRZ's corners in image pixels (top-left, top-right, bottom-right, bottom-left
+    /// of the upright zone), when it was found.
+    pub region: Option<[(f32, f32); 4]>,
+    /// The image's size and container format.
+    pub image: ImageInfo,
+    /// Time the engine took, in milliseconds, to a tenth.
+    pub timing_ms: f64,
+}
+
+/// An image's size after EXIF orientation, and its container format.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageInfo {
+    /// Width in pixels.
+    pub width: usize,
+    /// Height in pixels.
+    pub height: usize,
+    /// `jpeg`, `png`, `webp`, `tiff` or `bmp`.
+    pub format: &'static str,
+}
+
+impl DocumentResult {
+    /// The result of reading a photo.
+    pub fn from_image(image: &ImageReading) -> Self {
+        DocumentResult {
+            status: image.status,
+            reading: reading_part(image.reading.clone()),
+            diagnostics: image.diagnostics.clone(),
+            photo: Some(Photo {
+                rotation_degrees: image.rotation_degrees,
+                region: image.region,
+                image: ImageInfo {
+                    width: image.image_width,
+                    height: image.image_height,
+                    format: image.image_format,
+                },
+                timing_ms: (image.timing_ms * 10.0).round() / 10.0,
+            }),
+            source: None,
+            scan_id: None,
+            expires_at: None,
+        }
+    }
+
+    /// The result of parsing typed or pasted lines: `read` exactly when every check
+    /// digit holds.
+    pub fn from_text(reading: Reading) -> Self {
+        DocumentResult {
+            status: if reading.valid { Status::Read } else { Status::Partial },
+            reading: reading_part(Some(reading)),
+            diagnostics: Vec::new(),
+            photo: None,
+            source: None,
+            scan_id: None,
+            expires_at: None,
+        }
+    }
+
+    /// Whether this is a reading a pipeline may use without a person looking.
+    pub fn is_read(&self) -> bool {
+        self.status == Status::Read
+    }
+
+    /// The status as a fixed label (for metrics).
+    pub fn status_label(&self) -> &'static str {
+        match self.status {
+            Status::Read => "read",
+            Status::Partial => "partial",
+            Status::NoMrz => "no_mrz",
+        }
+    }
+
+    /// The JSON every front end returns.
+    pub fn to_value(&self) -> Value {
+        // Serialising these types cannot fail: no map has non-string keys, and no
+        // `Serialize` implementation below returns an error.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+fn reading_part(reading: Option<Reading>) -> ReadingPart {
+    match reading {
+        Some(reading) => ReadingPart::Reading(Box::new(reading)),
+        None => ReadingPart::None(NoReading::default()),
+    }
+}
+
+/// A one-line summary for people (a tool result's text), without any document field.
+pub fn summary(result: &Value) -> String {
+    let status = result["status"].as_str().unwrap_or("unknown");
+    let format = result["format"].as_str().unwrap_or("no format");
+    let valid = result["valid"].as_bool().unwrap_or(false);
+    let n_corrections = result["corrections"].as_array().map_or(0, Vec::len);
+    let diagnostics: Vec<&str> = result["diagnostics"]
+        .as_array()
+        .map(|items| items.iter().filter_map(|d| d["message"].as_str()).collect())
+        .unwrap_or_default();
+    let mut text = match status {
+        "read" => format!(
+            "Read a {format} MRZ; check digits {}; {n_corrections} correction(s).",
+            if valid { "all verified" } else { "not all verified" }
+        ),
+        "partial" => format!("Found a {format} MRZ but could not read it with confidence."),
+        "no_mrz" => "No machine readable zone was found.".to_owned(),
+        other => format!("Status: {other}."),
+    };
+    if !diagnostics.is_empty() {
+        text.push(' ');
+        text.push_str(&diagnostics.join(" "));
+    }
+    if let Some(id) = result["scan_id"].as_str() {
+        text.push_str(&format!(" Kept as scan {id}."));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn without_a_reading_the_fields_are_null_and_empty() {
+        let result = DocumentResult {
+            status: Status::NoMrz,
+            reading: reading_part(None),
+            diagnostics: Vec::new(),
+            photo: None,
+            source: None,
+            scan_id: None,
+            expires_at: None,
+        };
+        assert_eq!(
+            result.to_value(),
+            json!({
+                "status": "no_mrz", "format": null, "lines": [], "valid": false,
+                "fields": null, "checks": [], "corrections": [], "warnings": [],
+                "diagnostics": []
+            })
+        );
+    }
+
+    #[test]
+    fn typed_text_is_read_only_when_valid_and_flattens_the_reading() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let options = mrtd_mrz::ParseOptions::new(mrtd_mrz::Date::parse_iso("2010-01-01").unwrap());
+        let reading = mrtd_mrz::parse_text(&lines, &options).unwrap();
+        let value = DocumentResult::from_text(reading.clone()).to_value();
+        assert_eq!(value["status"], "read");
+        assert_eq!(value["fields"]["surname"], "ERIKSSON");
+        let mut expected = serde_json::to_value(&reading).unwrap();
+        let object = expected.as_object_mut().unwrap();
+        object.insert("status".into(), json!("read"));
+        object.insert("diagnostics".into(), json!([]));
+        assert_eq!(value, expected, "the reading's JSON, plus status and diagnostics");
+        let mut broken = lines.map(str::to_owned);
+        broken[1].replace_range(9..10, "7");
+        let broken: Vec<&str> = broken.iter().map(String::as_str).collect();
+        let broken = mrtd_mrz::parse_text(&broken, &options).unwrap();
+        assert_eq!(DocumentResult::from_text(broken).to_value()["status"], "partial");
+    }
+}
