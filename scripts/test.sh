@@ -4,7 +4,12 @@
 #   scripts/test.sh            everything (installs what it needs on Debian/Ubuntu as root)
 #   MRTD_SKIP_CONFORMANCE=1    skip the official MCP conformance suite (needs npm once)
 #
-# Steps: system packages, formatting, lints, layering, PostgreSQL, the Rust test suites
+# The slow steps are scripts of their own that run alone as well: scripts/check-weights.sh,
+# fuzz.sh, interop.sh, browser-test.sh, load.sh, faults.sh, conformance.py, checklist.sh.
+# Every server a step starts listens on a port the OS picks, and PostgreSQL runs in a fresh
+# folder on a free port, so two runs on one machine (two clones) do not collide.
+#
+# Steps: system packages, formatting, lints, unused dependencies, layering, PostgreSQL, the Rust test suites
 # (SQLite and PostgreSQL store backends; the reader's accuracy on the real specimens and on
 # 500 synthetic photos made at run time), OpenTelemetry export, bounded fuzzing, the official
 # TypeScript and Python MCP SDKs against the binary, the web page in headless Chromium, a load
@@ -51,22 +56,25 @@ cargo fmt --all --check
 step "cargo clippy --all-targets -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
-step "layering: the engines do not depend on tokio"
-for crate in mrtd-engine mrtd-mrz; do
-    if cargo tree -p "$crate" -e normal -i tokio >/dev/null 2>&1; then
-        echo "$crate depends on tokio; the engines must stay synchronous" >&2
-        exit 1
-    fi
-done
-echo "ok: mrtd-engine and mrtd-mrz are free of tokio"
+step "no unused dependencies (cargo machete)"
+command -v cargo-machete >/dev/null || cargo install --quiet --locked cargo-machete
+cargo machete
+
+step "layering: each crate free of what a lower layer must not know"
+scripts/layering.sh
 
 # --- PostgreSQL for the store contract suite ---------------------------------------------------
 step "starting PostgreSQL"
+# A cluster of this run's own, in a fresh folder on a free port, so that two runs on one
+# machine do not meet.
+MRTD_PG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/mrtd-test-pg.XXXXXX")"
+MRTD_PG_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+export MRTD_PG_DIR MRTD_PG_PORT
 MRTD_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
 export MRTD_TEST_DATABASE_URL
 # The PostgreSQL half of the store contract suite must run here, not report itself skipped.
 export MRTD_REQUIRE_POSTGRES=1
-trap 'scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
+trap 'scripts/postgres.sh destroy >/dev/null 2>&1 || true' EXIT
 
 # --- Rust tests --------------------------------------------------------------------------------
 step "cargo test (workspace, SQLite and PostgreSQL backends)"
@@ -85,12 +93,8 @@ rm -f "$target_dir/debug/mrtd" "$target_dir/debug/mrtd-conformance" "$target_dir
 cargo build --quiet --workspace --bins --tests
 export MRTD_BIN="$target_dir/debug/mrtd" MRTD_LOAD_BIN="$target_dir/debug/mrtd-load"
 
-# The engine builds optimised in the debug profile too, and training is deterministic on any
-# number of cores: retraining with scripts/train-model.sh's command must give the committed file.
 step "classifier weights: retrained by the documented command, compared byte for byte"
-"$target_dir/debug/mrtd-train" --out "$target_dir/retrained-mrz-cells.bin"
-cmp "$target_dir/retrained-mrz-cells.bin" crates/engine/model/mrz-cells.bin
-echo "ok: the committed weights are what the training command makes"
+scripts/check-weights.sh "$target_dir/debug/mrtd-train"
 
 step "benchmarks build"
 cargo check --workspace --benches --quiet
@@ -119,24 +123,9 @@ scripts/faults.sh
 if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
     step "official MCP conformance suite against mrtd-conformance"
     python3 scripts/conformance.py --bin "$target_dir/debug/mrtd-conformance"
-    shared="$root/../shared/tools"
-    if [ -f "$shared/mcp-checklist.py" ]; then
+    if [ -f "$root/../shared/tools/mcp-checklist.py" ]; then
         step "reference checklist probe (../shared present)"
-        port=18765
-        "$target_dir/debug/mrtd-conformance" --listen "127.0.0.1:$port" 2>/dev/null &
-        fixture=$!
-        for _ in $(seq 50); do
-            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-            sleep 0.1
-        done
-        status=0
-        python3 "$shared/mcp-checklist.py" "http://127.0.0.1:$port/mcp" || status=$?
-        kill "$fixture" 2>/dev/null || true
-        wait "$fixture" 2>/dev/null || true
-        if [ "$status" -ne 0 ]; then
-            echo "mcp-checklist.py reported $status FAIL(s)" >&2
-            exit 1
-        fi
+        scripts/checklist.sh "$target_dir/debug/mrtd-conformance" "$root/../shared/tools/mcp-checklist.py"
     fi
 fi
 

@@ -6,5 +6,5 @@
 # mrtd-train with its defaults: seed 9303, 2,000 scenes, 8 epochs.
 set -eu
 cd "$(dirname "$0")/.."
-cargo run --release -p mrtd-engine --bin mrtd-train -- \
+cargo run --release -p mrtd-synth --bin mrtd-train -- \
     --out crates/engine/model/mrz-cells.bin "$@"

@@ -167,7 +167,7 @@ fn init_logging(
     {
         anyhow::bail!(
             "--otlp-endpoint {endpoint}: this mrtd was built without OpenTelemetry export; \
-             build it with `cargo build --release --features otel`"
+             build it with `cargo build --release -p mrtd --features otel`"
         )
     }
 }

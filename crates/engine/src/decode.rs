@@ -7,8 +7,6 @@
 
 use serde::Serialize;
 
-use crate::check::check_digit;
-
 /// The classifier's ranked guesses for one cell, most probable first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellCandidates {
@@ -256,7 +254,11 @@ fn field_text(text: &[Vec<char>], covers: &[(usize, usize, usize)]) -> Vec<u8> {
 fn check_passes(text: &[Vec<char>], check: &CheckSpec) -> bool {
     let digit = text[check.at.0][check.at.1];
     let field = field_text(text, &check.covers);
-    let expected = check_digit(&field) as char;
+    // The check digit is mrtd-mrz's; cells hold only alphabet symbols, so it is computed.
+    let Some(value) = mrtd_mrz::compute_check_digit(field.iter().map(|&c| char::from(c))) else {
+        return false;
+    };
+    let expected = char::from(b'0' + value);
     // An empty optional field may carry a filler instead of zero.
     digit == expected || (digit == '<' && expected == '0' && field.iter().all(|&c| c == b'<'))
 }
@@ -458,12 +460,12 @@ const BLIND_MAX_P: f32 = 0.05;
 /// The probability `probability` gives the symbols the layout allows in a cell of
 /// `class` that a check digit cannot tell from `symbol`.
 fn blind_alternatives(class: Class, symbol: char, probability: impl Fn(char) -> f32) -> f32 {
-    let residue = crate::check::char_value(symbol as u8) % 10;
+    let residue = mrtd_mrz::char_value(symbol).unwrap_or(0) % 10;
     crate::model::ALPHABET
         .iter()
         .map(|&byte| char::from(byte))
         .filter(|&other| other != symbol && allowed(class, other))
-        .filter(|&other| crate::check::char_value(other as u8) % 10 == residue)
+        .filter(|&other| mrtd_mrz::char_value(other).unwrap_or(0) % 10 == residue)
         .map(probability)
         .sum()
 }

@@ -12,10 +12,19 @@
 //! let reading = engine.read(&bytes, &mrtd_engine::ParseOptions::default()).unwrap();
 //! println!("{:?}: {:?}", reading.status, reading.reading.map(|r| r.lines));
 //! ```
+//!
+//! # API
+//!
+//! Reading: [`EngineBuilder`] → [`Engine::read`] → [`ImageReading`] (with [`Status`] and
+//! [`Diagnostic`]s), or [`ImageError`] for bytes that are no usable image.
+//!
+//! For the synthetic-document generator and trainer (`mrtd-synth`), which must sample and
+//! classify cells exactly as the reader does, and for the fuzz targets: [`cells`] (cell
+//! geometry and sampling), [`geometry`], [`gray`], [`model`] (the classifier and its
+//! weight file) and [`jpeg::decode_half_luma`]. Nothing else is public.
 
 mod cancelling;
 pub mod cells;
-pub mod check;
 mod components;
 mod decode;
 mod diagnose;
@@ -28,7 +37,6 @@ pub mod jpeg;
 mod locate;
 pub mod model;
 mod recognise;
-pub mod synth;
 mod types;
 
 pub use engine::{Engine, EngineBuilder, EngineConfig};

@@ -46,20 +46,6 @@ pub struct Mlp {
 }
 
 impl Mlp {
-    /// Makes a network with small deterministic pseudo-random weights.
-    pub fn initialised(n_hidden: usize, seed: u64) -> Mlp {
-        let mut rng = crate::synth::rng::Rng::new(seed);
-        let s1 = (2.0 / CELL_LEN as f32).sqrt();
-        let s2 = (2.0 / n_hidden as f32).sqrt();
-        Mlp {
-            n_hidden,
-            w1: (0..n_hidden * CELL_LEN).map(|_| rng.normal() * s1).collect(),
-            b1: vec![0.0; n_hidden],
-            w2: (0..N_CLASSES * n_hidden).map(|_| rng.normal() * s2).collect(),
-            b2: vec![0.0; N_CLASSES],
-        }
-    }
-
     /// Reads a weight file written by [`Mlp::to_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Mlp, ModelError> {
         if bytes.len() < 20 || &bytes[..8] != MAGIC {
@@ -164,7 +150,15 @@ mod tests {
 
     #[test]
     fn weights_round_trip() {
-        let mlp = Mlp::initialised(8, 1);
+        let n_hidden = 8;
+        let value = |i: usize| (i % 17) as f32 * 0.125 - 1.0;
+        let mlp = Mlp {
+            n_hidden,
+            w1: (0..n_hidden * CELL_LEN).map(value).collect(),
+            b1: (0..n_hidden).map(value).collect(),
+            w2: (0..N_CLASSES * n_hidden).map(value).collect(),
+            b2: (0..N_CLASSES).map(value).collect(),
+        };
         let back = Mlp::from_bytes(&mlp.to_bytes()).unwrap();
         assert_eq!(back.w1, mlp.w1);
         assert_eq!(back.b2, mlp.b2);

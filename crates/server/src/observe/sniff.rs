@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn chunks_split_anywhere_give_the_same_label() {
-        let body = br#"{"id":1,"params":{"name":"scan_document"},"method":"tools/call"}"#;
+        let body = br#"{"id":1,"params":{"name":"read_photo"},"method":"tools/call"}"#;
         for split in 0..body.len() {
             let mut sniffer = MethodSniffer::new();
             sniffer.feed(&body[..split]);

@@ -2,8 +2,8 @@
 
 use ab_glyph::{Font, FontVec, PxScale, ScaleFont, point};
 
-use crate::gray::Gray;
-use crate::synth::rng::Rng;
+use crate::rng::Rng;
+use mrtd_engine::gray::Gray;
 
 /// A gray canvas with values from 0 (black) to 255 (white).
 #[derive(Clone, Debug)]

@@ -11,8 +11,8 @@ mod common;
 use std::path::PathBuf;
 
 use common::{load_font, number, parse_flags, usage_error};
-use mrtd_engine::synth::export::export_set;
-use mrtd_engine::synth::{DEBIAN_OCRB_PATH, SceneOptions};
+use mrtd_synth::export::export_set;
+use mrtd_synth::{DEBIAN_OCRB_PATH, SceneOptions};
 
 const TOOL: &str = "mrtd-synth";
 const USAGE: &str = "usage: mrtd-synth --out DIR [--count N] [--seed N] [--font PATH] \

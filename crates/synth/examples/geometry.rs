@@ -2,7 +2,7 @@
 //!
 //! Usage: `cargo run --release --example geometry -- [COUNT] [SEED]`.
 
-use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
+use mrtd_synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use mrtd_engine::synth::OcrFont;
+use mrtd_synth::OcrFont;
 
 /// Ends the program with a message and the usage, as a mistyped command line should.
 pub fn usage_error(tool: &str, usage: &str, message: &str) -> ! {

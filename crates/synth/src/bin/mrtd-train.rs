@@ -14,7 +14,7 @@ use std::time::Instant;
 use common::{load_font, number, parse_flags};
 use mrtd_engine::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use mrtd_engine::model::{Mlp, N_CLASSES, N_HIDDEN, class_of, softmax};
-use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
+use mrtd_synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
 
 const TOOL: &str = "mrtd-train";
 /// Each batch's gradient is the sum of this many shards, each computed on a thread of its own
@@ -257,7 +257,7 @@ fn main() {
         started.elapsed()
     );
 
-    let mut mlp = Mlp::initialised(N_HIDDEN, args.seed);
+    let mut mlp = mrtd_synth::initial_weights(N_HIDDEN, args.seed);
     let mut velocity = zeroed(&mlp);
     let mut rng = Rng::new(args.seed ^ 0x5EED);
     let batch = 64;

@@ -4,8 +4,8 @@
 //! with handheld faults, made at run time from fixed seeds (about a minute and a
 //! half with the test profile).
 
-use mrtd_engine::synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
 use mrtd_engine::{EngineBuilder, ParseOptions, Status};
+use mrtd_synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
 
 fn font() -> OcrFont {
     let bytes = std::fs::read(DEBIAN_OCRB_PATH)

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::synth::{OcrFont, Rng, SceneOptions, SynthFormat, generate};
+use crate::{OcrFont, Rng, SceneOptions, SynthFormat, generate};
 
 /// The image container formats the generator cycles through.
 pub const FILE_FORMATS: [(image::ImageFormat, &str); 5] = [

@@ -1,12 +1,12 @@
 //! Whole synthetic photos: a document with an MRZ, placed in a cluttered scene
 //! with rotation, perspective and camera degradations, plus exact labels.
 
-use crate::cells::CellGeometry;
-use crate::geometry::Homography;
-use crate::gray::Gray;
-use crate::synth::canvas::{Canvas, OcrFont};
-use crate::synth::rng::Rng;
-use crate::synth::text::{SynthFormat, random_line, random_mrz, replace_name_with_random_letters};
+use crate::canvas::{Canvas, OcrFont};
+use crate::rng::Rng;
+use crate::text::{SynthFormat, random_line, random_mrz, replace_name_with_random_letters};
+use mrtd_engine::cells::CellGeometry;
+use mrtd_engine::geometry::Homography;
+use mrtd_engine::gray::Gray;
 
 /// How hard the generated photos are.
 #[derive(Clone, Debug)]

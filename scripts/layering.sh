@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Checks the dependency rules the architecture draws (ARCHITECTURE.md), with `cargo tree`:
+#
+#   - the engines (mrtd-mrz, mrtd-engine) are synchronous: no tokio;
+#   - the service and the MCP handler know no HTTP stack: no axum, hyper or JWT library;
+#   - the served binary links no development tool: no font rasteriser (ab_glyph);
+#   - the HTTP front names no tool: no tool name in crates/server/src.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+failed=0
+refuse() { # crate, dependency, reason
+    if cargo tree -p "$1" -e normal -i "$2" >/dev/null 2>&1; then
+        echo "layering: $1 depends on $2 ($3)" >&2
+        failed=1
+    fi
+}
+
+for crate in mrtd-mrz mrtd-engine; do
+    refuse "$crate" tokio "the engines must stay synchronous"
+done
+for crate in mrtd-service mrtd-mcp; do
+    for http in axum hyper jsonwebtoken; do
+        refuse "$crate" "$http" "the service and the MCP handler know no transport"
+    done
+done
+refuse mrtd ab_glyph "the synthetic-document renderer is a development tool"
+
+tools=$(sed -n 's/^ *name: "\([a-z_]*\)",$/\1/p' crates/mcp/src/tools/mod.rs)
+[ -n "$tools" ] || { echo "layering: no tool names found in crates/mcp/src/tools/mod.rs" >&2; exit 1; }
+for tool in $tools; do
+    if grep -rn "\"$tool\"" crates/server/src >/dev/null; then
+        echo "layering: the HTTP front names the tool $tool:" >&2
+        grep -rn "\"$tool\"" crates/server/src >&2
+        failed=1
+    fi
+done
+
+if [ "$failed" -ne 0 ]; then
+    exit 1
+fi
+echo "ok: engines without tokio; service and MCP handler without an HTTP stack; no renderer in mrtd; no tool named in the HTTP front"
