@@ -106,6 +106,23 @@ pub fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers.get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
 }
 
+/// The text of a `413`: the guard and the endpoint answer an oversized body alike.
+pub fn too_large_message(limit: usize) -> String {
+    let limit_mib = limit as f64 / (1024.0 * 1024.0);
+    format!("Payload Too Large: the request body exceeds the {limit_mib:.0} MiB limit")
+}
+
+/// What the guard already established about a request it let through, put into the
+/// request's extensions so that the endpoint behind it does not check it again: `Host` and
+/// `Origin` passed the policy, the body was read whole within its limits, and whether that
+/// body is well-formed JSON (UTF-8 throughout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vetted {
+    /// The body is well-formed JSON; `None` when the guard did not look (no body, or not
+    /// the MCP endpoint).
+    pub well_formed_json: Option<bool>,
+}
+
 /// Reads `body` within `limits`: a declared length over the limit is refused before a
 /// byte is read, the declared length is reserved from the budget at once, and every
 /// piece must arrive within the idle timeout and the whole within the total timeout.

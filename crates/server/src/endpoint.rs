@@ -103,7 +103,9 @@ impl McpEndpoint {
 
     /// Answers one HTTP request to the endpoint.
     pub async fn handle(&self, request: Request<Body>) -> Response {
-        if let Err(rejection) = self.policy.check(request.uri(), request.headers()) {
+        // Behind the guard, Host and Origin were checked already; alone, they are here.
+        let vetted = request.extensions().get::<crate::body::Vetted>().is_some();
+        if !vetted && let Err(rejection) = self.policy.check(request.uri(), request.headers()) {
             tracing::warn!(%rejection, "refused request to the MCP endpoint");
             return jsonrpc::error_response(
                 rejection.status(),
@@ -249,6 +251,8 @@ impl McpEndpoint {
 
     async fn handle_post(&self, request: Request<Body>) -> Response {
         let (mut parts, body) = request.into_parts();
+        let vetted_json =
+            parts.extensions.get::<crate::body::Vetted>().and_then(|v| v.well_formed_json);
         if !self.legacy_sessions {
             // Sessionless service: a session id or a resumption cursor means nothing here.
             parts.headers.remove(SESSION_ID);
@@ -286,12 +290,18 @@ impl McpEndpoint {
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') => {
                 // Validate without building a tree: rmcp parses the message itself.
-                // Skipping a value does not check the UTF-8 of strings, so check it here.
-                let well_formed = crate::blocking::for_large(bytes.clone(), |bytes| {
-                    std::str::from_utf8(bytes).is_ok()
-                        && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
-                })
-                .await;
+                // Skipping a value does not check the UTF-8 of strings, so check it here,
+                // unless the guard in front did both already.
+                let well_formed = match vetted_json {
+                    Some(known) => Some(known),
+                    None => {
+                        crate::blocking::for_large(bytes.clone(), |bytes| {
+                            std::str::from_utf8(bytes).is_ok()
+                                && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+                        })
+                        .await
+                    }
+                };
                 if well_formed != Some(true) {
                     return parse_error();
                 }
@@ -463,12 +473,11 @@ impl McpEndpoint {
     }
 
     fn too_large(&self) -> Response {
-        let limit_mib = self.max_body_bytes as f64 / (1024.0 * 1024.0);
         jsonrpc::error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
             Value::Null,
             INVALID_REQUEST,
-            &format!("Payload Too Large: the request body exceeds the {limit_mib:.0} MiB limit"),
+            &crate::body::too_large_message(self.max_body_bytes),
         )
     }
 }

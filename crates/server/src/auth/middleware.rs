@@ -139,20 +139,37 @@ async fn check(
         let (bytes, share) = crate::body::read(&parts.headers, body, &inner.body_limits)
             .await
             .map_err(|error| (body_denial(error, inner.body_limits.max_bytes), Value::Null))?;
-        let requirement = if on_endpoint {
+        let (requirement, well_formed_json) = if on_endpoint {
+            // One pass over the body gives the scopes and whether it is well-formed JSON,
+            // which the endpoint then need not check again. Skipped values are not checked
+            // for UTF-8 by the parser, so the whole body is.
             let rules = inner.access.clone();
-            crate::blocking::for_large(bytes.clone(), move |body| rules.for_mcp_body(body))
-                .await
-                .flatten()
-                .unwrap_or_default()
+            let scanned = crate::blocking::for_large(bytes.clone(), move |body| {
+                let requirement = rules.for_mcp_body(body);
+                let well_formed = requirement.is_some() && std::str::from_utf8(body).is_ok();
+                (requirement, well_formed)
+            })
+            .await;
+            match scanned {
+                Some((requirement, well_formed)) => {
+                    (requirement.unwrap_or_default(), Some(well_formed))
+                }
+                None => (scopes::Requirement::default(), None),
+            }
         } else {
-            inner.access.for_rest(&parts.method, parts.uri.path())
+            (inner.access.for_rest(&parts.method, parts.uri.path()), None)
         };
-        (Request::from_parts(parts, Body::from(bytes)), Some(share), requirement)
-    } else if on_endpoint {
-        (request, None, scopes::Requirement::default())
+        let mut request = Request::from_parts(parts, Body::from(bytes));
+        request.extensions_mut().insert(crate::body::Vetted { well_formed_json });
+        (request, Some(share), requirement)
     } else {
-        let requirement = inner.access.for_rest(request.method(), request.uri().path());
+        let requirement = if on_endpoint {
+            scopes::Requirement::default()
+        } else {
+            inner.access.for_rest(request.method(), request.uri().path())
+        };
+        let mut request = request;
+        request.extensions_mut().insert(crate::body::Vetted { well_formed_json: None });
         (request, None, requirement)
     };
     let id = requirement.id.clone().unwrap_or(Value::Null);
@@ -215,14 +232,11 @@ async fn check(
 /// The refusal for a body that was not read.
 fn body_denial(error: BodyError, limit: usize) -> Denial {
     match error {
-        BodyError::TooLarge => {
-            let limit_mib = limit as f64 / (1024.0 * 1024.0);
-            Denial::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                INVALID_REQUEST,
-                format!("Payload Too Large: the request body exceeds the {limit_mib:.0} MiB limit"),
-            )
-        }
+        BodyError::TooLarge => Denial::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            INVALID_REQUEST,
+            crate::body::too_large_message(limit),
+        ),
         BodyError::TimedOut => Denial::new(
             StatusCode::REQUEST_TIMEOUT,
             INVALID_REQUEST,
