@@ -109,18 +109,7 @@ fn json_notice(endpoint: &Endpoint<'_>, now: std::time::SystemTime) -> serde_jso
 
 /// A time as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC), as the log events write it.
 fn rfc3339(time: std::time::SystemTime) -> String {
-    let since = time.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let seconds = since.as_secs();
-    let in_day = seconds % 86_400;
-    let date =
-        mrtd_mrz::Date::from_days_since_epoch(i64::try_from(seconds / 86_400).unwrap_or_default());
-    format!(
-        "{date}T{:02}:{:02}:{:02}.{:06}Z",
-        in_day / 3600,
-        in_day / 60 % 60,
-        in_day % 60,
-        since.subsec_micros()
-    )
+    humantime::format_rfc3339_micros(time).to_string()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! `--data-dir` and `--database-url` as `mrtd serve`. A new key is printed once; the store
 //! keeps only its SHA-256.
 
-use std::{path::PathBuf, process::ExitCode, sync::Arc, time::UNIX_EPOCH};
+use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
 use mrtd_server::auth::{
@@ -108,24 +108,7 @@ async fn keys(args: KeysArgs) -> anyhow::Result<ExitCode> {
 
 /// A time as `YYYY-MM-DDTHH:MM:SSZ` (UTC).
 fn utc(time: std::time::SystemTime) -> String {
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (the proleptic Gregorian calendar).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+    humantime::format_rfc3339_seconds(time).to_string()
 }
 
 /// The store as the HTTP front's key lookup.

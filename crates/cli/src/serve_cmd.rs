@@ -438,7 +438,7 @@ fn request_state_key(given: Option<&str>, data_dir: &Path) -> anyhow::Result<Vec
         return Ok(key);
     }
     let key: [u8; 32] = rand::random();
-    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex::encode(key);
     write_private(&path, &hex).with_context(|| format!("writing {}", path.display()))?;
     Ok(key.to_vec())
 }

@@ -138,12 +138,12 @@ pub(crate) fn conclude(
         cells[correction.line][correction.position] =
             mrtd_mrz::CellCandidates::certain(correction.to);
     }
-    crate::decode::weigh_look_alikes(&mut cells);
+    crate::weigh::weigh_look_alikes(&mut cells);
     // Name letters are chosen with the name model (letter triples usual in names) and
     // judged by the lower of the classifier's probability and the weighed one: the model
     // may change a letter and may doubt one, never vouch for one.
     let classified = cells.clone();
-    crate::decode::weigh_names(reading.format, &mut cells);
+    crate::weigh::weigh_names(reading.format, &mut cells);
     let probability = |line: usize, pos: usize, symbol: char| {
         let of = |cell: &mrtd_mrz::CellCandidates| {
             cell.options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
@@ -416,7 +416,7 @@ fn runs_of(flags: &[bool]) -> Vec<(usize, usize)> {
 }
 
 /// Adds to the audit trail the name letters that stand where the classifier ranked another
-/// letter first: chosen by the name model (see `decode::weigh_names`).
+/// letter first: chosen by the name model (see `weigh::weigh_names`).
 fn note_name_letters(
     format: crate::decode::MrzFormat,
     classified: &[Vec<mrtd_mrz::CellCandidates>],
@@ -432,7 +432,7 @@ fn note_name_letters(
                 published.corrections.iter().any(|c| (c.line, c.column) == (line + 1, pos + 1));
             if symbol.is_ascii_uppercase()
                 && !noted
-                && crate::decode::is_name_cell(format, line, pos)
+                && crate::weigh::is_name_cell(format, line, pos)
             {
                 published.corrections.push(mrtd_mrz::Correction {
                     line: line + 1,

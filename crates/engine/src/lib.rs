@@ -38,6 +38,7 @@ mod locate;
 pub mod model;
 mod recognise;
 mod types;
+mod weigh;
 
 pub use engine::{Engine, EngineBuilder, EngineConfig};
 pub use error::ImageError;

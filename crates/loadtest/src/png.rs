@@ -28,7 +28,7 @@ fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     let start = png.len();
     png.extend(kind);
     png.extend(data);
-    let crc = crc32(&png[start..]);
+    let crc = crc32fast::hash(&png[start..]);
     png.extend(crc.to_be_bytes());
 }
 
@@ -50,17 +50,6 @@ fn zlib_stored(data: &[u8]) -> Vec<u8> {
     out
 }
 
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = 0xffff_ffffu32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
-}
-
 fn adler32(bytes: &[u8]) -> u32 {
     let (mut a, mut b) = (1u32, 0u32);
     for &byte in bytes {
@@ -75,9 +64,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn checksums_match_their_standard_values() {
-        assert_eq!(crc32(b"IEND"), 0xae42_6082);
-        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+    fn adler32_matches_its_standard_value() {
         assert_eq!(adler32(b"Wikipedia"), 0x11e6_0398);
     }
 

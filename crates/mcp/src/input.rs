@@ -131,7 +131,7 @@ pub(crate) fn arguments_digest(map: Option<&Map<String, Value>>) -> String {
         Some(map) => write_canonical(&Value::Object(map.clone()), &mut canonical),
         None => canonical.extend_from_slice(b"{}"),
     }
-    Sha256::digest(&canonical).iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(&canonical))
 }
 
 #[cfg(test)]

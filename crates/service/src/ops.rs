@@ -252,11 +252,7 @@ pub fn parse<S: AsRef<str>>(
 
 /// Formats a time as RFC 3339 in UTC, to the second.
 pub fn rfc3339(time: SystemTime) -> String {
-    let seconds = time.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
-    let rest = seconds % 86_400;
-    let date = mrtd_mrz::Date::from_days_since_epoch(days);
-    format!("{date}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
+    humantime::format_rfc3339_seconds(time).to_string()
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@ fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
     let mut classified = candidates(|_, _| 0.99, &[]);
     classified[0][8] = CellCandidates { options: vec![('X', 0.6), ('K', 0.35), ('<', 0.05)] };
     let mut weighed = classified.clone();
-    crate::decode::weigh_names(crate::decode::MrzFormat::Td3, &mut weighed);
+    crate::weigh::weigh_names(crate::decode::MrzFormat::Td3, &mut weighed);
     let mut published = mrtd_mrz::decode_cells(&weighed, &ParseOptions::default()).expect("a TD3");
     assert_eq!(published.lines[0], LINES[0]);
     assert!(published.corrections.is_empty(), "the decoder saw K on top");

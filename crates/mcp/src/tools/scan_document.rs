@@ -139,7 +139,7 @@ pub(super) async fn call(
             let pending = PendingScan {
                 retain_hours,
                 reference_date: reference_date.map(str::to_owned),
-                nonce: nonce.iter().map(|b| format!("{b:02x}")).collect(),
+                nonce: hex::encode(nonce),
                 arguments: arguments.digest(),
             };
             return Ok(ask_for_text(shared, principal, &pending, &advice).into());

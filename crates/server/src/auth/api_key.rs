@@ -72,7 +72,7 @@ pub fn generate_api_key() -> String {
 /// The stored form of a key: SHA-256 of its text, as 64 lower-case hex digits.
 pub fn hash_api_key(key: &str) -> String {
     let digest = Sha256::digest(key.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(digest)
 }
 
 /// Whether `text` has the shape of a key this server makes (prefix and 43 base64url characters).

@@ -29,7 +29,9 @@ impl TraceParent {
         if value.len() < 55 {
             return None;
         }
-        let version = hex_byte(&value[0..2])?;
+        let mut version = [0u8; 1];
+        lower_hex(&value[0..2], &mut version)?;
+        let version = version[0];
         if version == 0xff || value[2] != b'-' || value[35] != b'-' || value[52] != b'-' {
             return None;
         }
@@ -41,14 +43,12 @@ impl TraceParent {
             _ => return None,
         }
         let mut trace_id = [0u8; 16];
-        for (i, byte) in trace_id.iter_mut().enumerate() {
-            *byte = hex_byte(&value[3 + 2 * i..5 + 2 * i])?;
-        }
+        lower_hex(&value[3..35], &mut trace_id)?;
         let mut parent_id = [0u8; 8];
-        for (i, byte) in parent_id.iter_mut().enumerate() {
-            *byte = hex_byte(&value[36 + 2 * i..38 + 2 * i])?;
-        }
-        let flags = hex_byte(&value[53..55])?;
+        lower_hex(&value[36..52], &mut parent_id)?;
+        let mut flags = [0u8; 1];
+        lower_hex(&value[53..55], &mut flags)?;
+        let flags = flags[0];
         if trace_id == [0; 16] || parent_id == [0; 8] {
             return None;
         }
@@ -62,12 +62,12 @@ impl TraceParent {
 
     /// The trace id as 32 lowercase hex digits.
     pub fn trace_id_hex(&self) -> String {
-        hex(&self.trace_id)
+        hex::encode(self.trace_id)
     }
 
     /// The parent span id as 16 lowercase hex digits.
     pub fn parent_id_hex(&self) -> String {
-        hex(&self.parent_id)
+        hex::encode(self.parent_id)
     }
 }
 
@@ -131,20 +131,12 @@ fn valid_value(value: &str) -> bool {
         && bytes[bytes.len() - 1] != b' '
 }
 
-fn hex_byte(pair: &[u8]) -> Option<u8> {
-    let digit = |b: u8| match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        _ => None,
-    };
-    match pair {
-        [high, low] => Some(digit(*high)? << 4 | digit(*low)?),
-        _ => None,
+/// Decodes `text` into `out`; the W3C format allows lowercase hex digits only.
+fn lower_hex(text: &[u8], out: &mut [u8]) -> Option<()> {
+    if !text.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)) {
+        return None;
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::decode_to_slice(text, out).ok()
 }
 
 #[cfg(test)]

@@ -1,0 +1,179 @@
+use super::*;
+
+/// A row of glyphs at cells `ks` of a 10-pixel pitch, on a text line
+/// sloping 0.2 against the search direction, moved `across` square to it.
+fn sloped_row(ks: std::ops::Range<usize>, across: f32) -> TextRow {
+    let slope = 0.2f32;
+    let norm = (1.0 + slope * slope).sqrt();
+    let members = ks
+        .map(|k| {
+            let s = 100.0 + 10.0 * k as f32;
+            ((s - slope * across / norm, slope * s + across / norm), 6.0)
+        })
+        .collect::<Vec<_>>();
+    let start = members[0].0.0 - 3.0;
+    let end = members[members.len() - 1].0.0 + 3.0;
+    let offset = members[0].0.1 - slope * members[0].0.0;
+    TextRow::straight(members, (start, end), offset, slope)
+}
+
+#[test]
+fn pieces_of_a_broken_glyph_count_as_one_cell() {
+    // 44 glyphs 10 px apart; the one in cell 5 broke into two pieces 4 px apart.
+    let mut members: Vec<((f32, f32), f32)> =
+        (0..44).filter(|&k| k != 5).map(|k| ((100.0 + 10.0 * k as f32, 50.0), 6.0)).collect();
+    members.insert(5, ((148.0, 50.0), 3.0));
+    members.insert(6, ((152.0, 50.0), 3.0));
+    let row = TextRow::straight(members, (97.0, 533.0), 50.0, 0.0);
+    let index = index_row(&row).expect("an index");
+    assert_eq!(index.span, 44);
+    assert_eq!(index.pairs.len(), 44);
+    assert_eq!(index.pairs[5], (5.0, 150.0));
+    assert_eq!(index.pairs[6], (6.0, 160.0));
+}
+
+#[test]
+fn a_row_missing_glyphs_takes_the_columns_of_a_sloping_neighbour() {
+    let complete = sloped_row(0..30, 0.0);
+    // The next line lost its first glyph; its columns lie along the slope.
+    let incomplete = sloped_row(1..30, 30.0);
+    let positions = rows_positions(&[complete, incomplete.clone()], 30).expect("positions");
+    for (k, (&mine, &theirs)) in positions[1].iter().zip(&positions[0]).enumerate() {
+        let expected = theirs - incomplete.slope * 30.0 / (1.0f32 + 0.04).sqrt();
+        assert!((mine - expected).abs() < 0.5, "cell {k}: {mine} against {expected}");
+    }
+}
+
+/// A 44-cell row seen at a slant: its pitch grows from 16 to 24 pixels.
+fn foreshortened() -> Spacing {
+    // pitch_at(0) = b - a d = 16 and pitch_at(43) = 16 / (1 + 43 d)^2 = 24.
+    let d = ((16.0f32 / 24.0).sqrt() - 1.0) / 43.0;
+    let a = 100.0;
+    Spacing { a, b: 16.0 + a * d, d }
+}
+
+#[test]
+fn the_perspective_fit_recovers_a_foreshortened_row() {
+    let truth = foreshortened();
+    let pairs: Vec<(f32, f32)> = (0..44).map(|k| (k as f32, truth.at(k as f32))).collect();
+    let fit = fit_projective(&pairs).expect("a fit");
+    for k in 0..44 {
+        let k = k as f32;
+        assert!((fit.at(k) - truth.at(k)).abs() < 0.05, "cell {k}");
+        assert!((fit.index_of(truth.at(k)) - k).abs() < 0.01, "cell {k}");
+    }
+    assert!(fit.plausible(44, 20.0));
+    // A straight line cannot follow it: a linear fit misses some cell by a third of a pitch.
+    let (a, b) = fit_linear(&pairs).expect("a line");
+    let worst = pairs.iter().map(|&(k, s)| (a + b * k - s).abs()).fold(0.0f32, f32::max);
+    assert!(worst > 5.0, "{worst}");
+}
+
+#[test]
+fn a_row_whose_pitch_doubles_in_a_steep_view_is_numbered_cell_by_cell() {
+    // 44 cells whose pitch grows from 11 to 24 px, the fillers in cells 38 to 40
+    // touching as one blob, as at the end of a TD3's second line.
+    let d = ((11.0f32 / 24.0).sqrt() - 1.0) / 43.0;
+    let truth = Spacing { a: 100.0, b: 11.0 + 100.0 * d, d };
+    let glyph = |k: usize| ((truth.at(k as f32), 50.0), 0.6 * truth.pitch_at(k as f32));
+    let mut members: Vec<((f32, f32), f32)> = (0..38).map(glyph).collect();
+    let (from, to) = (truth.at(38.0), truth.at(40.0));
+    members.push((((from + to) / 2.0, 50.0), to - from + 0.6 * truth.pitch_at(39.0)));
+    members.extend((41..44).map(glyph));
+    let ends = (truth.at(0.0) - 4.0, truth.at(43.0) + 8.0);
+    let row = TextRow::straight(members, ends, 50.0, 0.0);
+    // Counted in the median pitch (15 px), the near end's steps numbered 48 cells.
+    let index = index_row(&row).expect("an index");
+    assert_eq!(index.span, 44);
+    assert!(index.pairs.iter().all(|&(k, s)| (truth.at(k) - s).abs() < 0.01));
+    let positions = cell_positions(&row, 44).expect("positions");
+    for (k, &at) in positions.iter().enumerate() {
+        let k = k as f32;
+        assert!((at - truth.at(k)).abs() < 0.1 * truth.pitch_at(k), "cell {k}: {at}");
+    }
+}
+
+#[test]
+fn cells_shrink_across_the_line_with_the_square_root_of_their_pitch() {
+    let row = sloped_row(0..44, 0.0);
+    let length = |v: (f32, f32)| v.0.hypot(v.1);
+    // Even spacing: every cell takes the row's height.
+    let even: Vec<f32> = (0..44).map(|k| 100.0 + 20.0 * k as f32).collect();
+    for cell in row_cells(&row, &even, 1.0) {
+        assert!((length(cell.across) - row.height).abs() < 1e-3);
+    }
+    // Foreshortened from 24 down to 16 pixels: the height belongs with the
+    // wider pitches, and a cell half as wide along is 1/sqrt(2) as tall.
+    let spacing = foreshortened();
+    let positions: Vec<f32> = (0..44).map(|k| spacing.at(k as f32)).collect();
+    let cells = row_cells(&row, &positions, 1.0);
+    // Pitches grow along this row, so the upper quartile pitch is cell 33's.
+    assert!((length(cells[33].across) - row.height).abs() < 1e-3);
+    let (narrow, wide) = (&cells[0], &cells[42]);
+    let ratio = length(narrow.across) / length(wide.across);
+    let expected = (length(narrow.along) / length(wide.along)).sqrt();
+    assert!((ratio - expected).abs() < 1e-3, "{ratio} against {expected}");
+    assert!(ratio < 0.85, "{ratio}");
+}
+
+/// Two lines of 44 cells 20 px apart across, the lower one `wider` times
+/// as wide about the middle, and `offset` pixels along.
+fn two_lines(wider: f32, offset: f32) -> Vec<Vec<CellGeometry>> {
+    [(1.0, 0.0, 100.0), (wider, offset, 130.0)]
+        .iter()
+        .map(|&(scale, offset, y)| {
+            (0..44)
+                .map(|k| CellGeometry {
+                    centre: (500.0 + (k as f32 - 21.5) * 16.0 * scale + offset, y),
+                    along: (16.0, 0.0),
+                    across: (0.0, 20.0),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn cells_lean_along_converging_columns_and_not_for_lines_out_of_register() {
+    // The lower line 6 % wider: at the ends its cells lie 0.06 * 21.5 * 16
+    // pixels further out, over 30 pixels down, a lean of 0.688.
+    let mut cells = two_lines(1.06, 0.0);
+    shear_to_columns(&mut cells);
+    for line in &cells {
+        for (k, cell) in line.iter().enumerate() {
+            let lean = 0.06 * (k as f32 - 21.5) * 16.0 / 30.0;
+            let want = lean.clamp(-MAX_LEAN, MAX_LEAN) * 20.0;
+            assert!((cell.across.0 - want).abs() < 0.01, "cell {k}: {:?}", cell.across);
+            assert!((cell.across.1 - 20.0).abs() < 1e-3);
+        }
+    }
+    // Lines of the same width, one printed a third of a pitch along: square cells.
+    let mut cells = two_lines(1.0, 5.0);
+    shear_to_columns(&mut cells);
+    assert!(cells.iter().flatten().all(|cell| cell.across == (0.0, 20.0)));
+}
+
+#[test]
+fn a_row_drawn_wider_than_its_neighbour_takes_its_columns_scaled() {
+    let columns: Vec<f32> = (0..44).map(|k| 100.0 + 16.0 * k as f32).collect();
+    // Glyphs of every other cell, 4 % wider about cell 21 and 2 px along.
+    let wide: Vec<f32> =
+        (0..44).step_by(2).map(|k| 2.0 + 436.0 + (columns[k] - 436.0) * 1.04).collect();
+    let (a, b) = scaled_columns(&columns, &wide, 2.0);
+    for (k, &c) in columns.iter().enumerate() {
+        let want = 2.0 + 436.0 + (c - 436.0) * 1.04;
+        assert!((a + b * c - want).abs() < 0.05, "cell {k}");
+    }
+    // Within one per cent, the shift alone.
+    let near: Vec<f32> =
+        (0..44).step_by(2).map(|k| 2.0 + 436.0 + (columns[k] - 436.0) * 1.005).collect();
+    assert_eq!(scaled_columns(&columns, &near, 2.0), (2.0, 1.0));
+}
+
+#[test]
+fn implausible_spacings_are_refused() {
+    // Pitch shrinking to nothing, and a mean pitch far from the expected one.
+    assert!(!Spacing { a: 0.0, b: 20.0, d: 0.05 }.plausible(44, 20.0));
+    assert!(!Spacing::linear(0.0, 30.0).plausible(44, 20.0));
+    assert!(Spacing::linear(0.0, 21.0).plausible(44, 20.0));
+}
