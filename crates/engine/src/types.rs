@@ -5,7 +5,7 @@ use serde::Serialize;
 use mrtd_mrz::Reading;
 
 /// The outcome of reading one image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// An MRZ was read and every check digit matches.
@@ -17,7 +17,7 @@ pub enum Status {
 }
 
 /// Machine-readable kinds of diagnostic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DiagnosticCode {
@@ -46,7 +46,7 @@ pub enum DiagnosticCode {
 }
 
 /// A finding about the read, in words a person can act on.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Diagnostic {
     /// What kind of finding this is.
     pub code: DiagnosticCode,

@@ -67,6 +67,7 @@ const EQUIVALENT: &[(&str, &str)] = &[("DEU", "D"), ("RKS", "XKX")];
 /// What kind of code an issuer or nationality code is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CodeKind {
     /// An ISO 3166-1 alpha-3 country code.
@@ -84,6 +85,7 @@ pub enum CodeKind {
 /// A classified issuer or nationality code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CodeInfo {
     /// The code as printed, fillers removed (`D` for `D<<`).
     pub code: String,

@@ -143,6 +143,17 @@ impl serde::Serialize for Date {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Date {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Date".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "format": "date" })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 /// The MRZ layout a reading follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Format {
     /// ID cards, 3 lines of 30.
     #[cfg_attr(feature = "serde", serde(rename = "TD1"))]
@@ -53,6 +54,7 @@ impl Format {
 /// A field of the document, as named in the JSON output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum FieldName {
     /// Document code (`P`, `I`, `V`, ...).
@@ -88,6 +90,7 @@ pub enum FieldName {
 /// A check digit, as named in the JSON output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CheckName {
     /// Over the document number (the whole number when it overflows).

@@ -9,6 +9,7 @@ use crate::date::{Date, days_in_month};
 /// How much of an MRZ date is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum DateKind {
     /// Every part is printed and forms a real calendar day.
@@ -26,6 +27,7 @@ pub enum DateKind {
 /// An MRZ date as printed and as understood.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MrzDate {
     /// The printed characters, e.g. `740812` or `74<<<<`.
     pub raw: String,

@@ -27,6 +27,7 @@ fn serialize_opt_char<S: serde::Serializer>(
 /// Everything read from one MRZ.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Reading {
     /// The layout.
     pub format: Format,
@@ -86,9 +87,24 @@ impl serde::Serialize for Sex {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Sex {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Sex".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "`M`, `F`, `unspecified` (the filler), or any other character as read."
+        })
+    }
+}
+
 /// The document's fields, with fillers removed.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Fields {
     /// Document code, e.g. `P`, `PP`, `I`, `ID`, `V`.
     pub document_code: String,
@@ -129,6 +145,7 @@ pub struct Fields {
 /// Typed dates.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Dates {
     /// Date of birth.
     pub birth: MrzDate,
@@ -142,6 +159,7 @@ pub struct Dates {
 /// Classified codes.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Codes {
     /// The issuer.
     pub issuer: CodeInfo,
@@ -152,6 +170,7 @@ pub struct Codes {
 /// What a check digit says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CheckStatus {
     /// The printed digit agrees with the characters it covers.
@@ -165,6 +184,7 @@ pub enum CheckStatus {
 /// A run of cells, 1-based, inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CellRange {
     /// Line, from 1.
     pub line: usize,
@@ -177,6 +197,7 @@ pub struct CellRange {
 /// One check digit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Check {
     /// Which check digit.
     pub name: CheckName,
@@ -188,6 +209,7 @@ pub struct Check {
     pub column: Option<usize>,
     /// The printed character.
     #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_opt_char"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub printed: Option<char>,
     /// The digit computed from the covered cells; `null` when one is outside the alphabet.
     pub computed: Option<u8>,
@@ -198,6 +220,7 @@ pub struct Check {
 /// How well a field is backed by check digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum EvidenceStatus {
     /// Every check digit covering it is verified.
@@ -211,6 +234,7 @@ pub enum EvidenceStatus {
 /// The evidence for one field.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FieldEvidence {
     /// The field.
     pub field: FieldName,
@@ -223,6 +247,7 @@ pub struct FieldEvidence {
 /// Something a verified reading could still have wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum ResidualRisk {
     /// No check digit covers this field.
@@ -241,9 +266,11 @@ pub enum ResidualRisk {
         column: usize,
         /// The character read.
         #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_char"))]
+        #[cfg_attr(feature = "schema", schemars(with = "String"))]
         read: char,
         /// What it could also be.
         #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_char"))]
+        #[cfg_attr(feature = "schema", schemars(with = "String"))]
         could_be: char,
     },
 }
@@ -251,6 +278,7 @@ pub enum ResidualRisk {
 /// Why a character was changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Why {
     /// The cell may hold only digits, and this letter is a usual misread of the digit.
@@ -270,6 +298,7 @@ pub enum Why {
 /// One changed character.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Correction {
     /// Line, from 1.
     pub line: usize,
@@ -277,9 +306,11 @@ pub struct Correction {
     pub column: usize,
     /// The character read.
     #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_char"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub from: char,
     /// The character now in `lines`.
     #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_char"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub to: char,
     /// Why.
     pub why: Why,
@@ -290,6 +321,7 @@ pub struct Correction {
 /// A change that one candidate reading would make.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Change {
     /// Line, from 1.
     pub line: usize,
@@ -297,15 +329,18 @@ pub struct Change {
     pub column: usize,
     /// The character read.
     #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_char"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub from: char,
     /// The character this reading has.
     #[cfg_attr(feature = "serde", serde(serialize_with = "serialize_char"))]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub to: char,
 }
 
 /// One of several readings that satisfy the check digits.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Alternative {
     /// The changes from the lines as read.
     pub changes: Vec<Change>,
@@ -318,6 +353,7 @@ pub struct Alternative {
 /// Several readings fit; none was applied.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Ambiguity {
     /// The check digits involved.
     pub checks: Vec<CheckName>,
@@ -330,6 +366,7 @@ pub struct Ambiguity {
 /// A machine-readable warning code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum WarningCode {
     /// The document code does not fit the format (Estonian `RP`, for instance).
@@ -362,6 +399,7 @@ pub enum WarningCode {
 /// A warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Warning {
     /// Machine-readable code.
     pub code: WarningCode,
@@ -376,6 +414,7 @@ pub struct Warning {
 /// Answers relative to the reference date.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Derived {
     /// The date the answers are relative to.
     pub reference_date: Date,

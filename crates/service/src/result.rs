@@ -9,11 +9,12 @@
 
 use mrtd_engine::{Diagnostic, ImageReading, Status};
 use mrtd_mrz::Reading;
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 /// One document result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DocumentResult {
     /// `read`, `partial` or `no_mrz`.
     pub status: Status,
@@ -37,7 +38,7 @@ pub struct DocumentResult {
 }
 
 /// The reading, or what stands for it when no MRZ could be decoded.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ReadingPart {
     /// The decoded MRZ.
@@ -47,24 +48,36 @@ pub enum ReadingPart {
 }
 
 /// The reading's fields when there is no reading: nothing read, nothing valid.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct NoReading {
+    /// No format: `null`.
     format: Option<()>,
+    /// No lines.
+    #[schemars(with = "[String; 0]")]
     lines: [(); 0],
+    /// Never valid.
     valid: bool,
+    /// No fields: `null`.
     fields: Option<()>,
+    /// No check digits.
+    #[schemars(with = "[String; 0]")]
     checks: [(); 0],
+    /// No corrections.
+    #[schemars(with = "[String; 0]")]
     corrections: [(); 0],
+    /// No warnings.
+    #[schemars(with = "[String; 0]")]
     warnings: [(); 0],
 }
 
 /// Where and how a photo was read.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Photo {
     /// How far the document was turned from upright, in degrees clockwise.
     pub rotation_degrees: f32,
     /// The MRZ's corners in image pixels (top-left, top-right, bottom-right, bottom-left
     /// of the upright zone), when it was found.
+    #[schemars(with = "Option<[[f32; 2]; 4]>")]
     pub region: Option<[(f32, f32); 4]>,
     /// The image's size and container format.
     pub image: ImageInfo,
@@ -73,7 +86,7 @@ pub struct Photo {
 }
 
 /// An image's size after EXIF orientation, and its container format.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ImageInfo {
     /// Width in pixels.
     pub width: usize,
@@ -142,6 +155,19 @@ impl DocumentResult {
     }
 }
 
+/// The JSON Schema of a document result, every subschema inlined (no `$ref`), without
+/// `$schema`: what the tools publish as `outputSchema` and the OpenAPI document as
+/// `DocumentResult`. Draft 7 keywords only, which every MCP client's validator reads.
+pub fn schema() -> Value {
+    // The schema of what is serialised (a field left out when empty is not required).
+    let generator = schemars::generate::SchemaSettings::draft07().for_serialize().into_generator();
+    let mut schema = generator.into_root_schema_for::<DocumentResult>().to_value();
+    if let Value::Object(object) = &mut schema {
+        object.remove("$schema");
+    }
+    schema
+}
+
 fn reading_part(reading: Option<Reading>) -> ReadingPart {
     match reading {
         Some(reading) => ReadingPart::Reading(Box::new(reading)),
@@ -202,6 +228,57 @@ mod tests {
                 "diagnostics": []
             })
         );
+    }
+
+    /// Errors of `value` under the published schema.
+    fn schema_errors(value: &Value) -> Vec<String> {
+        let validator = jsonschema::validator_for(&schema()).expect("the schema compiles");
+        validator
+            .iter_errors(value)
+            .map(|error| format!("{error} at {}", error.instance_path))
+            .collect()
+    }
+
+    #[test]
+    fn the_schema_is_an_object_schema_that_real_results_satisfy() {
+        let published = schema();
+        assert_eq!(published["type"], "object", "MCP output schemas are object schemas");
+        assert!(published.get("$schema").is_none());
+        let engine = mrtd_engine::EngineBuilder::new().build();
+        let options = mrtd_mrz::ParseOptions::new(mrtd_mrz::Date::parse_iso("2026-01-01").unwrap());
+        let photo = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/images/100_pass-uto.jpg"
+        ))
+        .unwrap();
+        let read = DocumentResult::from_image(&engine.read(&photo, &options).unwrap());
+        assert!(read.is_read());
+        let mut blank = std::io::Cursor::new(Vec::new());
+        image::GrayImage::from_pixel(200, 120, image::Luma([210]))
+            .write_to(&mut blank, image::ImageFormat::Png)
+            .unwrap();
+        let nothing = DocumentResult::from_image(&engine.read(blank.get_ref(), &options).unwrap());
+        assert_eq!(nothing.status, Status::NoMrz);
+        let lines = [
+            "I<UTOD231458907<<<<<<<<<<<<<<<",
+            "7408122F1204159UTO<<<<<<<<<<<6",
+            "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+        ];
+        let typed = DocumentResult::from_text(mrtd_mrz::parse_text(&lines, &options).unwrap());
+        let mut kept = read.clone();
+        kept.scan_id = Some("scn_1".into());
+        kept.expires_at = Some("2026-01-02T00:00:00Z".into());
+        for result in [read, nothing, typed, kept] {
+            let value = result.to_value();
+            assert_eq!(schema_errors(&value), Vec::<String>::new(), "{value}");
+        }
+        // The schema is not vacuous: a wrong status or a missing field is refused.
+        let mut wrong =
+            DocumentResult::from_text(mrtd_mrz::parse_text(&lines, &options).unwrap()).to_value();
+        wrong["status"] = json!("maybe");
+        assert!(!schema_errors(&wrong).is_empty());
+        wrong = json!({ "status": "read", "diagnostics": [] });
+        assert!(!schema_errors(&wrong).is_empty());
     }
 
     #[test]

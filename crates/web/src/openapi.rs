@@ -1,7 +1,9 @@
 //! `GET /openapi.json`: OpenAPI 3.1 for the REST API.
 //!
-//! The result schemas are the MCP tools' `outputSchema`s, taken from the tool catalog, so
-//! the REST API and the tools cannot drift apart.
+//! The document result's schema is generated from its type
+//! ([`mrtd_service::result::schema`]), the same one the MCP tools publish as
+//! `outputSchema`; its definitions join `components/schemas`. The scan list's schema is
+//! the `list_scans` tool's, taken from the tool catalog.
 
 use std::sync::OnceLock;
 
@@ -19,6 +21,42 @@ fn tool_output(name: &str) -> Value {
         .find(|tool| tool.name == name)
         .and_then(|tool| tool.output_schema)
         .map_or_else(|| json!({ "type": "object" }), |schema| Value::Object((*schema).clone()))
+}
+
+/// The document result's schema, its definitions moved into `schemas` (the components of
+/// the OpenAPI document) and its references pointed there.
+fn document_result(schemas: &mut Map<String, Value>) -> Value {
+    let mut schema = mrtd_service::result::schema();
+    if let Some(Value::Object(definitions)) =
+        schema.as_object_mut().and_then(|object| object.remove("definitions"))
+    {
+        for (name, mut definition) in definitions {
+            repoint(&mut definition);
+            schemas.insert(name, definition);
+        }
+    }
+    repoint(&mut schema);
+    schema
+}
+
+/// Points every `#/definitions/` reference inside `value` at `#/components/schemas/`.
+fn repoint(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            for (key, inner) in object.iter_mut() {
+                match (key.as_str(), inner) {
+                    ("$ref", Value::String(target)) => {
+                        if let Some(name) = target.strip_prefix("#/definitions/") {
+                            *target = format!("#/components/schemas/{name}");
+                        }
+                    }
+                    (_, inner) => repoint(inner),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(repoint),
+        _ => {}
+    }
 }
 
 /// The `retain_hours` and `reference_date` schemas of the scan_document tool's input.
@@ -77,7 +115,9 @@ fn scan_id_parameter() -> Value {
 pub fn document() -> Value {
     let retain_hours = tool_input_property("scan_document", "retain_hours");
     let reference_date = tool_input_property("scan_document", "reference_date");
-    json!({
+    let mut schemas = Map::new();
+    let result = document_result(&mut schemas);
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "mrtd REST API",
@@ -205,7 +245,7 @@ pub fn document() -> Value {
         },
         "components": {
             "schemas": {
-                "DocumentResult": tool_output("scan_document"),
+                "DocumentResult": result,
                 "ScanList": tool_output("list_scans"),
                 "Error": {
                     "type": "object",
@@ -240,7 +280,14 @@ pub fn document() -> Value {
                 "bearer": { "type": "http", "scheme": "bearer", "description": "An API key or an OAuth 2.1 access token (servers run with --auth oauth; scopes scans:read, scans:write)." }
             }
         }
-    })
+    });
+    if let Some(Value::Object(components)) = document.pointer_mut("/components/schemas") {
+        for (name, definition) in schemas {
+            // The type names of the result never clash with the API's own schemas.
+            components.entry(name).or_insert(definition);
+        }
+    }
+    document
 }
 
 /// `GET /openapi.json`.
