@@ -1,8 +1,7 @@
 //! `mrtd keys` and `mrtd serve --auth` through the real binary.
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
+    io::{BufRead, BufReader},
     path::Path,
     process::{Child, Command, Output, Stdio},
     sync::mpsc,
@@ -63,24 +62,18 @@ impl Server {
     /// POSTs `tools/list` (2026-07-28) with the given extra header and returns the status.
     fn tools_list(&self, header: Option<String>) -> u16 {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        let header = header.map(|h| format!("{h}\r\n")).unwrap_or_default();
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
-             Mcp-Method: tools/list\r\n{header}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.port,
-            body.len()
-        );
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
-        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        response
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no status in {response:?}"))
+        let mut headers = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("Mcp-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/list"),
+        ];
+        let extra = header.as_deref().and_then(|h| h.split_once(':'));
+        if let Some((name, value)) = extra {
+            headers.push((name.trim(), value.trim()));
+        }
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+        mrtd_testkit::http::request(addr, "POST", "/mcp", &headers, body.as_bytes()).status
     }
 }
 

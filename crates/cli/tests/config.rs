@@ -5,8 +5,8 @@
 //! bound, so the file, the variable and the flag each name a different one (with port 0)
 //! and the address the server announces says which one won.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -127,17 +127,12 @@ fn config_and_mrtd_config_choose_the_file() {
 /// The status code of a POST to /mcp carrying `origin`.
 fn status_for_origin(address: SocketAddr, origin: &str) -> u16 {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nOrigin: {origin}\r\n\
-         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = TcpStream::connect(address).expect("connect");
-    stream.write_all(request.as_bytes()).expect("send");
-    let mut response = String::new();
-    let _ = stream.read_to_string(&mut response);
-    response.split(' ').nth(1).and_then(|code| code.parse().ok()).expect("a status line")
+    let headers = [
+        ("Origin", origin),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    mrtd_testkit::http::request(address, "POST", "/mcp", &headers, body.as_bytes()).status
 }
 
 #[test]

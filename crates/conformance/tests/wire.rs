@@ -1,10 +1,11 @@
 //! Wire-level checks of the fixture binary over real HTTP/1.1 on loopback.
 //!
-//! The client is deliberately minimal (a `TcpStream` and hand-written requests), so the
-//! tests see exactly the bytes, status codes and headers the server sends.
+//! Requests go through the tests' one HTTP client (`mrtd_testkit::http`), which shows the
+//! bytes, status codes and headers the server sends; the event stream a `GET` opens is read
+//! off its socket as it arrives.
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
+    io::{BufRead, BufReader, Write},
     net::TcpStream,
     process::{Child, Command, Stdio},
     time::Duration,
@@ -44,25 +45,19 @@ impl Fixture {
 
     /// POSTs one JSON-RPC message to `/mcp` and returns the decoded response.
     fn post(&self, headers: &[(&str, &str)], body: &Value) -> Response {
-        let body = body.to_string();
-        let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.port,
-            body.len()
-        );
-        for (name, value) in headers {
-            request.push_str(&format!("{name}: {value}\r\n"));
+        let mut all = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        all.extend_from_slice(headers);
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+        let reply =
+            mrtd_testkit::http::request(addr, "POST", "/mcp", &all, body.to_string().as_bytes());
+        Response {
+            status: reply.status,
+            messages: lenient_messages(&reply),
+            headers: reply.headers,
         }
-        request.push_str("\r\n");
-        request.push_str(&body);
-        let mut stream =
-            TcpStream::connect(("127.0.0.1", self.port)).expect("connect to the fixture");
-        stream.set_read_timeout(Some(Duration::from_secs(10))).expect("set a read timeout");
-        stream.write_all(request.as_bytes()).expect("send the request");
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).expect("read the response");
-        Response::parse(&raw)
     }
 
     /// A 2026-07-28 request with every header and `_meta` field the revision requires.
@@ -110,33 +105,6 @@ struct Response {
 }
 
 impl Response {
-    fn parse(raw: &[u8]) -> Response {
-        let text = String::from_utf8_lossy(raw);
-        let (head, body) = text.split_once("\r\n\r\n").expect("a complete HTTP response");
-        let mut lines = head.lines();
-        let status = lines
-            .next()
-            .and_then(|line| line.split_whitespace().nth(1))
-            .and_then(|code| code.parse().ok())
-            .expect("a status line");
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|line| line.split_once(':'))
-            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-            .collect();
-        let chunked =
-            headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
-        let body = if chunked { dechunk(body) } else { body.to_owned() };
-        let messages = match serde_json::from_str::<Value>(&body) {
-            Ok(message) => vec![message],
-            Err(_) => body
-                .lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .filter_map(|data| serde_json::from_str(data.trim()).ok())
-                .collect(),
-        };
-        Response { status, headers, messages }
-    }
-
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
@@ -150,18 +118,18 @@ impl Response {
     }
 }
 
-fn dechunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if size == 0 || after.len() < size {
-            break;
-        }
-        out.push_str(&after[..size]);
-        rest = after[size..].trim_start_matches("\r\n");
+/// The JSON-RPC messages of a body: the body as one JSON message, or else each `data:`
+/// line of an event stream, whatever the `Content-Type` says.
+fn lenient_messages(reply: &mrtd_testkit::http::Reply) -> Vec<Value> {
+    match serde_json::from_slice::<Value>(&reply.bytes) {
+        Ok(message) => vec![message],
+        Err(_) => reply
+            .text()
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .collect(),
     }
-    out
 }
 
 #[test]

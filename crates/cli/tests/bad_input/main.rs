@@ -19,6 +19,7 @@ use std::{
 };
 
 use base64::Engine as _;
+use mrtd_testkit::http::{Reply, parse};
 use serde_json::{Value, json};
 use support::{PASSPORT, image_path};
 
@@ -137,28 +138,16 @@ fn case(name: &'static str, request: Raw, status: u16, expect: Expect) -> Case {
     Case { name, request, status, expect }
 }
 
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+/// The JSON-RPC message of a body: plain JSON, or the last `data:` line of SSE.
+fn message(reply: &Reply) -> Option<Value> {
+    if let Ok(value) = serde_json::from_slice(&reply.bytes) {
+        return Some(value);
     }
-
-    /// The JSON-RPC message of the body: plain JSON, or the last `data:` line of SSE.
-    fn message(&self) -> Option<Value> {
-        if let Ok(value) = serde_json::from_slice(&self.body) {
-            return Some(value);
-        }
-        String::from_utf8_lossy(&self.body)
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str(data.trim()).ok())
-            .next_back()
-    }
+    String::from_utf8_lossy(&reply.bytes)
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str(data.trim()).ok())
+        .next_back()
 }
 
 /// Sends `raw` on a fresh connection and reads the whole answer.
@@ -200,47 +189,9 @@ fn send(addr: SocketAddr, raw: &Raw) -> Reply {
     parse(&bytes)
 }
 
-fn parse(raw: &[u8]) -> Reply {
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete HTTP head");
-    let head = String::from_utf8_lossy(&raw[..split]);
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(|code| code.parse().ok())
-        .expect("a status line");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    let chunked =
-        headers.iter().any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
-    if chunked {
-        body = dechunk(&body);
-    }
-    Reply { status, headers, body }
-}
-
-fn dechunk(mut rest: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&rest[..end]);
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-            .unwrap_or(0);
-        rest = &rest[end + 2..];
-        if size == 0 || rest.len() < size {
-            break;
-        }
-        out.extend_from_slice(&rest[..size]);
-        rest = rest.get(size + 2..).unwrap_or_default();
-    }
-    out
-}
-
 /// Texts that must never reach a client.
 fn assert_no_internal_detail(name: &str, reply: &Reply, data_dir: &Path) {
-    let text = String::from_utf8_lossy(&reply.body).to_ascii_lowercase();
+    let text = String::from_utf8_lossy(&reply.bytes).to_ascii_lowercase();
     let data_dir = data_dir.to_string_lossy().to_ascii_lowercase();
     for leak in [
         "panicked",
@@ -261,7 +212,7 @@ fn assert_no_internal_detail(name: &str, reply: &Reply, data_dir: &Path) {
 
 fn check(case: &Case, reply: &Reply, data_dir: &Path) {
     let name = case.name;
-    let shown = String::from_utf8_lossy(&reply.body);
+    let shown = String::from_utf8_lossy(&reply.bytes);
     let shown = &shown[..shown.len().min(600)];
     assert!(reply.status < 500, "{name}: HTTP {} {shown}", reply.status);
     assert_eq!(reply.status, case.status, "{name}: {shown}");
@@ -276,23 +227,23 @@ fn check(case: &Case, reply: &Reply, data_dir: &Path) {
     match &case.expect {
         Expect::Http => {}
         Expect::Rpc(code) => {
-            let message = reply.message().unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
+            let message = message(reply).unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
             assert_eq!(message["jsonrpc"], "2.0", "{name}: {message}");
             assert_eq!(message["error"]["code"], json!(code), "{name}: {message}");
             let text = message["error"]["message"].as_str().unwrap_or("");
             assert!(!text.is_empty(), "{name}: an error says what is wrong");
             // However large the request, the error does not echo it back.
-            assert!(reply.body.len() <= 8192, "{name}: {} bytes of error", reply.body.len());
+            assert!(reply.bytes.len() <= 8192, "{name}: {} bytes of error", reply.bytes.len());
         }
         Expect::Tool(text) => {
-            let message = reply.message().unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
+            let message = message(reply).unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
             let result = &message["result"];
             assert_eq!(result["isError"], json!(true), "{name}: {message}");
             let said = result["content"][0]["text"].as_str().unwrap_or("");
             assert!(said.contains(text), "{name}: {said:?} lacks {text:?}");
         }
         Expect::Fine => {
-            let message = reply.message().unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
+            let message = message(reply).unwrap_or_else(|| panic!("{name}: not JSON: {shown}"));
             assert!(message.get("result").is_some(), "{name}: {message}");
             assert_ne!(message["result"]["isError"], json!(true), "{name}: {message}");
         }
@@ -303,7 +254,7 @@ fn check(case: &Case, reply: &Reply, data_dir: &Path) {
 fn assert_still_serving(addr: SocketAddr, after: &str) {
     let reply = send(addr, &rpc("tools/list", json!({})));
     assert_eq!(reply.status, 200, "tools/list after {after}");
-    let message = reply.message().expect("a JSON answer");
+    let message = message(&reply).expect("a JSON answer");
     let tools = message["result"]["tools"].as_array().map_or(0, Vec::len);
     assert_eq!(tools, 6, "tools/list after {after}: {message}");
 }
@@ -458,7 +409,7 @@ fn every_bad_request_gets_a_clear_error_and_the_server_keeps_serving() {
     });
     // A legitimate scan through the image directory still works after all of it.
     let reply = send(fixture.addr, &tool("scan_document", json!({ "image_path": "passport.jpg" })));
-    let message = reply.message().unwrap();
+    let message = message(&reply).unwrap();
     assert_eq!(message["result"]["structuredContent"]["status"], "read", "{message}");
 }
 

@@ -13,10 +13,7 @@ use mrtd_server::{
 };
 use mrtd_service::{AppState, ServiceConfig};
 use serde_json::{Value, json};
-use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
-    net::{TcpListener, TcpStream},
-};
+use tokio::net::TcpListener;
 
 /// A sample photo from `tests/data/images`.
 pub fn image(name: &str) -> Vec<u8> {
@@ -122,41 +119,10 @@ async fn serve(
     Server { addr, _dir: dir, stop: Some(stop) }
 }
 
-/// An HTTP response, its body kept as bytes and parsed as JSON when it is JSON.
-#[derive(Debug)]
-pub struct Reply {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub bytes: Vec<u8>,
-}
+pub use mrtd_testkit::http::Reply;
 
-impl Reply {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes).into_owned()
-    }
-
-    pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.bytes)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
-    }
-
-    /// The body of a JSON-RPC reply, sent as JSON or as one server-sent event.
-    pub fn rpc(&self) -> Value {
-        let text = self.text();
-        match text.lines().find_map(|line| line.strip_prefix("data:")) {
-            Some(data) if !text.trim_start().starts_with('{') => {
-                serde_json::from_str(data.trim()).expect("an SSE data line with JSON")
-            }
-            _ => self.json(),
-        }
-    }
-}
-
-/// One request; the connection closes after it.
+/// One request through the tests' HTTP client (on the blocking pool, so the server on this
+/// runtime keeps running); the connection closes after it.
 pub async fn request(
     addr: SocketAddr,
     method: &str,
@@ -164,57 +130,16 @@ pub async fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Reply {
-    let mut stream = TcpStream::connect(addr).await.expect("connecting");
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).await.expect("writing the head");
-    // A server may answer (413) before it has read the whole body and close; a failed
-    // write is then expected, and the answer is still read below.
-    let _ = stream.write_all(body).await;
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw).await;
-    parse_response(&raw)
-}
-
-fn parse_response(raw: &[u8]) -> Reply {
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete response head");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().expect("a status line");
-    let status: u16 = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    let chunked =
-        headers.iter().any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
-    if chunked {
-        body = dechunk(&body);
-    }
-    Reply { status, headers, bytes: body }
-}
-
-fn dechunk(mut data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&data[..end]);
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
-            .unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        let start = end + 2;
-        out.extend_from_slice(&data[start..start + size]);
-        data = &data[start + size + 2..];
-    }
-    out
+    let (method, path, body) = (method.to_owned(), path.to_owned(), body.to_vec());
+    let headers: Vec<(String, String)> =
+        headers.iter().map(|(n, v)| ((*n).to_owned(), (*v).to_owned())).collect();
+    tokio::task::spawn_blocking(move || {
+        let headers: Vec<(&str, &str)> =
+            headers.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        mrtd_testkit::http::request(addr, &method, &path, &headers, &body)
+    })
+    .await
+    .expect("the request ran")
 }
 
 /// A multipart/form-data body: `(name, filename, bytes)` parts. Returns the content type
