@@ -45,12 +45,20 @@ const FIELD_LABELS: [(&str, &str); 14] = [
     ("optional_data_2", "Optional data 2"),
 ];
 
-/// The verdict column for a field, from the reading's `evidence`.
+/// The verdict column for a field: its own check digit's status where it has one (a failing
+/// composite check does not make a field whose own check holds wrong), else what the
+/// reading's `evidence` says.
 fn verdict(reading: &Value, field: &str) -> &'static str {
-    let status = reading["evidence"]
+    let own = reading["checks"]
         .as_array()
-        .and_then(|all| all.iter().find(|e| e["field"] == field))
-        .and_then(|e| e["status"].as_str());
+        .and_then(|all| all.iter().find(|c| c["name"] == field && c["status"] != "absent"))
+        .and_then(|c| c["status"].as_str());
+    let status = own.or_else(|| {
+        reading["evidence"]
+            .as_array()
+            .and_then(|all| all.iter().find(|e| e["field"] == field))
+            .and_then(|e| e["status"].as_str())
+    });
     match status {
         Some("verified") => "ok (check digit verified)",
         Some("refuted") => "WRONG (check digit refuted)",
@@ -59,14 +67,21 @@ fn verdict(reading: &Value, field: &str) -> &'static str {
     }
 }
 
-/// A reading (the JSON of `mrtd_mrz::Reading`) as aligned lines for a person.
+/// A document result (the JSON every front end returns) as aligned lines for a person.
 pub(crate) fn reading_table(reading: &Value) -> String {
     let mut out = String::new();
     let checks = reading["checks"].as_array().map(Vec::as_slice).unwrap_or_default();
     let printed: Vec<&Value> = checks.iter().filter(|c| c["status"] != "absent").collect();
     let verified = printed.iter().filter(|c| c["status"] == "verified").count();
-    let verdict_line = if reading["valid"] == true {
+    let read = reading["status"].as_str().is_none_or(|status| status == "read");
+    let verdict_line = if reading["valid"] == true && read {
         format!("VALID: all {} check digits verified", printed.len())
+    } else if reading["valid"] == true {
+        // Check digits cannot vouch for what they do not cover (names, a doubtful cell).
+        format!(
+            "NOT READ WITH CONFIDENCE: all {} check digits hold, but see the advice below",
+            printed.len()
+        )
     } else {
         let refuted: Vec<&str> = printed
             .iter()
@@ -124,6 +139,9 @@ pub(crate) fn reading_table(reading: &Value) -> String {
     }
     for warning in reading["warnings"].as_array().map(Vec::as_slice).unwrap_or_default() {
         let _ = writeln!(out, "{:<20} {}", "Warning", warning["message"].as_str().unwrap_or("?"));
+    }
+    for diagnostic in reading["diagnostics"].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let _ = writeln!(out, "{:<20} {}", "Advice", diagnostic["message"].as_str().unwrap_or("?"));
     }
     if reading["ambiguities"].as_array().is_some_and(|a| !a.is_empty()) {
         let _ = writeln!(

@@ -1,15 +1,17 @@
 //! `mrtd parse`: reads MRZ text lines and prints the reading.
 //!
-//! Output: a table on a terminal, otherwise the JSON object documented in
-//! `crates/mrz/SCHEMA.md` (`--format` chooses). Exit status: 0 when the lines were read as
-//! an MRZ (whatever the check digits say: the output reports them), 1 when the input is not
-//! an MRZ, 2 for invalid arguments, 3 when standard input cannot be read as text.
+//! Output: a table on a terminal, otherwise the document result every front end returns
+//! (`POST /v1/parse`, the `parse_mrz` tool; documented in `crates/mrz/SCHEMA.md`;
+//! `--format` chooses). Exit status: 0 when the lines are an MRZ whose check digits all
+//! hold, 1 when one fails (the output still reports the reading) or the input is not an
+//! MRZ, 2 for invalid arguments, 3 when standard input cannot be read as text.
 
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use mrtd_mrz::{Date, ParseOptions, parse_text};
+use mrtd_service::result::DocumentResult;
 
 use crate::exit::{CliError, Exit, usage};
 use crate::output::{Format, reading_table};
@@ -65,23 +67,20 @@ pub(crate) fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
             return Ok(Exit::NotRead.into());
         }
     };
+    let exit = if reading.valid { Exit::Success } else { Exit::NotRead };
+    let result = DocumentResult::from_text(reading).to_value();
     let format =
         if args.compact { Format::Ndjson } else { Format::resolve(args.format, Format::Json) };
     let text = match format {
-        Format::Json => {
-            serde_json::to_string_pretty(&reading).context("serialising the reading")?
-        }
-        Format::Ndjson => serde_json::to_string(&reading).context("serialising the reading")?,
-        Format::Table => {
-            let json = serde_json::to_value(&reading).context("serialising the reading")?;
-            reading_table(&json).trim_end().to_owned()
-        }
+        Format::Json => serde_json::to_string_pretty(&result).context("serialising the reading")?,
+        Format::Ndjson => result.to_string(),
+        Format::Table => reading_table(&result).trim_end().to_owned(),
     };
     let mut stdout = io::stdout().lock();
     match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
-        Ok(()) => Ok(ExitCode::SUCCESS),
+        Ok(()) => Ok(exit.into()),
         // A closed pipe (`mrtd parse ... | head`) is the reader's choice, not a failure.
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(exit.into()),
         Err(error) => Err(error).context("writing to standard output"),
     }
 }

@@ -14,15 +14,19 @@ use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions, Status};
 use mrtd_service::result::DocumentResult;
 use serde_json::{Value, json};
 
-use crate::exit::{CliError, Exit};
+use crate::exit::{CliError, Exit, usage};
 use crate::output::{Format, reading_table};
 
 /// Arguments of `mrtd scan`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ScanArgs {
-    /// Image files, folders (searched recursively) or glob patterns.
+    /// Image files, folders (searched recursively) or glob patterns; `-` reads one image
+    /// from standard input.
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<String>,
+    /// Reference date for centuries, expiry and age, as YYYY-MM-DD (default: today, UTC).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    today: Option<String>,
     /// Output format (default: table on a terminal, ndjson otherwise).
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -34,6 +38,9 @@ pub(crate) struct ScanArgs {
     no_progress: bool,
 }
 
+/// The path that stands for standard input.
+const STDIN: &str = "-";
+
 /// Image extensions picked up when a folder is scanned.
 const EXTENSIONS: [&str; 8] = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif"];
 
@@ -42,8 +49,18 @@ pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Vec<PathBuf>> 
     let mut files = Vec::new();
     for pattern in patterns {
         let path = Path::new(pattern);
-        if path.is_dir() {
+        if pattern == STDIN {
+            files.push(path.to_path_buf());
+        } else if path.is_dir() {
+            let before = files.len();
             collect_dir(path, &mut files)?;
+            if files.len() == before {
+                return Err(CliError::Unusable(format!(
+                    "{pattern}: no image files in this folder (looked for {})",
+                    EXTENSIONS.join(", ")
+                ))
+                .into());
+            }
         } else if path.exists() {
             files.push(path.to_path_buf());
         } else {
@@ -99,7 +116,13 @@ pub(crate) enum FileOutcome {
 
 /// Reads one file with the engine.
 pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) -> FileOutcome {
-    match std::fs::read(path) {
+    let bytes = if path == Path::new(STDIN) {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(path)
+    };
+    match bytes {
         Ok(bytes) => match engine.read(&bytes, options) {
             Ok(reading) => FileOutcome::Reading(Box::new(reading)),
             Err(error) => FileOutcome::Error(error.to_string()),
@@ -206,7 +229,13 @@ fn summary(results: &[Value]) -> Value {
 pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let files = expand_paths(&args.paths)?;
     let engine = EngineBuilder::new().build();
-    let options = ParseOptions::default();
+    let options = match args.today.as_deref() {
+        Some(text) => match mrtd_mrz::Date::parse_iso(text) {
+            Ok(date) => ParseOptions::new(date),
+            Err(error) => usage!("--today: {error}"),
+        },
+        None => ParseOptions::default(),
+    };
     let format =
         if args.json { Format::Ndjson } else { Format::resolve(args.format, Format::Ndjson) };
     // One file in a table gets the full field view; a batch gets one row per file.

@@ -53,12 +53,13 @@ fn the_reference_date_changes_centuries_and_expiry() {
 }
 
 #[test]
-fn a_refuted_check_digit_still_exits_zero_and_says_so() {
+fn a_refuted_check_digit_exits_one_and_says_so() {
     let damaged = TD3_LINE2.replace("7408122", "7508122");
     let output = mrtd(&["parse", TD3_LINE1, &damaged, "--today", "2026-11-29"]);
-    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.status.code(), Some(1), "a failing check digit is not a reading to use");
     let reading = json(&output);
     assert_eq!(reading["valid"], false);
+    assert_eq!(reading["status"], "partial");
     let birth = reading["checks"].as_array().unwrap().iter().find(|c| c["name"] == "birth_date");
     assert_eq!(birth.unwrap()["status"], "refuted");
 }
@@ -225,4 +226,25 @@ fn every_real_mrz_in_the_repository_parses_unchanged_and_valid() {
         parsed += 1;
     }
     assert_eq!(parsed, 12);
+}
+
+#[test]
+fn the_table_marks_only_the_fields_whose_own_check_fails() {
+    // The composite check digit mistyped: every field's own check holds.
+    let mut composite_wrong = TD3_LINE2.to_owned();
+    composite_wrong.replace_range(43..44, "5");
+    let output =
+        mrtd(&["parse", "--format", "table", "--today", "2010-01-01", TD3_LINE1, &composite_wrong]);
+    assert_eq!(output.status.code(), Some(1), "a check digit fails");
+    let table = String::from_utf8(output.stdout).unwrap();
+    let row = |label: &str| {
+        table.lines().find(|line| line.starts_with(label)).unwrap_or_else(|| panic!("{table}"))
+    };
+    assert!(
+        row("Verdict").contains("NOT VALID") && row("Verdict").contains("composite"),
+        "{table}"
+    );
+    for field in ["Date of birth", "Date of expiry", "Document number"] {
+        assert!(row(field).contains("ok (check digit verified)"), "{field}: {table}");
+    }
 }

@@ -71,3 +71,46 @@ fn eval_scores_the_specimen_manifest() {
     assert_eq!(summary["read_but_wrong"], 0);
     assert_eq!(summary["false_positives"], 0);
 }
+
+#[test]
+fn scan_reads_a_photo_from_standard_input_with_a_reference_date() {
+    let photo = std::fs::read(images().join("100_pass-uto.jpg")).unwrap();
+    let mut child = mrtd()
+        .args(["scan", "--json", "--today", "2010-01-01", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("mrtd runs");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &photo).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one object");
+    assert_eq!(result["file"], "-");
+    assert_eq!(result["status"], "read");
+    assert_eq!(result["derived"]["reference_date"], "2010-01-01");
+    assert_eq!(result["derived"]["expired"], false, "the passport expires in 2012");
+}
+
+#[test]
+fn an_empty_folder_is_reported_and_exits_three() {
+    let empty = tempfile::tempdir().unwrap();
+    let output = mrtd().args(["scan", "--json"]).arg(empty.path()).output().expect("mrtd runs");
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no image files in this folder"), "{stderr}");
+}
+
+#[test]
+fn the_table_of_a_partly_read_photo_gives_the_advice_and_never_says_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = image::open(images().join("100_pass-uto.jpg")).unwrap();
+    let cut = picture.crop_imm(0, 0, picture.width() * 2 / 3, picture.height());
+    let path = dir.path().join("cut.png");
+    cut.save(&path).unwrap();
+    let output = mrtd().args(["scan", "--format", "table"]).arg(&path).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "partly read");
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(table.contains("partial"), "{table}");
+    assert!(!table.contains("VALID: all"), "{table}");
+    assert!(table.lines().any(|line| line.starts_with("Advice")), "{table}");
+}

@@ -144,8 +144,15 @@ pub async fn scan(
 ) -> Result<DocumentResult, ServiceError> {
     let retain_hours = self::retain_hours(retain_hours)?;
     let date = self::reference_date(reference_date)?;
-    let result = recognise(state, image, date).await?;
+    let mut result = recognise(state, image, date).await?;
     if !result.is_read() {
+        if retain_hours > 0 {
+            result.not_kept = Some(format!(
+                "Only a result read in full is kept, and this one is {}: retake the photo \
+                 (see the diagnostics), or parse the lines the document shows.",
+                result.status_label()
+            ));
+        }
         return Ok(result);
     }
     keep(state, principal, result, retain_hours).await

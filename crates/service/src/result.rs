@@ -35,6 +35,9 @@ pub struct DocumentResult {
     /// When the kept scan expires (UTC, RFC 3339), when it was kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// Why the result was not kept although `retain_hours` asked for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_kept: Option<String>,
 }
 
 /// The reading, or what stands for it when no MRZ could be decoded.
@@ -116,6 +119,7 @@ impl DocumentResult {
             source: None,
             scan_id: None,
             expires_at: None,
+            not_kept: None,
         }
     }
 
@@ -130,6 +134,7 @@ impl DocumentResult {
             source: None,
             scan_id: None,
             expires_at: None,
+            not_kept: None,
         }
     }
 
@@ -219,6 +224,7 @@ mod tests {
             source: None,
             scan_id: None,
             expires_at: None,
+            not_kept: None,
         };
         assert_eq!(
             result.to_value(),

@@ -71,10 +71,14 @@ pub(crate) async fn create_scan(
     let input = match media_type(request.headers()).as_deref() {
         Some("multipart/form-data") => from_multipart(request).await?,
         Some(json) if is_json(json) => from_json(request).await?,
+        Some(raw) if raw.starts_with("image/") || raw == "application/octet-stream" => {
+            from_raw(request).await?
+        }
         _ => {
             return Err(ApiError::unsupported_media_type(
-                "Send the photo as multipart/form-data (an 'image' file part) or as JSON \
-                 ({\"image_base64\": ...}).",
+                "Send the photo as the body itself (image/jpeg, image/png, ... or \
+                 application/octet-stream), as multipart/form-data (an 'image' file part) or \
+                 as JSON ({\"image_base64\": ...}).",
             ));
         }
     };
@@ -157,6 +161,36 @@ async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
         return Err(ApiError::bad_request("Add the photo as a file part named 'image'."));
     }
     Ok(input)
+}
+
+/// The query of `POST /v1/scans` with the photo as the body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuery {
+    #[serde(default)]
+    retain_hours: Option<String>,
+    reference_date: Option<String>,
+}
+
+/// The photo as the body itself; `retain_hours` and `reference_date` in the query.
+async fn from_raw(request: Request<Body>) -> Result<ScanInput, ApiError> {
+    let query = axum::extract::Query::<RawQuery>::try_from_uri(request.uri()).map_err(|_| {
+        ApiError::bad_request(
+            "The query is not valid; this endpoint takes retain_hours and reference_date.",
+        )
+    })?;
+    let retain_hours = match query.retain_hours.as_deref().map(str::trim) {
+        None | Some("") => 0,
+        Some(text) => text.parse().map_err(|_| {
+            ApiError::bad_request("'retain_hours' must be a whole number from 0 to 8760")
+        })?,
+    };
+    let reference_date = query.0.reference_date.filter(|t| !t.trim().is_empty());
+    let image = Bytes::from_request(request, &()).await?.to_vec();
+    if image.is_empty() {
+        return Err(ApiError::bad_request("The body is empty: send the photo as the body."));
+    }
+    Ok(ScanInput { image, retain_hours, reference_date })
 }
 
 /// The query of `GET /v1/scans`.

@@ -57,6 +57,37 @@ async fn a_photo_uploaded_as_a_form_reads_as_in_the_manifest() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_photo_sent_as_the_body_itself_reads_and_can_be_kept() {
+    let server = support::start().await;
+    let api = OpenApi::fetch(server.addr).await;
+    let photo = image(PHOTO);
+    for content_type in ["image/jpeg", "application/octet-stream"] {
+        let reply =
+            request(server.addr, "POST", "/v1/scans", &[("Content-Type", content_type)], &photo)
+                .await;
+        api.check("POST", "/v1/scans", &reply);
+        assert_eq!(reply.status, 200, "{content_type}: {}", reply.text());
+        let result = reply.json();
+        assert_eq!(result["status"], "read", "{result}");
+        assert_eq!(result["fields"]["document_number"], "L898902C3");
+    }
+    let kept = request(
+        server.addr,
+        "POST",
+        "/v1/scans?retain_hours=2&reference_date=2010-01-01",
+        &[("Content-Type", "image/jpeg")],
+        &photo,
+    )
+    .await;
+    api.check("POST", "/v1/scans", &kept);
+    assert_eq!(kept.status, 201, "{}", kept.text());
+    let result = kept.json();
+    assert!(result["scan_id"].is_string(), "{result}");
+    assert_eq!(result["derived"]["reference_date"], "2010-01-01");
+    assert_eq!(result["derived"]["expired"], false, "the passport expires in 2012");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kept_scan_can_be_fetched_listed_and_deleted() {
     let server = support::start().await;
     let api = OpenApi::fetch(server.addr).await;
@@ -197,10 +228,23 @@ async fn bad_requests_get_json_errors_with_the_right_status() {
     api.check("POST", "/v1/parse", &bad_date);
     assert_error(&bad_date, 400, "invalid_request");
 
-    let raw_image =
-        request(addr, "POST", "/v1/scans", &[("Content-Type", "image/jpeg")], &image(PHOTO)).await;
-    api.check("POST", "/v1/scans", &raw_image);
-    assert_error(&raw_image, 415, "unsupported_media_type");
+    let text_body =
+        request(addr, "POST", "/v1/scans", &[("Content-Type", "text/plain")], b"a photo").await;
+    api.check("POST", "/v1/scans", &text_body);
+    assert_error(&text_body, 415, "unsupported_media_type");
+    let raw_bad_query = request(
+        addr,
+        "POST",
+        "/v1/scans?retain_hours=soon",
+        &[("Content-Type", "image/jpeg")],
+        &image(PHOTO),
+    )
+    .await;
+    api.check("POST", "/v1/scans", &raw_bad_query);
+    assert_error(&raw_bad_query, 400, "invalid_request");
+    let raw_empty = request(addr, "POST", "/v1/scans", &[("Content-Type", "image/png")], b"").await;
+    api.check("POST", "/v1/scans", &raw_empty);
+    assert_error(&raw_empty, 400, "invalid_request");
     let bad_base64 = post_json(addr, "/v1/scans", &json!({ "image_base64": "***" })).await;
     api.check("POST", "/v1/scans", &bad_base64);
     assert_error(&bad_base64, 400, "invalid_request");
@@ -275,7 +319,12 @@ async fn a_photo_without_an_mrz_is_a_result_and_is_not_kept() {
     let result = reply.json();
     assert_eq!(result["status"], "no_mrz", "{result}");
     assert!(result.get("scan_id").is_none(), "only a read result is kept");
+    let why = result["not_kept"].as_str().expect("the result says it was not kept");
+    assert!(why.contains("no_mrz"), "{why}");
     assert!(!result["diagnostics"].as_array().unwrap().is_empty(), "advice for the person");
+    // Without retain_hours nothing was asked for, so nothing is said.
+    let plain = post_json(server.addr, "/v1/scans", &json!({ "image_base64": encoded })).await;
+    assert!(plain.json().get("not_kept").is_none(), "{}", plain.text());
 }
 
 /// A uniform grey PNG: decodable, with nothing on it.

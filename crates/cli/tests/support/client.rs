@@ -235,7 +235,8 @@ impl Client {
     }
 
     /// Sends `tools/call` with `params` as given (for multi round-trip retries) and returns
-    /// the whole reply; a structured result in it is checked against the `outputSchema`.
+    /// the whole reply; a structured result in it is checked against the `outputSchema`, and
+    /// its first text block against the structured result.
     pub fn call_with(&mut self, params: Value) -> Value {
         let tool = params["name"].as_str().expect("a tool name").to_owned();
         let reply = self.request("tools/call", params);
@@ -243,6 +244,16 @@ impl Client {
             self.check_result_type(result, "tools/call");
             if let Some(structured) = result.get("structuredContent") {
                 self.validate(&tool, structured);
+                // Clients that show a model only the text content show it everything: the
+                // first text block is the structured content, serialised.
+                let first = result["content"][0]["text"].as_str().unwrap_or_default();
+                let parsed: Value = serde_json::from_str(first).unwrap_or_else(|e| {
+                    panic!("{tool}: the first text block is not JSON ({e}): {first}")
+                });
+                assert_eq!(
+                    &parsed, structured,
+                    "{tool}: the text content differs from structuredContent"
+                );
             }
         }
         reply

@@ -195,9 +195,16 @@ pub(crate) async fn call(
     Ok(outcome.into())
 }
 
-/// A successful result: a short summary for people and the object for programs.
+/// The text content of a result that has `structured` content: the serialised object
+/// first (clients that show a model only the text content show it everything, as MCP
+/// asks), then a one-line summary for people.
+pub(crate) fn structured_text(structured: &Value, summary: String) -> Vec<ContentBlock> {
+    vec![ContentBlock::text(structured.to_string()), ContentBlock::text(summary)]
+}
+
+/// A successful result: the object for programs, as JSON text too, and a short summary.
 pub(crate) fn success(summary: String, structured: Value) -> CallToolResult {
-    let mut result = CallToolResult::success(vec![ContentBlock::text(summary)]);
+    let mut result = CallToolResult::success(structured_text(&structured, summary));
     result.structured_content = Some(structured);
     result
 }

@@ -144,10 +144,14 @@ pub(super) async fn call(
             };
             return Ok(ask_for_text(shared, principal, &pending, &advice).into());
         }
-        let mut result = CallToolResult::error(vec![ContentBlock::text(format!(
-            "{advice} Ask for a sharper photo of the whole document, flat, without glare, with the \
-             MRZ lines at the bottom fully in frame; or read the lines yourself and call parse_mrz."
-        ))]);
+        let mut result = CallToolResult::error(super::structured_text(
+            &structured,
+            format!(
+                "{advice} Ask for a sharper photo of the whole document, flat, without glare, \
+                 with the MRZ lines at the bottom fully in frame; or read the lines yourself and \
+                 call parse_mrz."
+            ),
+        ));
         result.structured_content = Some(structured);
         return Ok(result.into());
     }
@@ -272,7 +276,7 @@ async fn finish(
         Ok(kept) => kept.to_value(),
         Err(error) => return service_failure(&error),
     };
-    let mut content = vec![ContentBlock::text(result::summary(&structured))];
+    let mut content = super::structured_text(&structured, result::summary(&structured));
     if let Some(id) = structured["scan_id"].as_str() {
         let mut resource = Resource::new(format!("mrtd://scans/{id}"), format!("scan {id}"));
         resource.mime_type = Some("application/json".into());
