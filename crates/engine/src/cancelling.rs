@@ -14,7 +14,6 @@ pub(crate) fn cancelling_misreads(
     reading: &mrtd_mrz::Reading,
     options: impl Fn(usize, usize) -> Vec<(char, f32)>,
 ) -> Option<(&'static str, Vec<(usize, usize)>)> {
-    const WEIGHTS: [u32; 3] = [7, 3, 1];
     let verified: Vec<&mrtd_mrz::Check> =
         reading.checks.iter().filter(|c| c.status == mrtd_mrz::CheckStatus::Verified).collect();
     // The weight of a cell under each verified check digit (0 where it does not count);
@@ -28,7 +27,7 @@ pub(crate) fn cancelling_misreads(
             .iter()
             .flat_map(|range| (range.from..=range.to).map(move |column| (range.line, column)))
             .position(|covered| covered == place)
-            .map_or(0, |i| WEIGHTS[i % 3])
+            .map_or(0, mrtd_mrz::check_digit_weight)
     };
     // Each doubtful covered cell with the value changes its plausible other readings make.
     let mut doubtful: Vec<((usize, usize), Vec<u32>)> = Vec::new();

@@ -15,8 +15,8 @@ pub fn char_value(c: char) -> Option<u32> {
     }
 }
 
-/// The weight of the character at `index` (0-based) inside the checked string.
-pub(crate) fn weight(index: usize) -> u32 {
+/// The weight of the character at `index` (0-based) inside the checked string: 7, 3, 1, 7, ...
+pub fn weight(index: usize) -> u32 {
     WEIGHTS[index % 3]
 }
 

@@ -48,7 +48,9 @@ mod shape;
 mod solve;
 
 pub use candidates::CellCandidates;
-pub use check_digit::{char_value, compute as compute_check_digit, is_blind_pair};
+pub use check_digit::{
+    char_value, compute as compute_check_digit, is_blind_pair, weight as check_digit_weight,
+};
 pub use codes::{
     CodeInfo, CodeKind, canonical as canonical_code, classify as classify_code, codes_equivalent,
 };
