@@ -53,6 +53,7 @@ export RUST_BACKTRACE=1
 step "cargo fmt --check"
 cargo fmt --all --check
 
+# --all-targets: the benchmarks, examples and tests compile too.
 step "cargo clippy --all-targets -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
@@ -85,6 +86,23 @@ cleanup() {
 trap cleanup EXIT
 
 # --- Rust tests --------------------------------------------------------------------------------
+# The binaries the later steps drive, built with the tests, from the same feature resolution
+# as the test run below (`cargo build -p mrtd` alone resolves features differently and rebuilds
+# half the tree). Cargo refreshes a copied-out binary only when it is missing, so stale copies
+# go first.
+step "build: every binary and test of the workspace"
+rm -f "$target_dir/debug/mrtd" "$target_dir/debug/mrtd-conformance" "$target_dir/debug/mrtd-load" \
+    "$target_dir/debug/mrtd-train"
+cargo build --quiet --workspace --bins --tests
+export MRTD_BIN="$target_dir/debug/mrtd" MRTD_LOAD_BIN="$target_dir/debug/mrtd-load"
+
+# Retraining takes minutes of CPU; it runs in the background at the lowest priority, in the
+# time the test run and the later steps leave idle, and its verdict is collected at the end.
+step "classifier weights: retraining by the documented command, in the background"
+weights_log="$target_dir/check-weights.log"
+nice -n 19 scripts/check-weights.sh "$target_dir/debug/mrtd-train" >"$weights_log" 2>&1 &
+weights_pid=$!
+
 step "cargo test (workspace, SQLite and PostgreSQL backends)"
 cargo test --workspace --no-fail-fast
 
@@ -92,24 +110,6 @@ step "OpenTelemetry export (feature otel): lints, and spans reaching a real OTLP
 cargo clippy -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --all-targets --quiet \
     -- -D warnings
 cargo test -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --test otel
-
-# The binaries the later steps drive, from the same feature resolution as the test build above
-# (`cargo build -p mrtd` alone resolves features differently and rebuilds half the tree).
-# Cargo refreshes a copied-out binary only when it is missing, so stale copies go first.
-rm -f "$target_dir/debug/mrtd" "$target_dir/debug/mrtd-conformance" "$target_dir/debug/mrtd-load" \
-    "$target_dir/debug/mrtd-train"
-cargo build --quiet --workspace --bins --tests
-export MRTD_BIN="$target_dir/debug/mrtd" MRTD_LOAD_BIN="$target_dir/debug/mrtd-load"
-
-# Retraining takes minutes of CPU; it runs in the background at the lowest priority, in the
-# time the later steps leave idle, and its verdict is collected before the end.
-step "classifier weights: retraining by the documented command, in the background"
-weights_log="$target_dir/check-weights.log"
-nice -n 19 scripts/check-weights.sh "$target_dir/debug/mrtd-train" >"$weights_log" 2>&1 &
-weights_pid=$!
-
-step "benchmarks build"
-cargo check --workspace --benches --quiet
 
 # Every fuzz target (MRZ text parser, image front end, HTTP/JSON-RPC body, trace context) runs
 # for a bounded time. The grown corpus stays under the build folder, so a CI cache of it keeps

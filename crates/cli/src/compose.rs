@@ -11,6 +11,7 @@ use std::sync::Arc;
 use axum::{Router, extract::Request};
 use mrtd_mcp::{Access, ToolCall, ToolSpans};
 use mrtd_server::{
+    HostOriginPolicy,
     auth::{self, AccessRules, RestRule, SCOPE_READ, SCOPE_WRITE, ToolRule},
     observe::{self, RequestSpan},
 };
@@ -65,6 +66,30 @@ pub(crate) fn identify(router: Router) -> Router {
         }
         request
     }))
+}
+
+/// CORS for the REST API and the other web routes: a page on an origin the policy allows
+/// (`--allowed-origin`, or the server's own) may call them and read the answers; its
+/// preflights are answered here (the guard has already refused other origins'). The MCP
+/// endpoint answers its own.
+pub(crate) fn cors(router: Router, policy: Arc<HostOriginPolicy>) -> Router {
+    use http::{HeaderName, Method, header};
+    let allowed =
+        tower_http::cors::AllowOrigin::predicate(move |_, parts: &http::request::Parts| {
+            policy.check(&parts.uri, &parts.headers).is_ok()
+        });
+    router.layer(
+        tower_http::cors::CorsLayer::new()
+            .allow_origin(allowed)
+            .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+            .allow_headers([
+                header::CONTENT_TYPE,
+                header::AUTHORIZATION,
+                HeaderName::from_static("x-api-key"),
+            ])
+            .expose_headers([header::LOCATION, header::RETRY_AFTER, header::WWW_AUTHENTICATE])
+            .max_age(std::time::Duration::from_secs(600)),
+    )
 }
 
 /// Tool-call spans: children of the HTTP request's span, carrying the caller's trace.

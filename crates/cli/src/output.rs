@@ -18,6 +18,76 @@ pub(crate) enum Format {
     Json,
     /// One JSON object per line (per file for `scan`), for batches and pipes.
     Ndjson,
+    /// A header row, then one row per reading (per file for `scan`), for spreadsheets.
+    Csv,
+}
+
+/// The columns of `--format csv`: the file, the verdict, the fields, the advice.
+const CSV_COLUMNS: [&str; 18] = [
+    "file",
+    "status",
+    "format",
+    "valid",
+    "document_code",
+    "issuer",
+    "document_number",
+    "surname",
+    "given_names",
+    "nationality",
+    "birth_date",
+    "sex",
+    "expiry_date",
+    "optional_data",
+    "optional_data_2",
+    "corrections",
+    "diagnostic_codes",
+    "error",
+];
+
+/// One CSV record (fields quoted where they need it), without its line end.
+fn csv_record<I: IntoIterator<Item = S>, S: AsRef<[u8]>>(fields: I) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    // Writing to memory cannot fail.
+    let _ = writer.write_record(fields);
+    let bytes = writer.into_inner().unwrap_or_default();
+    String::from_utf8_lossy(&bytes).trim_end_matches(['\r', '\n']).to_owned()
+}
+
+/// The header row of `--format csv`.
+pub(crate) fn csv_header() -> String {
+    csv_record(CSV_COLUMNS)
+}
+
+/// One result as a row of `--format csv`.
+pub(crate) fn csv_line(result: &Value) -> String {
+    csv_record(csv_row(result))
+}
+
+/// One result (the JSON every front end returns, with `file` for `scan`) as a CSV row in
+/// [`CSV_COLUMNS`] order; absent values are empty cells.
+fn csv_row(result: &Value) -> Vec<String> {
+    let text = |value: &Value| match value {
+        Value::Null => String::new(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    let fields = &result["fields"];
+    let count = |key: &str| result[key].as_array().map_or(0, Vec::len).to_string();
+    let diagnostics = result["diagnostics"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let codes: Vec<String> = diagnostics.iter().map(|d| text(&d["code"])).collect();
+    let error = match diagnostics.first() {
+        Some(first) if result["status"] == "error" => text(&first["message"]),
+        _ => String::new(),
+    };
+    let mut row = vec![text(&result["file"]), text(&result["status"]), text(&result["format"])];
+    row.push(text(&result["valid"]));
+    for key in &CSV_COLUMNS[4..15] {
+        row.push(text(&fields[*key]));
+    }
+    row.push(count("corrections"));
+    row.push(codes.join(" "));
+    row.push(error);
+    row
 }
 
 impl Format {

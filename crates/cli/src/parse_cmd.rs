@@ -74,6 +74,9 @@ pub(crate) fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
     let text = match format {
         Format::Json => serde_json::to_string_pretty(&result).context("serialising the reading")?,
         Format::Ndjson => result.to_string(),
+        Format::Csv => {
+            format!("{}\n{}", crate::output::csv_header(), crate::output::csv_line(&result))
+        }
         Format::Table => reading_table(&result).trim_end().to_owned(),
     };
     let mut stdout = io::stdout().lock();

@@ -252,9 +252,13 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         None
     };
     let mut out = std::io::stdout().lock();
-    if format == Format::Table
-        && !detailed
-        && !write_line(&mut out, &table.header(), progress.as_ref())?
+    let header = match format {
+        Format::Table if !detailed => Some(table.header()),
+        Format::Csv => Some(crate::output::csv_header()),
+        _ => None,
+    };
+    if let Some(header) = header
+        && !write_line(&mut out, &header, progress.as_ref())?
     {
         return Ok(ExitCode::SUCCESS);
     }
@@ -267,6 +271,7 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
         let line = match format {
             Format::Json => None,
             Format::Ndjson => Some(result.to_string()),
+            Format::Csv => Some(crate::output::csv_line(&result)),
             Format::Table if detailed => Some(detailed_view(&result)),
             Format::Table => Some(table.row(&result)),
         };

@@ -259,7 +259,10 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         // doors see the same scans for the same caller.
         let web_config =
             WebConfig { max_body_bytes: http.max_body_bytes, mcp_path: "/mcp".to_owned() };
-        let web = mrtd_web::routes_with(state, &web_config);
+        let web = compose::cors(
+            mrtd_web::routes_with(state, &web_config),
+            Arc::new(mrtd_server::HostOriginPolicy::new(&http)),
+        );
         let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
         let guard = AuthGuard::new(auth_settings(&args, &store).await?, &http);
         // Metrics and probes: the probes are public paths the guard lets through, /metrics

@@ -7,6 +7,7 @@ use std::{
     net::SocketAddr,
     process::{Child, Stdio},
     sync::{Arc, Mutex},
+    time::Duration,
 };
 
 use serde_json::{Value, json};
@@ -31,10 +32,18 @@ impl Drop for Server {
 }
 
 fn start() -> Server {
+    start_logging(&["--log-format", "json"], Some("warn,mrtd_server=info,mrtd_mcp=debug"))
+}
+
+/// `mrtd serve` with extra arguments and `RUST_LOG` (unset with `None`), its log kept.
+fn start_logging(args: &[&str], rust_log: Option<&str>) -> Server {
     let data_dir = tempfile::tempdir().unwrap();
-    let mut child = support::serve_command(data_dir.path())
-        .args(["--log-format", "json", "--listen", "127.0.0.1:0"])
-        .env("RUST_LOG", "warn,mrtd_server=info,mrtd_mcp=debug")
+    let mut command = support::serve_command(data_dir.path());
+    command.args(args).args(["--listen", "127.0.0.1:0"]).env_remove("RUST_LOG");
+    if let Some(filter) = rust_log {
+        command.env("RUST_LOG", filter);
+    }
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -151,4 +160,37 @@ fn metrics_probes_and_trace_context_end_to_end() {
     assert_eq!(scan_line["fields"]["outcome"], "ok");
     let log_text = logs.join("\n");
     assert!(!log_text.contains("L898902C3"), "document fields never reach the logs");
+}
+
+#[test]
+fn the_default_log_has_one_access_line_per_request_and_no_protocol_chatter() {
+    let server = start_logging(&[], None);
+    let addr = server.addr;
+    call(addr, 1, "tools/list", json!({}));
+    let scan =
+        json!({ "name": "scan_document", "arguments": { "image_base64": image_base64(PASSPORT) } });
+    call(addr, 2, "tools/call", scan);
+    let probe = transport::request(addr, "GET", "/healthz", &[], "");
+    assert_eq!(probe.status, 200);
+    let rest = transport::request(addr, "GET", "/v1/scans/scn_unknown", &[], "");
+    assert_eq!(rest.status, 404);
+    // The lines are written as the requests finish; give the reader thread a moment.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let access = |logs: &[String]| logs.iter().filter(|l| l.contains("mrtd::access")).count();
+    while access(&server.logs.lock().unwrap()) < 4 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let logs = server.logs.lock().unwrap().clone();
+    let lines: Vec<&String> = logs.iter().filter(|l| l.contains("mrtd::access")).collect();
+    assert_eq!(lines.len(), 4, "one access line per request: {logs:#?}");
+    assert!(lines.iter().any(|l| l.contains("rpc_method=\"tools/call\"")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.contains("/v1/scans/{id}") && l.contains("404")), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.contains("principal=\"local\"")), "{lines:#?}");
+    for line in &logs {
+        assert!(!line.contains("rmcp"), "the protocol library stays quiet by default: {line}");
+        for document_data in ["ERIKSSON", "L898902C3", "scn_unknown"] {
+            assert!(!line.contains(document_data), "{document_data} in the log: {line}");
+        }
+        assert!(!line.contains('\u{1b}'), "no colour codes when stderr is no terminal: {line}");
+    }
 }

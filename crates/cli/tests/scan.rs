@@ -114,3 +114,31 @@ fn the_table_of_a_partly_read_photo_gives_the_advice_and_never_says_valid() {
     assert!(!table.contains("VALID: all"), "{table}");
     assert!(table.lines().any(|line| line.starts_with("Advice")), "{table}");
 }
+
+#[test]
+fn scan_writes_csv_for_spreadsheets() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_image = dir.path().join("notes.png");
+    std::fs::write(&not_image, "not a picture, just text").unwrap();
+    let output = mrtd()
+        .args(["scan", "--format", "csv"])
+        .arg(images().join("100_pass-uto.jpg"))
+        .arg(images().join("100_id-si.jpg"))
+        .arg(&not_image)
+        .output()
+        .expect("mrtd runs");
+    assert_eq!(output.status.code(), Some(3), "a file that is no image");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let rows: Vec<Vec<String>> =
+        text.lines().map(|line| line.split(',').map(str::to_owned).collect()).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    let column =
+        |name: &str| rows[0].iter().position(|c| c == name).unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(rows[1][column("status")], "read");
+    assert_eq!(rows[1][column("document_number")], "L898902C3");
+    assert_eq!(rows[1][column("surname")], "ERIKSSON");
+    assert_eq!(rows[1][column("valid")], "true");
+    assert_eq!(rows[2][column("format")], "TD1");
+    assert_eq!(rows[3][column("status")], "error");
+    assert!(!rows[3][column("error")].is_empty(), "{text}");
+}

@@ -55,3 +55,36 @@ fn the_rest_api_needs_a_key_when_the_server_does() {
     let root = request(addr, "GET", "/", &[("Accept", "application/json")], "");
     assert_eq!(root.status, 200);
 }
+
+#[test]
+fn pages_on_allowed_origins_may_call_the_rest_api_and_others_may_not() {
+    let server = ServerProcess::http(&["--allowed-origin", "https://app.example"]);
+    let addr = server.addr.expect("an HTTP server");
+    let preflight = |origin: &str| {
+        request(
+            addr,
+            "OPTIONS",
+            "/v1/scans",
+            &[
+                ("Origin", origin),
+                ("Access-Control-Request-Method", "POST"),
+                ("Access-Control-Request-Headers", "content-type"),
+            ],
+            "",
+        )
+    };
+    let allowed = preflight("https://app.example");
+    assert!(allowed.status < 300, "{}: {}", allowed.status, allowed.body);
+    assert_eq!(allowed.header("access-control-allow-origin"), Some("https://app.example"));
+    let methods = allowed.header("access-control-allow-methods").unwrap_or("").to_ascii_uppercase();
+    assert!(methods.contains("POST"), "{methods}");
+    let refused = preflight("https://evil.example");
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.header("access-control-allow-origin").is_none());
+
+    let listed = request(addr, "GET", "/v1/scans", &[("Origin", "https://app.example")], "");
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert_eq!(listed.header("access-control-allow-origin"), Some("https://app.example"));
+    let foreign = request(addr, "GET", "/v1/scans", &[("Origin", "https://evil.example")], "");
+    assert_eq!(foreign.status, 403);
+}

@@ -139,11 +139,14 @@ impl McpEndpoint {
             _ => self.method_not_allowed(),
         };
         if self.legacy_sessions {
-            self.track_session(
-                &response,
-                &owner,
-                closing.filter(|_| response.status().is_success()),
-            );
+            let closed = closing.filter(|_| response.status().is_success());
+            self.track_session(&response, &owner, closed.clone());
+            if closed.is_some() && response.status() == StatusCode::ACCEPTED {
+                // The protocol layer answers a closed session 202; the SDKs expect 200 or 204
+                // (the Python SDK warns "Session termination failed: 202" on every disconnect).
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                *response.body_mut() = Body::empty();
+            }
         }
         // Results hold personal data: no cache may keep any of them.
         response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -1,5 +1,6 @@
 //! The document operations without a transport: what the MCP tools and the REST API
-//! both do, returning the tools' structured JSON or a typed [`ServiceError`].
+//! both do, returning a [`DocumentResult`] (kept scans and pages of them as the JSON they
+//! were stored as) or a typed [`ServiceError`].
 //!
 //! Every operation takes the caller's [`Principal`]; kept scans belong to it, and an
 //! unknown, expired, deleted or foreign scan is the same [`ServiceError::NotFound`].

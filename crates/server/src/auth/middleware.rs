@@ -50,10 +50,13 @@ pub(super) async fn guard(
 ) -> Response {
     let path = request.uri().path().to_owned();
     let on_endpoint = path == guard.inner.endpoint_path;
-    let public = request.method() == Method::OPTIONS || is_public_path(&path);
+    let public_path = is_public_path(&path);
+    // A preflight carries no credentials, so it is let through unauthenticated; it still
+    // names its Origin, which must pass the policy unless the path is public.
+    let public = request.method() == Method::OPTIONS || public_path;
     // Public paths are served to any site, so only their Host is checked (DNS rebinding);
     // everything else checks Origin too.
-    let checked = if public {
+    let checked = if public_path {
         guard.inner.policy.check_host(request.uri(), request.headers())
     } else {
         guard.inner.policy.check(request.uri(), request.headers())
@@ -71,9 +74,14 @@ pub(super) async fn guard(
     let origin = request.headers().get(header::ORIGIN).cloned();
     match check(&guard, request, on_endpoint).await {
         Ok(Checked { request, permit, body_share }) => {
-            let response = next.run(request).await;
+            let principal = request.extensions().get::<Principal>().cloned();
+            let mut response = next.run(request).await;
             drop(permit);
             drop(body_share);
+            // For the access log line, written outside the guard.
+            if let Some(principal) = principal {
+                response.extensions_mut().insert(principal);
+            }
             response
         }
         Err((denial, id)) => render(denial, on_endpoint, id, origin),

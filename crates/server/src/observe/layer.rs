@@ -26,6 +26,10 @@ pub(super) struct Tracker {
     pub(super) endpoint_path: String,
 }
 
+/// The log target of the access lines, one per request (`RUST_LOG=mrtd::access=off` hides
+/// them).
+const ACCESS_TARGET: &str = "mrtd::access";
+
 /// Route label of a request no route matched; raw paths would let clients mint series.
 const UNMATCHED: &str = "unmatched";
 
@@ -84,10 +88,21 @@ pub(super) async fn track(
     span.record("rpc.method", method);
     span.record("http.status", status.as_u16());
     span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
+    // The access line: route templates, never raw paths (a scan id is the caller's
+    // handle), the JSON-RPC method from a fixed list, the principal's stable id (a key id
+    // or an OAuth issuer and subject), never a credential or document data.
+    let principal = response.extensions().get::<crate::auth::Principal>().map(|p| p.0.as_str());
+    let latency_ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
     if status.is_server_error() {
-        tracing::warn!(parent: &span, status = status.as_u16(), "request failed");
+        tracing::warn!(
+            target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
+            rpc_method = method, status = status.as_u16(), latency_ms, principal, "request failed"
+        );
     } else {
-        tracing::debug!(parent: &span, status = status.as_u16(), "request finished");
+        tracing::info!(
+            target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
+            rpc_method = method, status = status.as_u16(), latency_ms, principal, "request"
+        );
     }
 
     let status_label = status_label(status.as_u16());
