@@ -70,6 +70,31 @@ fn the_cli_rest_and_mcp_return_the_same_result() {
         for key in ["fields", "checks", "corrections", "diagnostics", "region", "image"] {
             assert!(cli.get(key).is_some(), "{expected}: '{key}' is missing: {cli}");
         }
+        // Asked to keep it: a photo not read in full is not kept, and REST and MCP both say
+        // why; a read one is kept by both (each under its own id).
+        let rest_kept = request(
+            addr,
+            "POST",
+            "/v1/scans",
+            &[("Content-Type", "application/json")],
+            &json!({ "image_base64": encoded, "retain_hours": 1 }).to_string(),
+        )
+        .json();
+        let mcp_kept = client
+            .call("scan_document", json!({ "image_base64": encoded, "retain_hours": 1 }))
+            .0["structuredContent"]
+            .clone();
+        for kept in [&rest_kept, &mcp_kept] {
+            if expected == "read" {
+                assert!(kept["scan_id"].is_string() && kept.get("not_kept").is_none(), "{kept}");
+            } else {
+                assert!(kept.get("scan_id").is_none(), "{kept}");
+                assert!(
+                    kept["not_kept"].as_str().is_some_and(|why| why.contains(expected)),
+                    "{kept}"
+                );
+            }
+        }
         if expected == "no_mrz" {
             assert_eq!(cli["fields"], Value::Null, "no MRZ, no fields");
         } else {

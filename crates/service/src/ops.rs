@@ -147,13 +147,7 @@ pub async fn scan(
     let date = self::reference_date(reference_date)?;
     let mut result = recognise(state, image, date).await?;
     if !result.is_read() {
-        if retain_hours > 0 {
-            result.not_kept = Some(format!(
-                "Only a result read in full is kept, and this one is {}: retake the photo \
-                 (see the diagnostics), or parse the lines the document shows.",
-                result.status_label()
-            ));
-        }
+        result.note_not_kept(retain_hours);
         return Ok(result);
     }
     keep(state, principal, result, retain_hours).await

@@ -138,6 +138,18 @@ impl DocumentResult {
         }
     }
 
+    /// Notes why the result is not kept when `retain_hours` asked for it and the reading is
+    /// not `read` (only a result read in full is kept).
+    pub fn note_not_kept(&mut self, retain_hours: i64) {
+        if retain_hours > 0 && !self.is_read() {
+            self.not_kept = Some(format!(
+                "Only a result read in full is kept, and this one is {}: retake the photo \
+                 (see the diagnostics), or parse the lines the document shows.",
+                self.status_label()
+            ));
+        }
+    }
+
     /// Whether this is a reading a pipeline may use without a person looking.
     pub fn is_read(&self) -> bool {
         self.status == Status::Read

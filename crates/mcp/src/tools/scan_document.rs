@@ -127,11 +127,12 @@ pub(super) async fn call(
         Ok(date) => date,
         Err(error) => return Ok(service_failure(&error).into()),
     };
-    let result = match service::recognise(state, image, date).await {
+    let mut result = match service::recognise(state, image, date).await {
         Ok(result) => result,
         Err(error) => return Ok(service_failure(&error).into()),
     };
     if !result.is_read() {
+        result.note_not_kept(retain_hours);
         let structured = result.to_value();
         let advice = result::summary(&structured);
         if can_ask_user(context) {
