@@ -100,22 +100,22 @@ pub struct ImageInfo {
 }
 
 impl DocumentResult {
-    /// The result of reading a photo.
-    pub fn from_image(image: &ImageReading) -> Self {
+    /// A result that is not (yet) kept.
+    fn new(
+        status: Status,
+        reading: Option<Reading>,
+        diagnostics: Vec<Diagnostic>,
+        photo: Option<Photo>,
+    ) -> Self {
+        let reading = match reading {
+            Some(reading) => ReadingPart::Reading(Box::new(reading)),
+            None => ReadingPart::None(NoReading::default()),
+        };
         DocumentResult {
-            status: image.status,
-            reading: reading_part(image.reading.clone()),
-            diagnostics: image.diagnostics.clone(),
-            photo: Some(Photo {
-                rotation_degrees: image.rotation_degrees,
-                region: image.region,
-                image: ImageInfo {
-                    width: image.image_width,
-                    height: image.image_height,
-                    format: image.image_format,
-                },
-                timing_ms: (image.timing_ms * 10.0).round() / 10.0,
-            }),
+            status,
+            reading,
+            diagnostics,
+            photo,
             source: None,
             scan_id: None,
             expires_at: None,
@@ -123,19 +123,26 @@ impl DocumentResult {
         }
     }
 
+    /// The result of reading a photo.
+    pub fn from_image(image: &ImageReading) -> Self {
+        let photo = Photo {
+            rotation_degrees: image.rotation_degrees,
+            region: image.region,
+            image: ImageInfo {
+                width: image.image_width,
+                height: image.image_height,
+                format: image.image_format,
+            },
+            timing_ms: (image.timing_ms * 10.0).round() / 10.0,
+        };
+        Self::new(image.status, image.reading.clone(), image.diagnostics.clone(), Some(photo))
+    }
+
     /// The result of parsing typed or pasted lines: `read` exactly when every check
     /// digit holds.
     pub fn from_text(reading: Reading) -> Self {
-        DocumentResult {
-            status: if reading.valid { Status::Read } else { Status::Partial },
-            reading: reading_part(Some(reading)),
-            diagnostics: Vec::new(),
-            photo: None,
-            source: None,
-            scan_id: None,
-            expires_at: None,
-            not_kept: None,
-        }
+        let status = if reading.valid { Status::Read } else { Status::Partial };
+        Self::new(status, Some(reading), Vec::new(), None)
     }
 
     /// Notes why the result is not kept when `retain_hours` asked for it and the reading is
@@ -185,13 +192,6 @@ pub fn schema() -> Value {
     schema
 }
 
-fn reading_part(reading: Option<Reading>) -> ReadingPart {
-    match reading {
-        Some(reading) => ReadingPart::Reading(Box::new(reading)),
-        None => ReadingPart::None(NoReading::default()),
-    }
-}
-
 /// A one-line summary for people (a tool result's text), without any document field.
 pub fn summary(result: &Value) -> String {
     let status = result["status"].as_str().unwrap_or("unknown");
@@ -228,16 +228,7 @@ mod tests {
 
     #[test]
     fn without_a_reading_the_fields_are_null_and_empty() {
-        let result = DocumentResult {
-            status: Status::NoMrz,
-            reading: reading_part(None),
-            diagnostics: Vec::new(),
-            photo: None,
-            source: None,
-            scan_id: None,
-            expires_at: None,
-            not_kept: None,
-        };
+        let result = DocumentResult::new(Status::NoMrz, None, Vec::new(), None);
         assert_eq!(
             result.to_value(),
             json!({
