@@ -10,11 +10,10 @@ mod support;
 mod catalogue;
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
+    io::{Read, Write},
     net::{Shutdown, SocketAddr, TcpStream},
     path::Path,
-    process::{Child, ChildStdin, Command, Stdio},
-    sync::mpsc,
+    process::{Child, Command, Stdio},
     time::{Duration, SystemTime},
 };
 
@@ -420,8 +419,7 @@ fn every_bad_request_gets_a_clear_error_and_the_server_keeps_serving() {
 
 struct StdioServer {
     child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
+    pipe: support::transport::StdioPipe,
     _data_dir: tempfile::TempDir,
 }
 
@@ -448,31 +446,21 @@ impl StdioServer {
             .stderr(Stdio::null())
             .spawn()
             .expect("mrtd serve --stdio starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        StdioServer { child, stdin, lines, _data_dir: data_dir }
+        let pipe = support::transport::StdioPipe::new(
+            child.stdin.take().unwrap(),
+            child.stdout.take().unwrap(),
+        );
+        StdioServer { child, pipe, _data_dir: data_dir }
     }
 
     fn send_line(&mut self, line: &[u8]) {
-        self.stdin.write_all(line).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        self.pipe.send_line(line);
     }
 
     /// The next message that is not a notification.
     fn receive(&mut self) -> Value {
         loop {
-            let line = self.lines.recv_timeout(Duration::from_secs(30)).expect("an answer line");
-            let message: Value = serde_json::from_str(&line).expect("every stdout line is JSON");
+            let message = self.pipe.receive();
             if message.get("method").is_none() {
                 return message;
             }

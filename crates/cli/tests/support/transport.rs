@@ -95,9 +95,13 @@ impl StdioPipe {
     }
 
     pub fn send(&mut self, message: &Value) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.stdin.write_all(line.as_bytes()).expect("write a line to the server's stdin");
+        self.send_line(message.to_string().as_bytes());
+    }
+
+    /// Writes `line` as it is (any bytes, malformed ones included) and a line end.
+    pub fn send_line(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).expect("write a line to the server's stdin");
+        self.stdin.write_all(b"\n").expect("write a line to the server's stdin");
         self.stdin.flush().expect("flush the server's stdin");
     }
 
