@@ -5,7 +5,8 @@
 #   MRTD_FUZZ_CRATES="mrz engine" scripts/fuzz.sh 15     only these fuzz crates
 #
 # Targets: crates/mrz/fuzz (parse_text, decode_cells), crates/engine/fuzz (read_image, half_jpeg),
-# crates/server/fuzz (http_body, trace_context). Each fuzz crate is its own workspace.
+# crates/server/fuzz (http_body, trace_context), crates/chip/fuzz (verify, trust_store). Each fuzz
+# crate is its own workspace.
 #
 # The targets are libFuzzer binaries (libfuzzer-sys) built with the same sanitizer-coverage
 # instrumentation `cargo fuzz` uses, without AddressSanitizer (which needs nightly); safe Rust
@@ -43,7 +44,7 @@ export CARGO_TERM_COLOR=never
 
 mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts" "$fuzz_dir/logs"
 failed=0
-for crate in ${MRTD_FUZZ_CRATES:-mrz engine server}; do
+for crate in ${MRTD_FUZZ_CRATES:-mrz engine server chip}; do
     dir="crates/$crate/fuzz"
     start=$(date +%s)
     # --target keeps the instrumentation off build scripts and proc macros, which run

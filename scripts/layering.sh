@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the dependency rules the architecture draws (ARCHITECTURE.md), with `cargo tree`:
 #
-#   - the engines (mrtd-mrz, mrtd-engine) are synchronous: no tokio;
+#   - the engines (mrtd-mrz, mrtd-engine) and chip verification (mrtd-chip) are synchronous
+#     and know no MRZ reader, store or transport: no tokio, and mrtd-chip no engine or store;
 #   - the service and the MCP handler know no HTTP stack: no axum, hyper or JWT library;
 #   - the served binary links no development tool: no font rasteriser (ab_glyph);
 #   - the HTTP front names no tool: no tool name in crates/server/src.
@@ -16,8 +17,11 @@ refuse() { # crate, dependency, reason
     fi
 }
 
-for crate in mrtd-mrz mrtd-engine; do
+for crate in mrtd-mrz mrtd-engine mrtd-chip; do
     refuse "$crate" tokio "the engines must stay synchronous"
+done
+for below in mrtd-engine mrtd-store; do
+    refuse mrtd-chip "$below" "chip verification needs only the MRZ parser"
 done
 for crate in mrtd-service mrtd-mcp; do
     for http in axum hyper jsonwebtoken; do
@@ -39,4 +43,4 @@ done
 if [ "$failed" -ne 0 ]; then
     exit 1
 fi
-echo "ok: engines without tokio; service and MCP handler without an HTTP stack; no renderer in mrtd; no tool named in the HTTP front"
+echo "ok: engines and chip verification without tokio; service and MCP handler without an HTTP stack; no renderer in mrtd; no tool named in the HTTP front"

@@ -114,7 +114,7 @@ cargo test -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --test o
 # Every fuzz target (MRZ text parser, image front end, HTTP/JSON-RPC body, trace context) runs
 # for a bounded time. The grown corpus stays under the build folder, so a CI cache of it keeps
 # what earlier runs found; the instrumented builds live there too and take seconds when warm.
-step "fuzzing: text parser, image front end, HTTP body, trace context (10 s per target)"
+step "fuzzing: text parser, image front end, HTTP body, trace context, chip data (10 s per target)"
 MRTD_FUZZ_DIR="$target_dir/fuzz" scripts/fuzz.sh 10
 
 # --- Real clients and a real browser ------------------------------------------------------------

@@ -1,0 +1,359 @@
+//! Passive Authentication of an eMRTD chip (ICAO 9303 parts 10 and 11).
+//!
+//! Given EF.SOD and the data groups an NFC reader read from a passport or identity card chip,
+//! [`verify`] checks that every data group's hash is the one EF.SOD signs, that EF.SOD's
+//! signature verifies with the document signer certificate, and that this certificate chains
+//! to a CSCA in the operator's [`TrustStore`]. DG1's MRZ is read with `mrtd-mrz`, and
+//! [`compare_mrz`] sets it against the printed zone of a scan.
+//!
+//! No IO besides loading trust files, nothing kept, nothing logged: data groups (DG2 is the
+//! holder's face) are hashed and dropped. ASN.1 decoding is `der`, `cms` and `x509-cert`;
+//! digests and signatures are RustCrypto's.
+
+mod access;
+mod cert;
+mod crypto;
+mod error;
+mod lds;
+mod raw;
+mod report;
+mod signed;
+mod trust;
+
+use std::time::SystemTime;
+
+use mrtd_mrz::{Date, ParseOptions, Sex};
+
+pub use access::{ChipAccess, chip_access};
+pub use error::{ChipError, TrustError};
+pub use lds::{MAX_DATA_GROUPS, data_group_number};
+pub use report::{
+    CertificateSummary, ChainStatus, ChipMrz, ChipReport, DataGroupResult, DataGroupStatus,
+    Diagnostic, FieldMatch, FieldMatchStatus, MrzFields, MrzMatch, SignatureStatus,
+};
+pub use trust::{MAX_TRUST_FILE, TrustCounts, TrustStore};
+
+use crate::cert::Cert;
+use crate::crypto::SignatureCheck;
+use crate::lds::{ID_LDS_SECURITY_OBJECT, Sod};
+
+/// The largest EF.SOD accepted (real ones are a few kilobytes; with a certificate chain, tens).
+pub const MAX_SOD_BYTES: usize = 256 * 1024;
+
+/// Verifies EF.SOD and the data groups given against it, at `now` (used when EF.SOD carries no
+/// signing time), with `today` as the MRZ reference date.
+pub fn verify(
+    sod: &[u8],
+    data_groups: &[&[u8]],
+    trust: &TrustStore,
+    now: SystemTime,
+    today: Date,
+) -> Result<ChipReport, ChipError> {
+    let now = der::DateTime::from_system_time(now).unwrap_or(der::DateTime::INFINITY);
+    if sod.len() > MAX_SOD_BYTES {
+        return Err(ChipError::Malformed {
+            what: "EF.SOD",
+            reason: format!("{} bytes; at most {MAX_SOD_BYTES}", sod.len()),
+        });
+    }
+    if data_groups.is_empty() {
+        return Err(ChipError::NoDataGroups);
+    }
+    let groups = lds::identify(data_groups)?;
+    let sod = Sod::parse(sod)?;
+    let mut diagnostics = Vec::new();
+
+    // Data group hashes.
+    let mut results: Vec<DataGroupResult> = groups
+        .iter()
+        .map(|group| {
+            let status = match (sod.hashes.get(&group.number), sod.hash) {
+                (None, _) => DataGroupStatus::NotInSod,
+                (Some(_), Err(_)) => DataGroupStatus::NotChecked,
+                (Some(signed), Ok(hash)) if hash.digest(group.bytes) == *signed => {
+                    DataGroupStatus::Verified
+                }
+                (Some(_), Ok(_)) => DataGroupStatus::Mismatch,
+            };
+            DataGroupResult { number: group.number, status }
+        })
+        .collect();
+    results.sort_by_key(|r| r.number);
+    if let Err(oid) = sod.hash {
+        diagnostics.push(diag("unknown_hash_algorithm", format!("EF.SOD hashes with {oid}")));
+    }
+    for result in &results {
+        match result.status {
+            DataGroupStatus::Mismatch => diagnostics.push(diag(
+                "data_group_mismatch",
+                format!("DG{}'s hash is not the one EF.SOD signs", result.number),
+            )),
+            DataGroupStatus::NotInSod => diagnostics.push(diag(
+                "data_group_not_in_sod",
+                format!("EF.SOD has no hash for DG{}", result.number),
+            )),
+            _ => {}
+        }
+    }
+    let not_supplied: Vec<u8> =
+        sod.hashes.keys().copied().filter(|n| !groups.iter().any(|g| g.number == *n)).collect();
+
+    // EF.SOD's signature.
+    let signer = sod
+        .signed
+        .certificates
+        .iter()
+        .chain(trust.signers())
+        .find(|cert| sod.signed.identifies(cert))
+        .cloned();
+    let signature = match &signer {
+        None => {
+            diagnostics.push(diag(
+                "no_signer_certificate",
+                "EF.SOD does not carry its document signer certificate and the trust store has none that matches",
+            ));
+            SignatureStatus::NoSignerCertificate
+        }
+        Some(cert) => {
+            let check = sod.signed.check_signer(cert, ID_LDS_SECURITY_OBJECT);
+            match (check.signature, check.attributes_problem) {
+                (SignatureCheck::Verified, None) => SignatureStatus::Verified,
+                (SignatureCheck::Verified, Some(problem)) => {
+                    diagnostics.push(diag("signed_attributes", problem));
+                    SignatureStatus::Invalid
+                }
+                (SignatureCheck::Invalid, _) => {
+                    diagnostics.push(diag(
+                        "signature_invalid",
+                        "EF.SOD's signature does not verify with the document signer's key",
+                    ));
+                    SignatureStatus::Invalid
+                }
+                (SignatureCheck::Unsupported(what), _) => {
+                    diagnostics.push(diag("unsupported_algorithm", format!("cannot check {what}")));
+                    SignatureStatus::UnsupportedAlgorithm
+                }
+            }
+        }
+    };
+
+    // The chain.
+    let signing_time = sod.signed.signing_time();
+    let at = signing_time.unwrap_or(now);
+    let (chain, anchor) = match &signer {
+        None => (ChainStatus::NotChecked, None),
+        Some(cert) => chain(cert, trust, at, &mut diagnostics),
+    };
+
+    let mrz = groups
+        .iter()
+        .find(|g| g.number == 1)
+        .map(|dg1| chip_mrz(dg1.bytes, today, &mut diagnostics));
+
+    let authentic = signature == SignatureStatus::Verified
+        && chain == ChainStatus::Trusted
+        && results.iter().all(|r| r.status == DataGroupStatus::Verified);
+    Ok(ChipReport {
+        authentic,
+        signature,
+        chain,
+        data_groups: results,
+        not_supplied,
+        hash_algorithm: match sod.hash {
+            Ok(hash) => hash.name().to_string(),
+            Err(oid) => oid.to_string(),
+        },
+        lds_version: sod.lds_version,
+        unicode_version: sod.unicode_version,
+        signing_time: signing_time.map(|t| t.to_string()),
+        signer: signer.as_ref().map(Cert::summary),
+        trust_anchor: anchor.map(|a| a.summary()),
+        mrz,
+        mrz_match: None,
+        diagnostics,
+    })
+}
+
+fn diag(code: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic { code: code.to_string(), message: message.into() }
+}
+
+/// Builds the document signer's chain to a trusted CSCA.
+fn chain<'t>(
+    signer: &Cert,
+    trust: &'t TrustStore,
+    at: der::DateTime,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (ChainStatus, Option<&'t Cert>) {
+    if trust.is_empty() {
+        diagnostics.push(diag(
+            "no_trust_anchor",
+            "no CSCA certificates are configured (--csca-dir, MRTD_CSCA_DIR): the chain is not checked and the document is not called authentic",
+        ));
+        return (ChainStatus::NoTrustAnchor, None);
+    }
+    let mut unsupported = None;
+    let Some(anchor) =
+        trust.anchors().iter().filter(|csca| signer.names_issuer(csca)).find(|csca| {
+            match signer.signed_by(csca) {
+                SignatureCheck::Verified => true,
+                SignatureCheck::Invalid => false,
+                SignatureCheck::Unsupported(what) => {
+                    unsupported = Some(what);
+                    false
+                }
+            }
+        })
+    else {
+        if let Some(what) = unsupported {
+            diagnostics.push(diag(
+                "unsupported_algorithm",
+                format!("cannot check the document signer certificate's signature: {what}"),
+            ));
+        }
+        diagnostics.push(diag(
+            "untrusted",
+            "no CSCA in the trust store issued the document signer certificate",
+        ));
+        return (ChainStatus::Untrusted, None);
+    };
+    if !signer.may_sign_documents() || !anchor.may_sign_certificates() {
+        diagnostics.push(diag(
+            "wrong_key_usage",
+            "the document signer's key usage or the CSCA's basic constraints do not allow their roles",
+        ));
+        return (ChainStatus::WrongKeyUsage, Some(anchor));
+    }
+    if !signer.valid_at(at) || !anchor.valid_at(at) {
+        diagnostics.push(diag(
+            "expired",
+            format!(
+                "the document signer or its CSCA was not valid at {at}, when EF.SOD was signed"
+            ),
+        ));
+        return (ChainStatus::Expired, Some(anchor));
+    }
+    let serial = signer.parsed.tbs_certificate().serial_number();
+    let revoked = trust.crls().iter().any(|crl| {
+        let tbs = &crl.parsed.tbs_cert_list;
+        cert::same_name(&tbs.issuer, anchor.subject())
+            && crl_signed_by(crl, anchor)
+            && tbs.revoked_certificates.iter().flatten().any(|r| &r.serial_number == serial)
+    });
+    if revoked {
+        diagnostics
+            .push(diag("revoked", "a CRL from the CSCA revokes the document signer certificate"));
+        return (ChainStatus::Revoked, Some(anchor));
+    }
+    (ChainStatus::Trusted, Some(anchor))
+}
+
+fn crl_signed_by(crl: &trust::Crl, issuer: &Cert) -> bool {
+    let Ok(tbs) = raw::to_be_signed(&crl.der) else { return false };
+    let Some(signature) = crl.parsed.signature.as_bytes() else { return false };
+    crypto::verify(
+        issuer.parsed.tbs_certificate().subject_public_key_info(),
+        &crl.parsed.signature_algorithm,
+        None,
+        &tbs,
+        signature,
+    ) == SignatureCheck::Verified
+}
+
+fn chip_mrz(dg1: &[u8], today: Date, diagnostics: &mut Vec<Diagnostic>) -> ChipMrz {
+    let lines = match lds::dg1_mrz(dg1) {
+        Ok(lines) => lines,
+        Err(reason) => {
+            diagnostics.push(diag("dg1_unreadable", reason));
+            return ChipMrz { lines: Vec::new(), valid: false, fields: None };
+        }
+    };
+    match parse_exact(&lines, today) {
+        Some(reading) => ChipMrz { valid: reading.valid, fields: Some(fields_of(&reading)), lines },
+        None => {
+            diagnostics.push(diag("dg1_not_mrz", "DG1's text is not an MRZ the parser reads"));
+            ChipMrz { lines, valid: false, fields: None }
+        }
+    }
+}
+
+/// Reads MRZ lines with corrections off: they are taken exactly as given.
+fn parse_exact(lines: &[String], today: Date) -> Option<mrtd_mrz::Reading> {
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let options = ParseOptions { correct: false, ..ParseOptions::new(today) };
+    mrtd_mrz::parse_text(&refs, &options).ok()
+}
+
+fn fields_of(reading: &mrtd_mrz::Reading) -> MrzFields {
+    let f = &reading.fields;
+    MrzFields {
+        document_code: f.document_code.clone(),
+        issuer: f.issuer.clone(),
+        document_number: f.document_number.clone(),
+        nationality: f.nationality.clone(),
+        birth_date: f.birth_date.map(|d| d.to_string()),
+        expiry_date: f.expiry_date.map(|d| d.to_string()),
+        sex: match f.sex {
+            Sex::Male => "M".to_string(),
+            Sex::Female => "F".to_string(),
+            Sex::Unspecified => "<".to_string(),
+            Sex::Other(c) => c.to_string(),
+        },
+        surname: f.surname.clone(),
+        given_names: f.given_names.clone(),
+        optional_data: f.optional_data.clone(),
+    }
+}
+
+/// Compares DG1 with a printed MRZ (`source` says where it came from: `scan`, `mrz_lines`)
+/// and records the result in the report. Returns `false` (and records nothing) when the
+/// report has no readable DG1 or the printed lines are not an MRZ.
+pub fn compare_mrz(report: &mut ChipReport, printed: &[String], source: &str, today: Date) -> bool {
+    let Some(chip) = report.mrz.as_ref().and_then(|m| m.fields.as_ref()) else { return false };
+    let Some(reading) = parse_exact(printed, today) else { return false };
+    let seen = fields_of(&reading);
+    let pairs: [(&str, String, String); 10] = [
+        ("document_code", chip.document_code.clone(), seen.document_code),
+        ("issuer", chip.issuer.clone(), seen.issuer),
+        ("document_number", chip.document_number.clone(), seen.document_number),
+        (
+            "nationality",
+            chip.nationality.clone().unwrap_or_default(),
+            seen.nationality.unwrap_or_default(),
+        ),
+        (
+            "birth_date",
+            chip.birth_date.clone().unwrap_or_default(),
+            seen.birth_date.unwrap_or_default(),
+        ),
+        (
+            "expiry_date",
+            chip.expiry_date.clone().unwrap_or_default(),
+            seen.expiry_date.unwrap_or_default(),
+        ),
+        ("sex", chip.sex.clone(), seen.sex),
+        ("surname", chip.surname.clone(), seen.surname),
+        ("given_names", chip.given_names.clone(), seen.given_names),
+        (
+            "optional_data",
+            chip.optional_data.clone().unwrap_or_default(),
+            seen.optional_data.unwrap_or_default(),
+        ),
+    ];
+    let fields: Vec<FieldMatch> = pairs
+        .into_iter()
+        .map(|(field, a, b)| FieldMatch {
+            field: field.to_string(),
+            status: if a == b { FieldMatchStatus::Same } else { FieldMatchStatus::Different },
+        })
+        .collect();
+    let matches = fields.iter().all(|f| f.status == FieldMatchStatus::Same);
+    if !matches {
+        report.diagnostics.push(diag(
+            "mrz_mismatch",
+            "DG1 on the chip and the printed MRZ differ (see mrz_match)",
+        ));
+    }
+    report.mrz_match = Some(MrzMatch { matches, source: source.to_string(), fields });
+    true
+}

@@ -1,0 +1,215 @@
+//! What a verification says: the JSON every interface returns.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The outcome of Passive Authentication.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+pub struct ChipReport {
+    /// True only when every supplied data group's hash matches EF.SOD, EF.SOD's signature
+    /// verifies with the document signer's key, and that certificate chains to a trusted CSCA.
+    /// It does not prove that the chip is not a clone (that needs Active or Chip
+    /// Authentication), nor that the holder is the person in the photo.
+    pub authentic: bool,
+    /// EF.SOD's signature.
+    pub signature: SignatureStatus,
+    /// The document signer certificate's chain to a CSCA.
+    pub chain: ChainStatus,
+    /// Each supplied data group, in number order.
+    pub data_groups: Vec<DataGroupResult>,
+    /// Data groups EF.SOD lists that were not supplied (not checked; not needed for
+    /// `authentic`).
+    pub not_supplied: Vec<u8>,
+    /// The digest algorithm of the data group hashes, e.g. `sha256`.
+    pub hash_algorithm: String,
+    /// LDS and Unicode versions (LDS 1.8 and later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lds_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unicode_version: Option<String>,
+    /// When the document signer says it signed (RFC 3339), if it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signing_time: Option<String>,
+    /// The document signer certificate, when found.
+    pub signer: Option<CertificateSummary>,
+    /// The CSCA the chain ends at, when trusted.
+    pub trust_anchor: Option<CertificateSummary>,
+    /// DG1's MRZ, when DG1 was supplied.
+    pub mrz: Option<ChipMrz>,
+    /// DG1 compared with the printed MRZ, when a scan or MRZ lines were given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mrz_match: Option<MrzMatch>,
+    /// Why anything above is not the best answer, in words.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// EF.SOD's signature.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SignatureStatus {
+    /// Verified with the document signer's key, over signed attributes that vouch for the
+    /// LDS security object.
+    Verified,
+    /// Does not verify, or the signed attributes do not vouch for the content.
+    Invalid,
+    /// Made with an algorithm or curve this build does not check (see diagnostics).
+    UnsupportedAlgorithm,
+    /// Neither EF.SOD nor the trust store holds the document signer's certificate.
+    NoSignerCertificate,
+}
+
+/// The document signer certificate's chain.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainStatus {
+    /// Issued by a CSCA in the trust store, both valid at the time of signing, usages right.
+    Trusted,
+    /// No trust store is configured: the chain cannot be checked.
+    NoTrustAnchor,
+    /// No CSCA in the trust store issued the document signer certificate.
+    Untrusted,
+    /// The document signer or its CSCA was not valid at the time of signing.
+    Expired,
+    /// A CRL from the CSCA lists the document signer certificate.
+    Revoked,
+    /// A certificate's key usage or basic constraints do not allow its role.
+    WrongKeyUsage,
+    /// There is no document signer certificate to chain.
+    NotChecked,
+}
+
+/// One supplied data group.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct DataGroupResult {
+    /// 1 to 16.
+    pub number: u8,
+    pub status: DataGroupStatus,
+}
+
+/// A data group's hash against EF.SOD.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DataGroupStatus {
+    /// Its hash is the one EF.SOD signs.
+    Verified,
+    /// Its hash differs: the data group is not the one signed.
+    Mismatch,
+    /// EF.SOD has no hash for it.
+    NotInSod,
+    /// EF.SOD's hash algorithm is one this build does not know.
+    NotChecked,
+}
+
+/// A certificate, as the report names it.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct CertificateSummary {
+    pub subject: String,
+    pub issuer: String,
+    /// Hexadecimal.
+    pub serial_number: String,
+    /// RFC 3339.
+    pub not_before: String,
+    pub not_after: String,
+    /// The algorithm the certificate is signed with.
+    pub signature_algorithm: String,
+    /// The certificate's key, e.g. `RSA 2048`, `ECDSA brainpoolP256r1`.
+    pub public_key: String,
+}
+
+/// DG1's MRZ.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
+pub struct ChipMrz {
+    /// The lines, as stored on the chip.
+    pub lines: Vec<String>,
+    /// Every check digit holds.
+    pub valid: bool,
+    /// The fields, read by the same MRZ parser as printed zones (corrections off: the chip
+    /// holds exactly what was issued).
+    pub fields: Option<MrzFields>,
+}
+
+/// The fields DG1 and the printed zone are compared on.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct MrzFields {
+    pub document_code: String,
+    pub issuer: String,
+    pub document_number: String,
+    pub nationality: Option<String>,
+    /// `YYYY-MM-DD` when a real date.
+    pub birth_date: Option<String>,
+    pub expiry_date: Option<String>,
+    pub sex: String,
+    pub surname: String,
+    pub given_names: String,
+    pub optional_data: Option<String>,
+}
+
+/// DG1 against the printed MRZ.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct MrzMatch {
+    /// Every compared field is the same.
+    pub matches: bool,
+    /// Where the printed zone came from: `scan` or `mrz_lines`.
+    pub source: String,
+    pub fields: Vec<FieldMatch>,
+}
+
+/// One field of DG1 against the printed zone.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct FieldMatch {
+    pub field: String,
+    pub status: FieldMatchStatus,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldMatchStatus {
+    Same,
+    Different,
+}
+
+/// A reason, in words, with a stable code.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: String,
+    pub message: String,
+}
+
+impl SignatureStatus {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignatureStatus::Verified => "verified",
+            SignatureStatus::Invalid => "invalid",
+            SignatureStatus::UnsupportedAlgorithm => "unsupported_algorithm",
+            SignatureStatus::NoSignerCertificate => "no_signer_certificate",
+        }
+    }
+}
+
+impl ChainStatus {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChainStatus::Trusted => "trusted",
+            ChainStatus::NoTrustAnchor => "no_trust_anchor",
+            ChainStatus::Untrusted => "untrusted",
+            ChainStatus::Expired => "expired",
+            ChainStatus::Revoked => "revoked",
+            ChainStatus::WrongKeyUsage => "wrong_key_usage",
+            ChainStatus::NotChecked => "not_checked",
+        }
+    }
+}
+
+impl DataGroupStatus {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataGroupStatus::Verified => "verified",
+            DataGroupStatus::Mismatch => "mismatch",
+            DataGroupStatus::NotInSod => "not_in_sod",
+            DataGroupStatus::NotChecked => "not_checked",
+        }
+    }
+}

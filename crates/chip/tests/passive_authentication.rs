@@ -1,0 +1,466 @@
+//! Passive Authentication against a test PKI made here: genuine documents verify with their
+//! CSCA, and every tampering, wrong anchor, expiry and revocation is refuted.
+
+mod pki;
+
+use mrtd_chip::{
+    ChainStatus, ChipError, ChipReport, DataGroupStatus, FieldMatchStatus, SignatureStatus,
+    TrustStore,
+};
+use mrtd_mrz::Date;
+use pki::{CSCA_NAME, DS_NAME, MRZ, OTHER_CSCA_NAME, SignOptions, SodKey, now, years};
+
+fn today() -> Date {
+    Date::new(2026, 12, 1).expect("date")
+}
+
+fn der_now() -> std::time::SystemTime {
+    now()
+}
+
+struct Document {
+    csca: Vec<u8>,
+
+    groups: Vec<Vec<u8>>,
+    sod: Vec<u8>,
+}
+
+impl Document {
+    fn groups(&self) -> Vec<&[u8]> {
+        self.groups.iter().map(Vec::as_slice).collect()
+    }
+
+    fn verify(&self, trust: &TrustStore) -> ChipReport {
+        mrtd_chip::verify(&self.sod, &self.groups(), trust, der_now(), today()).expect("readable")
+    }
+
+    fn trust(&self) -> TrustStore {
+        let mut trust = TrustStore::new();
+        trust.add_bytes(&self.csca).expect("CSCA");
+        trust
+    }
+}
+
+fn groups() -> Vec<Vec<u8>> {
+    vec![
+        pki::dg1(&MRZ),
+        pki::data_group(2, b"\x7F\x61\x03\x02\x01\x01 a face image would be here"),
+        pki::data_group(14, b"\x31\x03\x02\x01\x01 security infos"),
+    ]
+}
+
+/// An ECDSA P-256 document signer under an ECDSA CSCA.
+fn ecdsa_document() -> Document {
+    let csca_key = pki::ec_key(1);
+    let ds_key = pki::ec_key(2);
+    let csca = pki::csca(&csca_key, CSCA_NAME);
+    let ds = pki::issue(
+        &csca_key,
+        CSCA_NAME,
+        DS_NAME,
+        pki::ec_spki(&ds_key),
+        false,
+        7,
+        (now() - years(1), now() + years(10)),
+    );
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let sod = pki::sod(
+        &refs,
+        &SignOptions {
+            key: SodKey::Ecdsa(&ds_key),
+            certificate: &ds,
+            include_certificate: true,
+            signing_time: Some(now() - years(1) / 2),
+        },
+    );
+    Document { csca, groups, sod }
+}
+
+#[test]
+fn a_genuine_document_is_authentic_with_its_csca() {
+    let doc = ecdsa_document();
+    let report = doc.verify(&doc.trust());
+    assert!(report.authentic, "{report:#?}");
+    assert_eq!(report.signature, SignatureStatus::Verified);
+    assert_eq!(report.chain, ChainStatus::Trusted);
+    let statuses: Vec<(u8, DataGroupStatus)> =
+        report.data_groups.iter().map(|g| (g.number, g.status)).collect();
+    assert_eq!(
+        statuses,
+        [
+            (1, DataGroupStatus::Verified),
+            (2, DataGroupStatus::Verified),
+            (14, DataGroupStatus::Verified)
+        ]
+    );
+    assert!(report.not_supplied.is_empty());
+    assert_eq!(report.hash_algorithm, "sha256");
+    let mrz = report.mrz.as_ref().expect("DG1");
+    assert_eq!(mrz.lines, MRZ);
+    assert!(mrz.valid);
+    assert_eq!(mrz.fields.as_ref().expect("fields").document_number, "L898902C3");
+    let signer = report.signer.as_ref().expect("signer");
+    assert!(signer.subject.contains("Test Document Signer"), "{}", signer.subject);
+    assert_eq!(signer.public_key, "ECDSA P-256");
+    assert_eq!(signer.signature_algorithm, "ecdsa-with-SHA256");
+    assert!(report.trust_anchor.as_ref().expect("anchor").subject.contains("Test CSCA"));
+    assert!(report.signing_time.is_some());
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn without_a_trust_store_the_signature_verifies_but_nothing_is_authentic() {
+    let doc = ecdsa_document();
+    let report = doc.verify(&TrustStore::new());
+    assert!(!report.authentic);
+    assert_eq!(report.signature, SignatureStatus::Verified);
+    assert_eq!(report.chain, ChainStatus::NoTrustAnchor);
+    assert!(report.data_groups.iter().all(|g| g.status == DataGroupStatus::Verified));
+    assert!(report.diagnostics.iter().any(|d| d.code == "no_trust_anchor"));
+}
+
+#[test]
+fn another_states_csca_does_not_anchor_the_chain() {
+    let doc = ecdsa_document();
+    let mut trust = TrustStore::new();
+    trust.add_bytes(&pki::csca(&pki::ec_key(9), OTHER_CSCA_NAME)).expect("CSCA");
+    let report = doc.verify(&trust);
+    assert!(!report.authentic);
+    assert_eq!(report.chain, ChainStatus::Untrusted);
+    // Same name, other key: still refuted by the signature on the certificate.
+    let mut impostor = TrustStore::new();
+    impostor.add_bytes(&pki::csca(&pki::ec_key(9), CSCA_NAME)).expect("CSCA");
+    assert_eq!(doc.verify(&impostor).chain, ChainStatus::Untrusted);
+}
+
+#[test]
+fn a_changed_byte_in_a_data_group_is_a_mismatch() {
+    let mut doc = ecdsa_document();
+    let last = doc.groups[1].len() - 1;
+    doc.groups[1][last] ^= 0x01;
+    let report = doc.verify(&doc.trust());
+    assert!(!report.authentic);
+    assert_eq!(report.signature, SignatureStatus::Verified);
+    assert_eq!(report.data_groups[1].status, DataGroupStatus::Mismatch);
+    assert_eq!(report.data_groups[0].status, DataGroupStatus::Verified);
+    assert!(report.diagnostics.iter().any(|d| d.code == "data_group_mismatch"));
+}
+
+#[test]
+fn a_changed_byte_in_the_signature_is_refuted() {
+    let mut doc = ecdsa_document();
+    // The signature is the last element of EF.SOD.
+    let last = doc.sod.len() - 1;
+    doc.sod[last] ^= 0x01;
+    let report = doc.verify(&doc.trust());
+    assert!(!report.authentic);
+    assert_eq!(report.signature, SignatureStatus::Invalid);
+}
+
+#[test]
+fn a_changed_hash_inside_the_signed_content_is_refuted() {
+    let doc = ecdsa_document();
+    // Change one byte of DG1's hash as EF.SOD stores it: the signature over the signed
+    // attributes still verifies, but they no longer vouch for the content.
+    let dg1_hash = sha2_256(&doc.groups[0]);
+    let at = find(&doc.sod, &dg1_hash).expect("DG1 hash inside EF.SOD");
+    let mut sod = doc.sod.clone();
+    sod[at] ^= 0x01;
+    let report =
+        mrtd_chip::verify(&sod, &doc.groups(), &doc.trust(), der_now(), today()).expect("readable");
+    assert!(!report.authentic);
+    assert_eq!(report.signature, SignatureStatus::Invalid);
+    assert!(
+        report.diagnostics.iter().any(|d| d.code == "signed_attributes"),
+        "{:?}",
+        report.diagnostics
+    );
+}
+
+#[test]
+fn an_rsa_pss_document_signer_verifies() {
+    let csca_key = pki::ec_key(3);
+    let rsa = pki::rsa_key();
+    let csca = pki::csca(&csca_key, CSCA_NAME);
+    let ds = pki::issue(
+        &csca_key,
+        CSCA_NAME,
+        DS_NAME,
+        pki::rsa_spki(&rsa),
+        false,
+        8,
+        (now() - years(1), now() + years(10)),
+    );
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let sod = pki::sod(
+        &refs,
+        &SignOptions {
+            key: SodKey::RsaPss(&rsa),
+            certificate: &ds,
+            include_certificate: true,
+            signing_time: None,
+        },
+    );
+    let mut trust = TrustStore::new();
+    trust.add_bytes(&csca).expect("CSCA");
+    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    assert!(report.authentic, "{report:#?}");
+    assert_eq!(report.signer.as_ref().expect("signer").public_key, "RSA 2048");
+    assert!(report.signing_time.is_none());
+    let mut tampered = sod.clone();
+    let last = tampered.len() - 1;
+    tampered[last] ^= 0x80;
+    let report = mrtd_chip::verify(&tampered, &refs, &trust, der_now(), today()).expect("readable");
+    assert_eq!(report.signature, SignatureStatus::Invalid);
+}
+
+#[test]
+fn a_signer_expired_when_it_signed_is_expired() {
+    let csca_key = pki::ec_key(4);
+    let ds_key = pki::ec_key(5);
+    let csca = pki::csca(&csca_key, CSCA_NAME);
+    let ds = pki::issue(
+        &csca_key,
+        CSCA_NAME,
+        DS_NAME,
+        pki::ec_spki(&ds_key),
+        false,
+        9,
+        (now() - years(5), now() - years(3)),
+    );
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let sod = pki::sod(
+        &refs,
+        &SignOptions {
+            key: SodKey::Ecdsa(&ds_key),
+            certificate: &ds,
+            include_certificate: true,
+            signing_time: Some(now() - years(1)),
+        },
+    );
+    let mut trust = TrustStore::new();
+    trust.add_bytes(&csca).expect("CSCA");
+    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    assert!(!report.authentic);
+    assert_eq!(report.signature, SignatureStatus::Verified);
+    assert_eq!(report.chain, ChainStatus::Expired);
+}
+
+#[test]
+fn a_document_signer_from_the_trust_store_serves_an_sod_without_one() {
+    let csca_key = pki::ec_key(1);
+    let ds_key = pki::ec_key(2);
+    let csca = pki::csca(&csca_key, CSCA_NAME);
+    let ds = pki::issue(
+        &csca_key,
+        CSCA_NAME,
+        DS_NAME,
+        pki::ec_spki(&ds_key),
+        false,
+        7,
+        (now() - years(1), now() + years(10)),
+    );
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let sod = pki::sod(
+        &refs,
+        &SignOptions {
+            key: SodKey::Ecdsa(&ds_key),
+            certificate: &ds,
+            include_certificate: false,
+            signing_time: None,
+        },
+    );
+    let mut trust = TrustStore::new();
+    trust.add_bytes(&csca).expect("CSCA");
+    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    assert_eq!(report.signature, SignatureStatus::NoSignerCertificate);
+    assert!(!report.authentic);
+    trust.add_bytes(&ds).expect("document signer");
+    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    assert!(report.authentic, "{report:#?}");
+}
+
+#[test]
+fn a_master_list_is_trusted_only_when_its_signature_holds() {
+    let doc = ecdsa_document();
+    let csca_key = pki::ec_key(1);
+    let mls_key = pki::ec_key(6);
+    let mls = pki::issue(
+        &csca_key,
+        CSCA_NAME,
+        "CN=Master List Signer,O=Test State,C=UT",
+        pki::ec_spki(&mls_key),
+        false,
+        11,
+        (now() - years(1), now() + years(1)),
+    );
+    let other = pki::csca(&pki::ec_key(9), OTHER_CSCA_NAME);
+    let list = pki::master_list(
+        &[&doc.csca, &other],
+        &SignOptions {
+            key: SodKey::Ecdsa(&mls_key),
+            certificate: &mls,
+            include_certificate: true,
+            signing_time: None,
+        },
+    );
+    let mut trust = TrustStore::new();
+    trust.add_bytes(&list).expect("master list");
+    assert_eq!(trust.counts().master_lists, 1);
+    assert_eq!(trust.counts().csca_certificates, 2);
+    assert!(doc.verify(&trust).authentic);
+
+    // A byte changed in the list (here in a certificate it carries) breaks its signature.
+    let mut tampered = list.clone();
+    let at = find(
+        &tampered,
+        OTHER_CSCA_NAME.split(',').next().expect("cn").trim_start_matches("CN=").as_bytes(),
+    )
+    .expect("name in list");
+    tampered[at] ^= 0x20;
+    let error = TrustStore::new().add_bytes(&tampered).expect_err("tampered list");
+    assert!(error.contains("signature"), "{error}");
+
+    // A list signed by a signer no listed CSCA issued is refused.
+    let stranger = pki::issue(
+        &pki::ec_key(12),
+        "CN=Stranger,C=UT",
+        "CN=Master List Signer,C=UT",
+        pki::ec_spki(&mls_key),
+        false,
+        12,
+        (now() - years(1), now() + years(1)),
+    );
+    let list = pki::master_list(
+        &[&other],
+        &SignOptions {
+            key: SodKey::Ecdsa(&mls_key),
+            certificate: &stranger,
+            include_certificate: true,
+            signing_time: None,
+        },
+    );
+    let error = TrustStore::new().add_bytes(&list).expect_err("unanchored list");
+    assert!(error.contains("not issued"), "{error}");
+}
+
+#[test]
+fn pem_trust_files_and_folders_load() {
+    let doc = ecdsa_document();
+    let dir = tempfile::tempdir().expect("dir");
+    let pem =
+        der::pem::encode_string("CERTIFICATE", der::pem::LineEnding::LF, &doc.csca).expect("pem");
+    std::fs::write(dir.path().join("csca.pem"), format!("Test CSCA\n{pem}")).expect("write");
+    let mut trust = TrustStore::new();
+    trust.add_dir(dir.path()).expect("folder");
+    assert_eq!(trust.counts().csca_certificates, 1);
+    assert!(doc.verify(&trust).authentic);
+
+    std::fs::write(dir.path().join("notes.txt"), "not a certificate").expect("write");
+    let error = TrustStore::new().add_dir(dir.path()).expect_err("junk in the folder");
+    assert!(error.to_string().contains("notes.txt"), "{error}");
+}
+
+#[test]
+fn dg1_is_compared_with_the_printed_zone() {
+    let doc = ecdsa_document();
+    let mut report = doc.verify(&doc.trust());
+    let printed: Vec<String> = MRZ.iter().map(|l| l.to_string()).collect();
+    assert!(mrtd_chip::compare_mrz(&mut report, &printed, "mrz_lines", today()));
+    let matched = report.mrz_match.as_ref().expect("match");
+    assert!(matched.matches);
+    assert!(matched.fields.iter().all(|f| f.status == FieldMatchStatus::Same));
+
+    let other = [
+        MRZ[0].to_string(),
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10".replace("7408122", "7508129"),
+    ];
+    let mut report = doc.verify(&doc.trust());
+    assert!(mrtd_chip::compare_mrz(&mut report, &other, "mrz_lines", today()));
+    let matched = report.mrz_match.as_ref().expect("match");
+    assert!(!matched.matches);
+    let different: Vec<&str> = matched
+        .fields
+        .iter()
+        .filter(|f| f.status == FieldMatchStatus::Different)
+        .map(|f| f.field.as_str())
+        .collect();
+    assert_eq!(different, ["birth_date"]);
+    assert!(report.authentic, "the chip itself still verifies");
+}
+
+#[test]
+fn unreadable_input_gets_a_clear_error() {
+    let doc = ecdsa_document();
+    let groups = doc.groups();
+    let check = |sod: &[u8], groups: &[&[u8]]| {
+        mrtd_chip::verify(sod, groups, &TrustStore::new(), der_now(), today())
+    };
+
+    let truncated = &doc.sod[..doc.sod.len() / 2];
+    assert!(matches!(check(truncated, &groups), Err(ChipError::Malformed { what: "EF.SOD", .. })));
+    let huge_length = [0x77, 0x84, 0xFF, 0xFF, 0xFF, 0xF0, 0x30];
+    assert!(matches!(check(&huge_length, &groups), Err(ChipError::Malformed { .. })));
+    assert!(matches!(check(b"", &groups), Err(ChipError::Malformed { .. })));
+    assert!(
+        matches!(check(&doc.groups[0], &groups), Err(ChipError::Malformed { .. })),
+        "DG1 given as EF.SOD"
+    );
+
+    assert_eq!(check(&doc.sod, &[]), Err(ChipError::NoDataGroups));
+    let error = check(&doc.sod, &[b"\x30\x00".as_slice()]).expect_err("not a data group");
+    assert!(error.to_string().contains("0x30"), "{error}");
+    let error = check(&doc.sod, &[groups[0], groups[0]]).expect_err("twice");
+    assert!(error.to_string().contains("twice"), "{error}");
+    let error = check(&doc.sod, &[&groups[0][..10]]).expect_err("cut data group");
+    assert!(error.to_string().contains("DG1"), "{error}");
+    let many: Vec<&[u8]> = std::iter::repeat_n(groups[0], 17).collect();
+    assert!(matches!(check(&doc.sod, &many), Err(ChipError::TooManyDataGroups { given: 17, .. })));
+}
+
+#[test]
+fn the_report_serialises_with_the_documented_names() {
+    let doc = ecdsa_document();
+    let json = serde_json::to_value(doc.verify(&TrustStore::new())).expect("json");
+    assert_eq!(json["signature"], "verified");
+    assert_eq!(json["chain"], "no_trust_anchor");
+    assert_eq!(json["authentic"], false);
+    assert_eq!(json["data_groups"][0], serde_json::json!({"number": 1, "status": "verified"}));
+    assert_eq!(json["mrz"]["lines"][1], MRZ[1]);
+}
+
+fn sha2_256(bytes: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).to_vec()
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[test]
+fn status_names_are_the_json_names() {
+    use mrtd_chip::{ChainStatus as C, DataGroupStatus as D, SignatureStatus as S};
+    let json = |value: serde_json::Value| value.as_str().expect("a string").to_owned();
+    for s in [S::Verified, S::Invalid, S::UnsupportedAlgorithm, S::NoSignerCertificate] {
+        assert_eq!(s.as_str(), json(serde_json::to_value(s).expect("json")));
+    }
+    for c in [
+        C::Trusted,
+        C::NoTrustAnchor,
+        C::Untrusted,
+        C::Expired,
+        C::Revoked,
+        C::WrongKeyUsage,
+        C::NotChecked,
+    ] {
+        assert_eq!(c.as_str(), json(serde_json::to_value(c).expect("json")));
+    }
+    for d in [D::Verified, D::Mismatch, D::NotInSod, D::NotChecked] {
+        assert_eq!(d.as_str(), json(serde_json::to_value(d).expect("json")));
+    }
+}
