@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod chip_cmd;
 mod compose;
 mod config;
 mod connect;
@@ -51,6 +52,9 @@ enum Command {
     /// Read the MRZ in image files, folders or globs.
     #[command(after_help = exit::EXIT_STATUS_HELP)]
     Scan(scan_cmd::ScanArgs),
+    /// Verify a document's chip data (EF.SOD and data groups from an NFC reader app).
+    #[command(name = "verify-chip", after_help = chip_cmd::VERIFY_CHIP_HELP)]
+    VerifyChip(chip_cmd::VerifyChipArgs),
     /// Create, list and revoke API keys for `mrtd serve --auth api-key`.
     Keys(keys_cmd::KeysArgs),
     /// Score the reader against a manifest of images with known MRZs.
@@ -84,6 +88,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse_cmd::run(args),
         Command::Scan(args) => scan_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::VerifyChip(args) => chip_cmd::run(args),
         Command::Keys(args) => keys_cmd::run(args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "mrtd", &mut std::io::stdout());

@@ -72,6 +72,10 @@ pub(crate) struct ServeArgs {
     /// Directory whose files `image_path` may name; without it `image_path` is disabled.
     #[arg(long, env = "MRTD_IMAGE_DIR")]
     image_dir: Option<PathBuf>,
+    /// Folder of CSCA certificates (PEM or DER), CSCA master lists and CRLs that `verify_chip`
+    /// trusts; without it chip verification reports `no_trust_anchor`.
+    #[arg(long, env = "MRTD_CSCA_DIR", value_name = "DIR")]
+    csca_dir: Option<PathBuf>,
     /// Database URL: `sqlite://PATH` (default: under the data directory) or `postgres://...`.
     #[arg(long, env = "MRTD_DATABASE_URL")]
     database_url: Option<String>,
@@ -224,7 +228,8 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
-    let state = AppState::new(engine, store.clone(), &config)?;
+    let state = AppState::new(engine, store.clone(), &config)?
+        .with_trust_store(trust_store(args.csca_dir.as_deref())?);
     let server = MrtdServer::new(state.clone(), &McpConfig { request_state_key: key })?
         .with_tool_spans(compose::tool_spans());
     let shutdown = tokio_util_shutdown();
@@ -470,4 +475,22 @@ fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
                 .ok_or_else(|| "not a hex digit".to_owned())
         })
         .collect()
+}
+
+/// The trust store of `--csca-dir`: every file in the folder, or an error naming the one
+/// that cannot be used (a server that silently trusts less than it was given would call
+/// genuine documents untrusted).
+fn trust_store(dir: Option<&std::path::Path>) -> anyhow::Result<mrtd_chip::TrustStore> {
+    let mut trust = mrtd_chip::TrustStore::new();
+    if let Some(dir) = dir {
+        trust.add_dir(dir).map_err(|error| CliError::Usage(format!("--csca-dir: {error}")))?;
+        let counts = trust.counts();
+        tracing::info!(
+            csca_certificates = counts.csca_certificates,
+            master_lists = counts.master_lists,
+            crls = counts.crls,
+            "chip verification trust store loaded"
+        );
+    }
+    Ok(trust)
 }

@@ -112,7 +112,15 @@ fn discover_and_stateless_call_on_2026_07_28() {
         .collect();
     assert_eq!(
         names,
-        ["scan_document", "get_scan", "list_scans", "delete_scan", "parse_mrz", "check_document"]
+        [
+            "scan_document",
+            "get_scan",
+            "list_scans",
+            "delete_scan",
+            "parse_mrz",
+            "check_document",
+            "verify_chip"
+        ]
     );
     assert!(listed["result"]["ttlMs"].is_u64());
     assert_eq!(listed["result"]["cacheScope"], "public");
@@ -173,7 +181,7 @@ fn initialize_handshake_for_each_2025_revision() {
         server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
 
         let listed = server.request(2, "tools/list", json!({}));
-        assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 6);
+        assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 7);
         assert!(listed["result"].get("ttlMs").is_none(), "no caching hints before 2026-07-28");
         assert!(listed["result"].get("resultType").is_none());
 

@@ -31,7 +31,7 @@ struct Doc {
     text: &'static str,
 }
 
-const DOCS: [Doc; 2] = [
+const DOCS: [Doc; 3] = [
     Doc {
         uri: "mrtd://docs/photo-guide",
         name: "photo-guide",
@@ -45,6 +45,13 @@ const DOCS: [Doc; 2] = [
         title: "Supported documents",
         description: "The MRZ formats mrtd reads and what its verdicts mean.",
         text: include_str!("../docs/resources/supported-documents.md"),
+    },
+    Doc {
+        uri: "mrtd://docs/chip-verification",
+        name: "chip-verification",
+        title: "Verifying a document's chip",
+        description: "Where chip data comes from, what verify_chip checks, and what authentic does not prove.",
+        text: include_str!("../docs/resources/chip-verification.md"),
     },
 ];
 

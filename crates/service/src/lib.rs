@@ -3,12 +3,14 @@
 //!
 //! [`AppState`] holds the engine, the store and the limits every request shares;
 //! [`ops`] reads photos, keeps, lists, gets and deletes scans and parses typed text;
+//! [`chip`] verifies the chip data an NFC reader app read (Passive Authentication);
 //! every operation takes the caller's [`Principal`], and every failure is a
 //! [`ServiceError`] whose text is safe to show. The transports (the MCP handler, the
 //! REST API) turn requests into these calls and their results into responses; the
 //! composition (the `mrtd` binary) tells them who the caller is.
 
 mod access;
+pub mod chip;
 mod dates;
 mod image_file;
 pub mod metrics;

@@ -32,6 +32,9 @@ pub enum ServiceError {
     /// The bytes are not an image the engine can use; the message says why.
     #[error("{0}")]
     UnusableImage(String),
+    /// The chip data (EF.SOD or a data group) cannot be read; the message says why.
+    #[error("The chip data cannot be used: {0}.")]
+    ChipData(String),
     /// No scan the caller may see has this id.
     #[error(
         "No scan with this scan_id: it never existed, expired, was deleted, or belongs to another caller."

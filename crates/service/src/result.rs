@@ -38,6 +38,10 @@ pub struct DocumentResult {
     /// Why the result was not kept although `retain_hours` asked for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_kept: Option<String>,
+    /// What an NFC reader app needs to open the document's chip (BAC/PACE): present only
+    /// when the reading is `read` and every check digit holds, and not for visas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chip_access: Option<mrtd_chip::ChipAccess>,
 }
 
 /// The reading, or what stands for it when no MRZ could be decoded.
@@ -107,6 +111,10 @@ impl DocumentResult {
         diagnostics: Vec<Diagnostic>,
         photo: Option<Photo>,
     ) -> Self {
+        let chip_access = match &reading {
+            Some(reading) if status == Status::Read => mrtd_chip::chip_access(reading),
+            _ => None,
+        };
         let reading = match reading {
             Some(reading) => ReadingPart::Reading(Box::new(reading)),
             None => ReadingPart::None(NoReading::default()),
@@ -120,6 +128,7 @@ impl DocumentResult {
             scan_id: None,
             expires_at: None,
             not_kept: None,
+            chip_access,
         }
     }
 
@@ -305,11 +314,28 @@ mod tests {
         let object = expected.as_object_mut().unwrap();
         object.insert("status".into(), json!("read"));
         object.insert("diagnostics".into(), json!([]));
-        assert_eq!(value, expected, "the reading's JSON, plus status and diagnostics");
+        object.insert(
+            "chip_access".into(),
+            json!({
+                "document_number": "L898902C3",
+                "document_number_check_digit": "6",
+                "birth_date": "740812",
+                "birth_date_check_digit": "2",
+                "expiry_date": "120415",
+                "expiry_date_check_digit": "9",
+                "mrz_information": "L898902C3674081221204159"
+            }),
+        );
+        assert_eq!(
+            value, expected,
+            "the reading's JSON, plus status, diagnostics and what opens the chip"
+        );
         let mut broken = lines.map(str::to_owned);
         broken[1].replace_range(9..10, "7");
         let broken: Vec<&str> = broken.iter().map(String::as_str).collect();
         let broken = mrtd_mrz::parse_text(&broken, &options).unwrap();
-        assert_eq!(DocumentResult::from_text(broken).to_value()["status"], "partial");
+        let partial = DocumentResult::from_text(broken).to_value();
+        assert_eq!(partial["status"], "partial");
+        assert!(partial.get("chip_access").is_none(), "no chip keys from a failing check digit");
     }
 }

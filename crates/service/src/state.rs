@@ -34,6 +34,8 @@ pub struct AppState {
     /// The image directory, opened once.
     pub(crate) image_dir: Option<ImageDir>,
     pub(crate) reads: Arc<Semaphore>,
+    /// The CSCA certificates and master lists chip verification trusts (empty: none).
+    pub(crate) trust: Arc<mrtd_chip::TrustStore>,
 }
 
 impl AppState {
@@ -55,7 +57,14 @@ impl AppState {
             store: Arc::new(ObservedStore(store)),
             image_dir,
             reads: Arc::new(Semaphore::new(config.max_concurrent_reads.max(1))),
+            trust: Arc::new(mrtd_chip::TrustStore::new()),
         })
+    }
+
+    /// The same state with the trust store `verify_chip` checks document signers against.
+    pub fn with_trust_store(mut self, trust: mrtd_chip::TrustStore) -> Self {
+        self.trust = Arc::new(trust);
+        self
     }
 
     /// The store (every operation on it counted in the metrics when it fails).

@@ -17,7 +17,7 @@ pub(crate) struct Doc {
 }
 
 /// Every document served, in the order `/llms.txt` lists them.
-pub(crate) const DOCS: [Doc; 10] = [
+pub(crate) const DOCS: [Doc; 12] = [
     Doc {
         name: "rest",
         title: "REST API",
@@ -61,6 +61,12 @@ pub(crate) const DOCS: [Doc; 10] = [
         body: include_str!("../../mcp/docs/tools/check_document.md"),
     },
     Doc {
+        name: "verify_chip",
+        title: "verify_chip tool",
+        summary: "verify a passport's chip data (Passive Authentication) and match it to the printed MRZ",
+        body: include_str!("../../mcp/docs/tools/verify_chip.md"),
+    },
+    Doc {
         name: "photo-guide",
         title: "Photo guide",
         summary: "how to photograph a document so the MRZ reads",
@@ -71,6 +77,12 @@ pub(crate) const DOCS: [Doc; 10] = [
         title: "Supported documents",
         summary: "the ICAO 9303 layouts read and what is checked",
         body: include_str!("../../mcp/docs/resources/supported-documents.md"),
+    },
+    Doc {
+        name: "chip-verification",
+        title: "Verifying a document's chip",
+        summary: "where chip data comes from, what is checked, and what authentic does not prove",
+        body: include_str!("../../mcp/docs/resources/chip-verification.md"),
     },
     Doc {
         name: "verify-traveller",

@@ -60,6 +60,13 @@ fn repoint(value: &mut Value) {
 }
 
 /// The `retain_hours` and `reference_date` schemas of the scan_document tool's input.
+fn tool_input(tool: &str) -> Value {
+    mrtd_mcp::tool_catalog()
+        .into_iter()
+        .find(|t| t.name == tool)
+        .map_or_else(|| json!({ "type": "object" }), |t| Value::Object((*t.input_schema).clone()))
+}
+
 fn tool_input_property(tool: &str, property: &str) -> Value {
     mrtd_mcp::tool_catalog()
         .into_iter()
@@ -247,12 +254,35 @@ pub fn document() -> Value {
                         "422": error_response("The text is not an MRZ (code not_mrz).")
                     })))
                 }
+            },
+            "/v1/chip/verify": {
+                "post": {
+                    "operationId": "verify_chip",
+                    "summary": "Verify a document's chip data (ICAO 9303 Passive Authentication)",
+                    "description": "EF.SOD and the data groups an NFC reader app read from the chip, checked against the server's CSCA trust store; optionally DG1 against a kept scan's or given printed MRZ. Nothing is kept.",
+                    "requestBody": {
+                        "required": true,
+                        "content": { "application/json": { "schema": tool_input("verify_chip") } }
+                    },
+                    "responses": guarded(object(json!({
+                        "200": {
+                            "description": "The chip report (authentic, signature, chain, data_groups, mrz, mrz_match).",
+                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ChipReport" } } }
+                        },
+                        "400": error_ref("BadRequest"),
+                        "404": error_response("No such kept scan for this caller (code not_found)."),
+                        "413": error_ref("PayloadTooLarge"),
+                        "415": error_ref("UnsupportedMediaType"),
+                        "422": error_response("EF.SOD or a data group cannot be read (code unreadable_chip_data).")
+                    })))
+                }
             }
         },
         "components": {
             "schemas": {
                 "DocumentResult": result,
                 "ScanList": tool_output("list_scans"),
+                "ChipReport": tool_output("verify_chip"),
                 "Error": {
                     "type": "object",
                     "description": "An error: a stable code and a message; the authentication and limits layer adds the status and, for limits, retry_after.",
@@ -260,7 +290,7 @@ pub fn document() -> Value {
                         "error": {
                             "type": "object",
                             "properties": {
-                                "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
+                                "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
                                 "status": { "type": "integer" },
                                 "message": { "type": "string" },
                                 "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." }

@@ -8,7 +8,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, Request, StatusCode, header, request::Parts};
-use mrtd_service::{AppState, Principal, ops as service};
+use mrtd_service::{AppState, Principal, chip, ops as service};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -276,6 +276,53 @@ pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> 
     }
     let result = service::parse(&lines, body.reference_date.as_deref(), body.correct)?;
     Ok(private_json(StatusCode::OK, result.to_value()))
+}
+
+/// The body of `POST /v1/chip/verify`: the `verify_chip` tool's arguments.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ChipJson {
+    sod_base64: String,
+    data_groups_base64: Vec<String>,
+    scan_id: Option<String>,
+    mrz_lines: Option<Vec<String>>,
+}
+
+/// `POST /v1/chip/verify`: EF.SOD and data groups in, the chip report out.
+pub(crate) async fn verify_chip(
+    State(shared): State<Shared>,
+    Caller(principal): Caller,
+    request: Request<Body>,
+) -> Result<Response, ApiError> {
+    if !media_type(request.headers()).as_deref().is_some_and(is_json) {
+        return Err(ApiError::unsupported_media_type(
+            "Send {\"sod_base64\": \"...\", \"data_groups_base64\": [\"...\"]} as application/json.",
+        ));
+    }
+    let bytes = Bytes::from_request(request, &()).await?;
+    let body: ChipJson = serde_json::from_slice(&bytes)
+        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))?;
+    if body.data_groups_base64.len() > chip::MAX_DATA_GROUPS {
+        return Err(ApiError::bad_request(format!(
+            "'data_groups_base64' holds at most {} files.",
+            chip::MAX_DATA_GROUPS
+        )));
+    }
+    let request = chip::ChipRequest {
+        sod: chip::decode_argument("sod_base64", &body.sod_base64)?,
+        data_groups: body
+            .data_groups_base64
+            .iter()
+            .map(|item| chip::decode_argument("data_groups_base64", item))
+            .collect::<Result<_, _>>()?,
+        scan_id: body.scan_id,
+        mrz_lines: body.mrz_lines,
+    };
+    let report = chip::verify_chip(&shared.state, &principal, request).await?;
+    let value = serde_json::to_value(&report).map_err(|_| {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error")
+    })?;
+    Ok(private_json(StatusCode::OK, value))
 }
 
 /// Any other path under `/v1`.

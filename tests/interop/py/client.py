@@ -22,6 +22,7 @@ EXPECTED_TOOLS = [
     "delete_scan",
     "parse_mrz",
     "check_document",
+    "verify_chip",
 ]
 
 
@@ -49,7 +50,7 @@ async def exercise(server, mode, image, number):
         print(f"     protocol version {client.protocol_version}")
         listing = await client.list_tools()
         names = [tool.name for tool in listing.tools]
-        check(names == EXPECTED_TOOLS, "tools/list names the six tools in order", names)
+        check(names == EXPECTED_TOOLS, "tools/list names the seven tools in order", names)
 
         with open(image, "rb") as handle:
             encoded = base64.b64encode(handle.read()).decode("ascii")

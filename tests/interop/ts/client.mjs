@@ -20,6 +20,7 @@ const EXPECTED_TOOLS = [
   "delete_scan",
   "parse_mrz",
   "check_document",
+  "verify_chip",
 ];
 
 function check(condition, what, detail) {
@@ -48,7 +49,7 @@ function transportFor(options, rest) {
 async function exercise(client, image, number) {
   const listing = await client.listTools();
   const names = listing.tools.map((tool) => tool.name);
-  check(JSON.stringify(names) === JSON.stringify(EXPECTED_TOOLS), "tools/list names the six tools in order", names);
+  check(JSON.stringify(names) === JSON.stringify(EXPECTED_TOOLS), "tools/list names the seven tools in order", names);
 
   const encoded = readFileSync(image).toString("base64");
   const scanned = await client.callTool(

@@ -252,13 +252,13 @@ fn check(case: &Case, reply: &Reply, data_dir: &Path) {
     }
 }
 
-/// `tools/list` still answers with the six tools.
+/// `tools/list` still answers with the seven tools.
 fn assert_still_serving(addr: SocketAddr, after: &str) {
     let reply = send(addr, &rpc("tools/list", json!({})));
     assert_eq!(reply.status, 200, "tools/list after {after}");
     let message = message(&reply).expect("a JSON answer");
     let tools = message["result"]["tools"].as_array().map_or(0, Vec::len);
-    assert_eq!(tools, 6, "tools/list after {after}: {message}");
+    assert_eq!(tools, 7, "tools/list after {after}: {message}");
 }
 
 // --- Images made to measure ----------------------------------------------------------------
@@ -566,6 +566,6 @@ fn stdio_survives_bad_lines() {
         server.send_line(&stdio_message(id, "tools/list", json!({})));
         let listed = server.receive();
         assert_eq!(listed["id"], json!(id), "tools/list after {name}: {listed}");
-        assert_eq!(listed["result"]["tools"].as_array().map_or(0, Vec::len), 6, "after {name}");
+        assert_eq!(listed["result"]["tools"].as_array().map_or(0, Vec::len), 7, "after {name}");
     }
 }

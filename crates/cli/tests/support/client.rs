@@ -113,9 +113,10 @@ impl Client {
                 "list_scans",
                 "delete_scan",
                 "parse_mrz",
-                "check_document"
+                "check_document",
+                "verify_chip"
             ],
-            "tools/list returns the six tools in their fixed order"
+            "tools/list returns the seven tools in their fixed order"
         );
         for tool in tools {
             let name = tool["name"].as_str().unwrap_or_default().to_owned();

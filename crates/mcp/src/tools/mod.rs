@@ -22,6 +22,7 @@ mod list_scans;
 mod parse_mrz;
 mod scan_document;
 mod schema;
+mod verify_chip;
 
 /// One tool's published definition.
 struct ToolSpec {
@@ -50,7 +51,7 @@ pub struct ToolAccess {
 }
 
 /// The tools in the order `tools/list` returns them, always.
-const TOOLS: [ToolSpec; 6] = [
+const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "scan_document",
         title: "Scan a travel document",
@@ -112,6 +113,17 @@ const TOOLS: [ToolSpec; 6] = [
         description: include_str!("../../docs/tools/check_document.md"),
         input_schema: check_document::input_schema,
         output_schema: check_document::output_schema,
+        read_only: true,
+        destructive: false,
+        access: Access::ReadScansById,
+        recognition: false,
+    },
+    ToolSpec {
+        name: "verify_chip",
+        title: "Verify a document's chip",
+        description: include_str!("../../docs/tools/verify_chip.md"),
+        input_schema: verify_chip::input_schema,
+        output_schema: mrtd_service::chip::schema,
         read_only: true,
         destructive: false,
         access: Access::ReadScansById,
@@ -183,6 +195,7 @@ pub(crate) async fn call(
         "delete_scan" => delete_scan::call(state, &principal, &arguments).await,
         "parse_mrz" => parse_mrz::call(&arguments),
         "check_document" => check_document::call(state, &principal, &arguments).await,
+        "verify_chip" => verify_chip::call(state, &principal, &arguments).await,
         other => {
             // Echo at most a short prefix: the name is the caller's, of any length.
             let shown: String = other.chars().take(64).collect();

@@ -24,11 +24,12 @@
 //!   publishes RFC 9728 metadata ([`metadata`]) and accepts JWT access tokens from one
 //!   issuer, for its own canonical URI only. Tokens are never forwarded anywhere.
 //!
-//! Scopes: `scans:read` for `get_scan`, `list_scans`, `check_document` by `scan_id` and
-//! reading `mrtd://scans/*`; `scans:write` for `scan_document` and `delete_scan`. Everything
-//! else needs only a valid token. `scans:write` implies `scans:read`. On the REST API,
-//! `GET`/`HEAD` need `scans:read` and other methods `scans:write`, except `POST /v1/parse`
-//! (like `parse_mrz`, only a valid token); `POST /v1/scans` also takes a recognition slot.
+//! Scopes: `scans:read` for `get_scan`, `list_scans`, `check_document` and `verify_chip` by
+//! `scan_id` and reading `mrtd://scans/*`; `scans:write` for `scan_document` and `delete_scan`.
+//! Everything else needs only a valid token. `scans:write` implies `scans:read`. On the REST
+//! API, `GET`/`HEAD` need `scans:read` and other methods `scans:write`, except `POST /v1/parse`
+//! (like `parse_mrz`, only a valid token) and `POST /v1/chip/verify` (`scans:read`, as its body
+//! may name a scan); `POST /v1/scans` also takes a recognition slot.
 
 pub mod api_key;
 pub mod jwks;

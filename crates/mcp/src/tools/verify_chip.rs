@@ -1,0 +1,85 @@
+//! `verify_chip`: Passive Authentication of chip data, optionally matched to a scan.
+
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+
+use super::{failure, service_failure, success};
+use crate::input::Arguments;
+use mrtd_service::{AppState, Principal, chip};
+
+pub(super) fn input_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "sod_base64": {
+                "type": "string",
+                "description": "EF.SOD (the Document Security Object) as read from the chip, base64."
+            },
+            "data_groups_base64": {
+                "type": "array",
+                "items": { "type": "string" },
+                "minItems": 1,
+                "maxItems": chip::MAX_DATA_GROUPS,
+                "description": "The data group files read from the chip (EF.DG1, EF.DG2, EF.DG14, …), each base64; each is identified by its own tag, in any order."
+            },
+            "scan_id": {
+                "type": "string",
+                "description": "A kept scan of the same document: DG1 is compared with its printed MRZ."
+            },
+            "mrz_lines": {
+                "type": "array",
+                "items": { "type": "string" },
+                "minItems": 1,
+                "maxItems": 3,
+                "description": "Or the printed MRZ lines to compare DG1 with."
+            }
+        },
+        "required": ["sod_base64", "data_groups_base64"],
+        "additionalProperties": false
+    })
+}
+
+pub(super) async fn call(
+    state: &AppState,
+    principal: &Principal,
+    arguments: &Arguments<'_>,
+) -> CallToolResult {
+    let request = arguments
+        .only(&["sod_base64", "data_groups_base64", "scan_id", "mrz_lines"])
+        .and_then(|()| request(arguments));
+    let request = match request {
+        Ok(request) => request,
+        Err(message) => return failure(message),
+    };
+    match chip::verify_chip(state, principal, request).await {
+        Ok(report) => {
+            let summary = chip::summary(&report);
+            success(summary, serde_json::to_value(&report).unwrap_or(Value::Null))
+        }
+        Err(error) => service_failure(&error),
+    }
+}
+
+fn request(arguments: &Arguments<'_>) -> Result<chip::ChipRequest, String> {
+    let sod = arguments.required_string("sod_base64")?;
+    let sod = chip::decode_argument("sod_base64", sod).map_err(|e| e.to_string())?;
+    let encoded =
+        arguments.string_list("data_groups_base64")?.ok_or("'data_groups_base64' is required")?;
+    if encoded.len() > chip::MAX_DATA_GROUPS {
+        return Err(format!("'data_groups_base64' holds at most {} files", chip::MAX_DATA_GROUPS));
+    }
+    let data_groups = encoded
+        .iter()
+        .map(|item| chip::decode_argument("data_groups_base64", item))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let mrz_lines = arguments
+        .string_list("mrz_lines")?
+        .map(|lines| lines.into_iter().map(str::to_owned).collect());
+    Ok(chip::ChipRequest {
+        sod,
+        data_groups,
+        scan_id: arguments.string("scan_id")?.map(str::to_owned),
+        mrz_lines,
+    })
+}

@@ -1,0 +1,126 @@
+//! `verify_chip`: Passive Authentication of the chip data an NFC reader app read, optionally
+//! matched against the printed MRZ of a kept scan or of lines the caller gives.
+
+use std::time::SystemTime;
+
+pub use mrtd_chip::{ChipReport, MAX_DATA_GROUPS};
+
+use crate::{AppState, Principal, ServiceError, ops};
+
+/// What a caller sends: EF.SOD and data groups as read from the chip, and optionally the
+/// printed zone to compare DG1 with.
+#[derive(Debug, Default)]
+pub struct ChipRequest {
+    /// EF.SOD.
+    pub sod: Vec<u8>,
+    /// The data group files (EF.DG1, EF.DG2, …), each identified by its own tag.
+    pub data_groups: Vec<Vec<u8>>,
+    /// A kept scan of the same document.
+    pub scan_id: Option<String>,
+    /// Or the printed MRZ lines.
+    pub mrz_lines: Option<Vec<String>>,
+}
+
+/// Decodes one base64 argument named `name` (padding optional, whitespace ignored).
+pub fn decode_argument(name: &str, encoded: &str) -> Result<Vec<u8>, ServiceError> {
+    ops::decode_base64(encoded)
+        .map_err(|_| ServiceError::InvalidInput(format!("'{name}' is not valid base64")))
+}
+
+/// Verifies the chip data against the server's trust store. Nothing is kept, and nothing
+/// from the data groups is logged.
+pub async fn verify_chip(
+    state: &AppState,
+    principal: &Principal,
+    request: ChipRequest,
+) -> Result<ChipReport, ServiceError> {
+    let printed: Option<(Vec<String>, &str)> = match (request.scan_id.as_deref(), request.mrz_lines)
+    {
+        (Some(_), Some(_)) => {
+            return Err(ServiceError::InvalidInput(
+                "give at most one of 'scan_id' and 'mrz_lines'".to_owned(),
+            ));
+        }
+        (Some(id), None) => {
+            let record = state
+                .store
+                .get(&principal.0, id, SystemTime::now())
+                .await
+                .map_err(ServiceError::from_store)?;
+            let lines: Vec<String> = record.result["lines"]
+                .as_array()
+                .map(|items| items.iter().filter_map(|l| l.as_str().map(str::to_owned)).collect())
+                .unwrap_or_default();
+            if lines.is_empty() {
+                return Err(ServiceError::InvalidInput(
+                    "That scan holds no MRZ lines to compare the chip with.".to_owned(),
+                ));
+            }
+            Some((lines, "scan"))
+        }
+        (None, Some(lines)) => Some((lines, "mrz_lines")),
+        (None, None) => None,
+    };
+    let trust = state.trust.clone();
+    let today = crate::today();
+    let groups = request.data_groups;
+    let sod = request.sod;
+    // Signature checks are milliseconds, but a CSCA master list can make the candidate
+    // search long: off the async workers.
+    let report = tokio::task::spawn_blocking(move || {
+        let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+        mrtd_chip::verify(&sod, &refs, &trust, SystemTime::now(), today)
+    })
+    .await
+    .map_err(|_| ServiceError::InvalidInput("the chip data could not be checked".to_owned()))?;
+    let mut report = report.map_err(|error| ServiceError::ChipData(error.to_string()))?;
+    if let Some((lines, source)) = printed
+        && !mrtd_chip::compare_mrz(&mut report, &lines, source, today)
+    {
+        report.diagnostics.push(mrtd_chip::Diagnostic {
+            code: "mrz_not_compared".to_owned(),
+            message:
+                "DG1 or the printed lines could not be read as an MRZ, so they were not compared"
+                    .to_owned(),
+        });
+    }
+    Ok(report)
+}
+
+/// The JSON Schema of a chip report, subschemas inlined, without `$schema` (the tool's
+/// `outputSchema` and the OpenAPI document's `ChipReport`).
+pub fn schema() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft07()
+        .for_serialize()
+        .with(|settings| settings.inline_subschemas = true)
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<ChipReport>().to_value();
+    if let serde_json::Value::Object(object) = &mut schema {
+        object.remove("$schema");
+    }
+    schema
+}
+
+/// A one-line summary for people (a tool result's text), without any document field.
+pub fn summary(report: &ChipReport) -> String {
+    let verified = report
+        .data_groups
+        .iter()
+        .filter(|g| g.status == mrtd_chip::DataGroupStatus::Verified)
+        .count();
+    let mut text = format!(
+        "{}: {verified} of {} data group(s) match EF.SOD; signature {}; chain {}.",
+        if report.authentic { "Authentic" } else { "Not shown authentic" },
+        report.data_groups.len(),
+        report.signature.as_str(),
+        report.chain.as_str(),
+    );
+    if let Some(matched) = &report.mrz_match {
+        text.push_str(if matched.matches {
+            " DG1 matches the printed MRZ."
+        } else {
+            " DG1 differs from the printed MRZ."
+        });
+    }
+    text
+}
