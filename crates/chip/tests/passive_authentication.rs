@@ -464,3 +464,22 @@ fn status_names_are_the_json_names() {
         assert_eq!(d.as_str(), json(serde_json::to_value(d).expect("json")));
     }
 }
+
+#[test]
+fn a_crl_from_the_csca_revokes_the_document_signer_and_a_forged_one_does_not() {
+    let doc = ecdsa_document();
+    let csca_key = pki::ec_key(1);
+    let mut trust = doc.trust();
+    trust.add_bytes(&pki::crl(&csca_key, &doc.csca, &[3, 4])).expect("a CRL of others");
+    assert_eq!(doc.verify(&trust).chain, ChainStatus::Trusted);
+    trust.add_bytes(&pki::crl(&csca_key, &doc.csca, &[7])).expect("a CRL revoking serial 7");
+    assert_eq!(trust.counts().crls, 2);
+    let report = doc.verify(&trust);
+    assert_eq!(report.chain, ChainStatus::Revoked);
+    assert!(!report.authentic);
+
+    // The same list signed by another key under the CSCA's name revokes nothing.
+    let mut forged = doc.trust();
+    forged.add_bytes(&pki::crl(&pki::ec_key(9), &doc.csca, &[7])).expect("a forged CRL");
+    assert_eq!(doc.verify(&forged).chain, ChainStatus::Trusted);
+}

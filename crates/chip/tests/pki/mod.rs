@@ -326,3 +326,20 @@ pub fn master_list(certificates: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8>
     };
     signed_data(ID_CSCA_MASTER_LIST, &list.to_der().expect("list"), options)
 }
+
+/// A CRL from the CSCA (`csca_der`, key `csca_key`) revoking the certificates with `serials`.
+pub fn crl(csca_key: &SigningKey, csca_der: &[u8], serials: &[u32]) -> Vec<u8> {
+    use x509_cert::builder::CrlBuilder;
+    use x509_cert::crl::RevokedCert;
+    use x509_cert::ext::pkix::CrlNumber;
+    let csca = Certificate::from_der(csca_der).expect("CSCA");
+    let number = CrlNumber(der::asn1::Uint::new(&[1]).expect("number"));
+    let revoked = serials.iter().map(|serial| RevokedCert {
+        serial_number: SerialNumber::from(*serial),
+        revocation_date: Time::try_from(now() - years(1) / 4).expect("time"),
+        crl_entry_extensions: None,
+    });
+    let builder = CrlBuilder::new(&csca, number).expect("builder").with_certificates(revoked);
+    let list = builder.build::<_, DerSignature>(csca_key).expect("CRL");
+    list.to_der().expect("encode")
+}
