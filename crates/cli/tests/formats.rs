@@ -190,3 +190,33 @@ fn completions_for_each_shell_name_the_subcommands() {
     }
     assert_eq!(mrtd(&["completions", "tcsh"]).status.code(), Some(2));
 }
+
+/// A 48-megapixel phone photo (8000 × 6000, over the 40 MP limit) of a real dev specimen is
+/// read, at half size, instead of refused; a PNG that large is still refused.
+#[test]
+fn a_48_megapixel_jpeg_is_read_and_a_png_that_large_is_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    let photo = image::open(images().join("100_pass-uto.jpg")).expect("the specimen decodes");
+    let big = photo.resize_exact(8000, 6000, image::imageops::FilterType::Triangle).to_rgb8();
+    let jpeg = dir.path().join("48mp.jpg");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&jpeg).expect("create"));
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut file, 85)
+        .encode_image(&big)
+        .expect("JPEG");
+    drop(file);
+    let output = mrtd(&["scan", "--format", "json", jpeg.to_str().expect("path")]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let result = &report["results"][0];
+    assert_eq!(result["status"], "read", "{result}");
+    assert_eq!(result["fields"]["document_number"], "L898902C3");
+    assert_eq!(
+        (result["image"]["width"].as_u64(), result["image"]["height"].as_u64()),
+        (Some(8000), Some(6000))
+    );
+
+    let png = dir.path().join("48mp.png");
+    image::GrayImage::new(8000, 6000).save(&png).expect("PNG");
+    let output = mrtd(&["scan", "--format", "json", png.to_str().expect("path")]);
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stdout));
+}

@@ -20,6 +20,10 @@ static MODEL_BYTES: &[u8] = include_bytes!("../model/mrz-cells.bin");
 /// first.
 const HALF_SIZE_FROM_PX: u32 = 3600;
 
+/// How far over the pixel limit a JPEG may be and still be read, at half size (which holds a
+/// quarter of its pixels, so the decoded raster stays within the limit).
+const OVERSIZED_FACTOR: u64 = 4;
+
 /// The character height, in half-size pixels, from which a half-size reading
 /// stands: the cell sampler then takes about one sample per pixel there, where
 /// at full size it would average 2x2 pixels per sample to the same effect.
@@ -109,7 +113,15 @@ impl Engine {
             reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
             return Ok(reading);
         }
-        let decoded = decode(image_bytes, limits)?;
+        let decoded = match decode(image_bytes, limits) {
+            Err(ImageError::TooManyPixels { .. })
+                if let Some(mut reading) = self.read_oversized(image_bytes, limits, options) =>
+            {
+                reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
+                return Ok(reading);
+            }
+            other => other?,
+        };
         let mut reading = self.read_gray(&decoded.gray, options);
         reading.image_format = decoded.format;
         reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -152,6 +164,33 @@ impl Engine {
             return None;
         }
         // Half-size pixel centres (i + 0.5) stand for full-size 2i + 1.
+        if let Some(region) = reading.region.as_mut() {
+            for corner in region.iter_mut() {
+                *corner = (corner.0 * 2.0, corner.1 * 2.0);
+            }
+        }
+        reading.image_width = half.full_width;
+        reading.image_height = half.full_height;
+        reading.image_format = "jpeg";
+        Some(reading)
+    }
+
+    /// Reads a JPEG over the pixel limit (a 48 or 50 megapixel phone photo) from its
+    /// half-size decode, which holds a quarter of the pixels, instead of refusing it. Up to
+    /// [`OVERSIZED_FACTOR`] times the limit; `None` for larger files and for JPEGs the
+    /// half-size decoder does not handle (progressive), which stay refused.
+    fn read_oversized(
+        &self,
+        image_bytes: &[u8],
+        limits: DecodeLimits,
+        options: &ParseOptions,
+    ) -> Option<ImageReading> {
+        let wider = DecodeLimits {
+            max_pixels: limits.max_pixels.saturating_mul(OVERSIZED_FACTOR),
+            ..limits
+        };
+        let half = decode_jpeg_half(image_bytes, wider, 0)?;
+        let mut reading = self.read_gray(&half.gray, options);
         if let Some(region) = reading.region.as_mut() {
             for corner in region.iter_mut() {
                 *corner = (corner.0 * 2.0, corner.1 * 2.0);
