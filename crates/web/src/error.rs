@@ -1,4 +1,7 @@
-//! REST errors: `{"error": {"code", "message"}}` with a status that says what to do.
+//! REST errors: RFC 9457 problem details (`application/problem+json`) with a status that says
+//! what to do: `type` (stable per error, a link to its documentation), `title`, `status`,
+//! `detail`, the `code` it names, and the same as `{"error": {"code", "message"}}` for clients
+//! written against the earlier shape.
 
 use axum::{
     Json,
@@ -122,12 +125,29 @@ impl From<JsonRejection> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let body = problem(self.status, self.code, &self.message);
         let mut response = (self.status, Json(body)).into_response();
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         if self.status == StatusCode::SERVICE_UNAVAILABLE {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
         }
         response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         response
     }
+}
+
+/// The media type of an error body (RFC 9457).
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// An RFC 9457 problem: `type` is the error's section in the REST docs (a URI reference
+/// resolved against the request's), `title` the status's reason, `detail` the message.
+pub fn problem(status: StatusCode, code: &str, message: &str) -> serde_json::Value {
+    json!({
+        "type": format!("/docs/rest.md#{code}"),
+        "title": status.canonical_reason().unwrap_or("Error"),
+        "status": status.as_u16(),
+        "detail": message,
+        "code": code,
+        "error": { "code": code, "message": message },
+    })
 }

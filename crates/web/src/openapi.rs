@@ -78,7 +78,7 @@ fn tool_input_property(tool: &str, property: &str) -> Value {
 fn error_response(description: &str) -> Value {
     json!({
         "description": description,
-        "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+        "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Error" } } }
     })
 }
 
@@ -285,8 +285,14 @@ pub fn document() -> Value {
                 "ChipReport": tool_output("verify_chip"),
                 "Error": {
                     "type": "object",
-                    "description": "An error: a stable code and a message; the authentication and limits layer adds the status and, for limits, retry_after.",
+                    "description": "An RFC 9457 problem (application/problem+json): type (the error's section in /docs/rest.md, stable per code), title, status, detail, the code, and `error` repeating code and message for clients of the earlier shape; limits add retry_after.",
                     "properties": {
+                        "type": { "type": "string", "description": "A URI reference naming the error, e.g. /docs/rest.md#not_found." },
+                        "title": { "type": "string" },
+                        "status": { "type": "integer" },
+                        "detail": { "type": "string", "description": "What went wrong and what to do." },
+                        "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
+                        "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." },
                         "error": {
                             "type": "object",
                             "properties": {
@@ -295,10 +301,10 @@ pub fn document() -> Value {
                                 "message": { "type": "string" },
                                 "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." }
                             },
-                            "required": ["message"]
+                            "required": ["code", "message"]
                         }
                     },
-                    "required": ["error"]
+                    "required": ["type", "title", "status", "detail", "code", "error"]
                 }
             },
             "responses": {

@@ -23,6 +23,15 @@ async fn the_page_and_docs_are_public_and_the_api_needs_a_key() {
     api.check("GET", "/v1/scans", &anonymous);
     assert_eq!(anonymous.status, 401);
     assert!(anonymous.header("www-authenticate").is_some_and(|c| c.starts_with("Bearer")));
+    // The guard's refusals are problem details in the REST API's shape.
+    assert_eq!(anonymous.header("content-type"), Some("application/problem+json"));
+    let problem = anonymous.json();
+    assert_eq!(
+        (&problem["type"], &problem["status"], &problem["code"]),
+        (&json!("/docs/rest.md#unauthorized"), &json!(401), &json!("unauthorized")),
+        "{problem}"
+    );
+    assert_eq!(problem["detail"], problem["error"]["message"], "{problem}");
     let wrong = request(addr, "GET", "/v1/scans", &[("X-Api-Key", "mrtd_wrong")], b"").await;
     api.check("GET", "/v1/scans", &wrong);
     assert_eq!(wrong.status, 401);

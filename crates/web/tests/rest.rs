@@ -10,10 +10,18 @@ use support::{OpenApi, Reply, image, manifest_mrz, multipart, request};
 const PHOTO: &str = "100_pass-uto.jpg";
 const JSON: (&str, &str) = ("Content-Type", "application/json");
 
+/// An RFC 9457 problem with this status and code, whose `type` names the code and whose
+/// message leaks nothing internal.
 fn assert_error(reply: &Reply, status: u16, code: &str) {
     assert_eq!(reply.status, status, "{}", reply.text());
+    assert_eq!(reply.header("content-type"), Some("application/problem+json"), "{}", reply.text());
     let body = reply.json();
     assert_eq!(body["error"]["code"], code, "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert_eq!(body["status"], status, "{body}");
+    assert_eq!(body["type"], format!("/docs/rest.md#{code}"), "{body}");
+    assert!(body["title"].as_str().is_some_and(|t| !t.is_empty()), "{body}");
+    assert_eq!(body["detail"], body["error"]["message"], "{body}");
     let message = body["error"]["message"].as_str().unwrap_or_default();
     assert!(!message.is_empty(), "{body}");
     for internal in ["sqlite", "sqlx", "panicked", "src/", "Error {"] {

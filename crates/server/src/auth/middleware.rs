@@ -376,15 +376,26 @@ fn render(denial: Denial, on_endpoint: bool, id: Value, origin: Option<HeaderVal
             &json!({ "jsonrpc": "2.0", "id": id, "error": error }),
         )
     } else {
-        let mut body = json!({ "error": {
-            "code": rest_code(denial.status),
+        // RFC 9457 problem details, in the REST API's shape (`mrtd_web`'s errors): `type` is
+        // the error's section of the REST docs; `error` repeats it for earlier clients.
+        let code = rest_code(denial.status);
+        let mut body = json!({
+            "type": format!("/docs/rest.md#{code}"),
+            "title": denial.status.canonical_reason().unwrap_or("Error"),
             "status": denial.status.as_u16(),
-            "message": denial.message,
-        } });
+            "detail": denial.message,
+            "code": code,
+            "error": { "code": code, "status": denial.status.as_u16(), "message": denial.message },
+        });
         if let Some(seconds) = retry_seconds {
+            body["retry_after"] = json!(seconds);
             body["error"]["retry_after"] = json!(seconds);
         }
-        jsonrpc::json_response(denial.status, &body)
+        let mut response = jsonrpc::json_response(denial.status, &body);
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        response
     };
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
