@@ -5,7 +5,8 @@
 #   MRTD_SKIP_CONFORMANCE=1    skip the official MCP conformance suite (needs npm once)
 #
 # The slow steps are scripts of their own that run alone as well: scripts/check-weights.sh,
-# fuzz.sh, interop.sh, browser-test.sh, load.sh, faults.sh, conformance.py, checklist.sh.
+# fuzz.sh, interop.sh, browser-test.sh, load.sh, faults.sh, deploy-check.sh (container.sh),
+# conformance.py, checklist.sh.
 # Every server a step starts listens on a port the OS picks, and PostgreSQL runs in a fresh
 # folder on a free port, so two runs on one machine (two clones) do not collide.
 #
@@ -13,7 +14,8 @@
 # (SQLite and PostgreSQL store backends; the reader's accuracy on the real specimens and on
 # 500 synthetic photos made at run time), OpenTelemetry export, bounded fuzzing, the official
 # TypeScript and Python MCP SDKs against the binary, the web page in headless Chromium, a load
-# smoke run and fault injection (kill -9, PostgreSQL restarts), and the official MCP
+# smoke run and fault injection (kill -9, PostgreSQL restarts), the deployment files (systemd
+# unit, Kubernetes manifests, the container image built and inspected), and the official MCP
 # conformance suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +37,8 @@ command -v python3 >/dev/null || need_apt+=(python3)
 command -v npm >/dev/null || need_apt+=(npm)
 [ -f /usr/share/fonts/opentype/ocr-b/OCRB.otf ] || need_apt+=(fonts-ocr-b)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need_apt+=(postgresql); fi
+command -v buildah >/dev/null || command -v podman >/dev/null || need_apt+=(buildah)
+command -v systemd-analyze >/dev/null || need_apt+=(systemd)
 if [ ${#need_apt[@]} -gt 0 ]; then
     step "installing system packages: ${need_apt[*]}"
     if [ "$(id -u)" -ne 0 ]; then
@@ -44,6 +48,13 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# The Kubernetes schema validator for the manifests in deploy/kubernetes.
+if ! command -v kubernetes-validate >/dev/null; then
+    step "installing kubernetes-validate (pip)"
+    python3 -m pip install --quiet --user kubernetes-validate
+    export PATH="$HOME/.local/bin:$PATH"
 fi
 
 export CARGO_TERM_COLOR=never
@@ -130,6 +141,9 @@ scripts/load.sh --quick
 
 step "faults: kill -9 under load, PostgreSQL stopped and started under load"
 scripts/faults.sh
+
+step "deployment files: systemd unit, Kubernetes manifests, the container image built offline"
+scripts/deploy-check.sh "$MRTD_BIN"
 
 # --- MCP conformance -----------------------------------------------------------------------------
 if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then

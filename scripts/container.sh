@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds mrtd's container image (deploy/container/Containerfile) offline, then inspects it:
+# a non-root user, the entrypoint, no shell, every library the binary needs present.
+#
+#   scripts/container.sh [BINARY] [TAG]     default: target/release/mrtd, mrtd:latest
+#
+# The root filesystem is assembled from this machine: the binary, the shared libraries `ldd`
+# lists for it (with the loader), the CA certificates, and /etc/passwd and /etc/group naming
+# uid and gid 65532 ("mrtd"). Needs buildah (or podman); runs no container (the build has no
+# RUN step), so it works where containers cannot run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary="${1:-target/release/mrtd}"
+tag="${2:-mrtd:latest}"
+[ -x "$binary" ] || { echo "container: no binary at $binary (cargo build --release -p mrtd)" >&2; exit 1; }
+if command -v buildah >/dev/null; then
+    builder=(buildah --storage-driver vfs)
+    build=("${builder[@]}" bud --isolation chroot)
+elif command -v podman >/dev/null; then
+    builder=(podman)
+    build=(podman build)
+else
+    echo "container: needs buildah or podman" >&2
+    exit 1
+fi
+
+context=$(mktemp -d)
+trap 'rm -rf "$context"' EXIT
+rootfs="$context/rootfs"
+mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc/ssl" "$rootfs/var/lib/mrtd" "$rootfs/tmp"
+chmod 1777 "$rootfs/tmp"
+install -m 0755 "$binary" "$rootfs/usr/local/bin/mrtd"
+# The libraries and the loader, at the paths the binary asks for.
+ldd "$binary" | awk '/=> \// { print $3 } /^\t\// { print $1 }' | while read -r lib; do
+    mkdir -p "$rootfs$(dirname "$lib")"
+    cp -L "$lib" "$rootfs$lib"
+done
+cp -rL /etc/ssl/certs "$rootfs/etc/ssl/certs"
+printf 'mrtd:x:65532:65532:mrtd:/var/lib/mrtd:/nonexistent\n' > "$rootfs/etc/passwd"
+printf 'mrtd:x:65532:\n' > "$rootfs/etc/group"
+cp deploy/container/Containerfile "$context/Containerfile"
+# The data directory belongs to the image's user, so a fresh volume is writable by it.
+if [ "$(id -u)" -eq 0 ]; then chown 65532:65532 "$rootfs/var/lib/mrtd"; fi
+chmod 0700 "$rootfs/var/lib/mrtd"
+
+"${build[@]}" --quiet -f "$context/Containerfile" -t "$tag" "$context" >/dev/null
+config=$("${builder[@]}" inspect --type image "$tag")
+python3 - "$config" <<'PY'
+import json, sys
+image = json.loads(sys.argv[1])
+config = image.get("OCIv1", image).get("config", {})
+failures = []
+if config.get("User") != "65532:65532":
+    failures.append(f"user is {config.get('User')!r}, not 65532:65532")
+if config.get("Entrypoint") != ["/usr/local/bin/mrtd"]:
+    failures.append(f"entrypoint is {config.get('Entrypoint')!r}")
+if "8080/tcp" not in (config.get("ExposedPorts") or {}):
+    failures.append("port 8080 is not exposed")
+if failures:
+    print("container: " + "; ".join(failures), file=sys.stderr)
+    sys.exit(1)
+PY
+# What the image holds: no shell, the binary and its loader.
+container=$("${builder[@]}" from "$tag")
+mountpoint=$("${builder[@]}" mount "$container")
+status=0
+for shell in bin/sh bin/bash usr/bin/sh; do
+    if [ -e "$mountpoint/$shell" ]; then echo "container: the image holds a shell ($shell)" >&2; status=1; fi
+done
+[ -x "$mountpoint/usr/local/bin/mrtd" ] || { echo "container: no /usr/local/bin/mrtd" >&2; status=1; }
+[ -e "$mountpoint/lib64/ld-linux-x86-64.so.2" ] || [ -e "$mountpoint/lib/ld-linux-aarch64.so.1" ] \
+    || { echo "container: no dynamic loader" >&2; status=1; }
+size=$(du -sm "$mountpoint" | cut -f1)
+"${builder[@]}" umount "$container" >/dev/null
+"${builder[@]}" rm "$container" >/dev/null
+[ "$status" -eq 0 ] || exit 1
+echo "ok: image $tag built (${size} MB): user 65532, entrypoint /usr/local/bin/mrtd, no shell"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Checks the deployment files in deploy/ as far as this machine can without running them:
+#
+#   - deploy/systemd/mrtd.service: `systemd-analyze verify` (with ExecStart pointed at the
+#     binary under test), any warning fails;
+#   - deploy/kubernetes/*.yaml: `kubernetes-validate --strict` against the Kubernetes schemas;
+#   - every MRTD_* variable the unit, the manifests and the Containerfile set is one that
+#     `mrtd serve` reads (`mrtd serve --help` lists them);
+#   - deploy/container/Containerfile: built offline and inspected (scripts/container.sh), then
+#     removed.
+#
+#   scripts/deploy-check.sh BINARY
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary="$(realpath "${1:?usage: scripts/deploy-check.sh BINARY}")"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+
+sed "s|^ExecStart=/usr/local/bin/mrtd|ExecStart=$binary|" deploy/systemd/mrtd.service > "$work/mrtd.service"
+if ! systemd-analyze verify "$work/mrtd.service" >"$work/systemd.log" 2>&1 || [ -s "$work/systemd.log" ]; then
+    echo "deploy: systemd-analyze verify deploy/systemd/mrtd.service:" >&2
+    cat "$work/systemd.log" >&2
+    status=1
+else
+    echo "ok: deploy/systemd/mrtd.service verifies"
+fi
+
+if kubernetes-validate --strict --quiet deploy/kubernetes/*.yaml; then
+    echo "ok: deploy/kubernetes/*.yaml validate (strict)"
+else
+    echo "deploy: kubernetes-validate --strict failed" >&2
+    status=1
+fi
+
+"$binary" serve --help > "$work/help.txt"
+for variable in $(grep -ohE 'MRTD_[A-Z_]+' deploy/systemd/mrtd.service deploy/kubernetes/*.yaml deploy/container/Containerfile | sort -u); do
+    if ! grep -qE "\[env: $variable[]=]" "$work/help.txt"; then
+        echo "deploy: $variable is set in deploy/ but mrtd serve does not read it" >&2
+        status=1
+    fi
+done
+
+tag="mrtd-ci:$$"
+if scripts/container.sh "$binary" "$tag"; then
+    buildah --storage-driver vfs rmi "$tag" >/dev/null 2>&1 || podman rmi "$tag" >/dev/null 2>&1 || true
+else
+    status=1
+fi
+exit "$status"
