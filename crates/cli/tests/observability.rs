@@ -135,6 +135,12 @@ fn metrics_probes_and_trace_context_end_to_end() {
     assert_eq!(value(r#"mrtd_tool_calls_total{tool="scan_document",outcome="ok"}"#), 1.0);
     assert_eq!(value(r#"mrtd_tool_calls_total{tool="unknown",outcome="protocol_error"}"#), 1.0);
     assert!(!text.contains("no_such_tool"), "client text never becomes a label");
+    // The process and the build: resident memory and CPU time read at the scrape, the version.
+    assert!(value("process_resident_memory_bytes") > 1_000_000.0, "{text}");
+    assert!(metric(&text, "process_cpu_seconds_total").is_some(), "{text}");
+    assert!(value("process_threads") >= 1.0);
+    let version = format!(r#"mrtd_build_info{{version="{}"}}"#, env!("CARGO_PKG_VERSION"));
+    assert_eq!(value(&version), 1.0);
     // The scrape itself is counted once it has been answered.
     let again = transport::request(addr, "GET", "/metrics", &[], "").body;
     assert_eq!(
@@ -183,7 +189,12 @@ fn the_default_log_has_one_access_line_per_request_and_no_protocol_chatter() {
     let logs = server.logs.lock().unwrap().clone();
     let lines: Vec<&String> = logs.iter().filter(|l| l.contains("mrtd::access")).collect();
     assert_eq!(lines.len(), 4, "one access line per request: {logs:#?}");
-    assert!(lines.iter().any(|l| l.contains("rpc_method=\"tools/call\"")), "{lines:#?}");
+    assert!(
+        lines.iter().any(
+            |l| l.contains("rpc_method=\"tools/call\"") && l.contains("tool=\"scan_document\"")
+        ),
+        "the access line names the tool called: {lines:#?}"
+    );
     assert!(lines.iter().any(|l| l.contains("/v1/scans/{id}") && l.contains("404")), "{lines:#?}");
     assert!(lines.iter().any(|l| l.contains("principal=\"local\"")), "{lines:#?}");
     for line in &logs {

@@ -73,7 +73,7 @@ pub(super) async fn guard(
     // The Origin passed the policy, so the page may read why a request was refused.
     let origin = request.headers().get(header::ORIGIN).cloned();
     match check(&guard, request, on_endpoint).await {
-        Ok(Checked { request, permit, body_share }) => {
+        Ok(Checked { request, tool, permit, body_share }) => {
             let principal = request.extensions().get::<Principal>().cloned();
             let mut response = next.run(request).await;
             drop(permit);
@@ -81,6 +81,9 @@ pub(super) async fn guard(
             // For the access log line, written outside the guard.
             if let Some(principal) = principal {
                 response.extensions_mut().insert(principal);
+            }
+            if let Some(tool) = tool {
+                response.extensions_mut().insert(tool);
             }
             response
         }
@@ -91,6 +94,8 @@ pub(super) async fn guard(
 /// A request that passed the guard, with what it holds while it runs.
 struct Checked {
     request: Request<Body>,
+    /// The tool a `tools/call` names, for the access line.
+    tool: Option<crate::observe::ToolLabel>,
     permit: Option<ScanPermit>,
     body_share: Option<BudgetShare>,
 }
@@ -234,7 +239,8 @@ async fn check(
         None
     };
     request.extensions_mut().insert(principal);
-    Ok(Checked { request, permit, body_share })
+    let tool = requirement.tool.map(crate::observe::ToolLabel);
+    Ok(Checked { request, tool, permit, body_share })
 }
 
 /// The refusal for a body that was not read.

@@ -67,6 +67,9 @@ pub(super) struct Requirement {
     pub batch: bool,
     /// The id of a single request, for error replies.
     pub id: Option<serde_json::Value>,
+    /// The tool a `tools/call` names, when it is one the rules know (the first, in a batch):
+    /// a label for the access line that a caller cannot fill with text of its own.
+    pub tool: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -121,6 +124,7 @@ impl AccessRules {
                     return;
                 };
                 requirement.scopes.extend(rule.scope);
+                requirement.tool.get_or_insert_with(|| rule.name.clone());
                 if let Some((argument, scope)) = rule.scope_with_argument
                     && params
                         .and_then(|p| p.arguments.as_ref())

@@ -89,19 +89,22 @@ pub(super) async fn track(
     span.record("http.status", status.as_u16());
     span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
     // The access line: route templates, never raw paths (a scan id is the caller's
-    // handle), the JSON-RPC method from a fixed list, the principal's stable id (a key id
-    // or an OAuth issuer and subject), never a credential or document data.
+    // handle), the JSON-RPC method from a fixed list, the tool when the guard recognised a
+    // published one, the principal's stable id (a key id or an OAuth issuer and subject),
+    // never a credential, an argument or document data.
     let principal = response.extensions().get::<crate::auth::Principal>().map(|p| p.0.as_str());
+    let tool = response.extensions().get::<super::ToolLabel>().map(|t| t.0.as_str());
     let latency_ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
     if status.is_server_error() {
         tracing::warn!(
             target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
-            rpc_method = method, status = status.as_u16(), latency_ms, principal, "request failed"
+            rpc_method = method, tool, status = status.as_u16(), latency_ms, principal,
+            "request failed"
         );
     } else {
         tracing::info!(
             target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
-            rpc_method = method, status = status.as_u16(), latency_ms, principal, "request"
+            rpc_method = method, tool, status = status.as_u16(), latency_ms, principal, "request"
         );
     }
 

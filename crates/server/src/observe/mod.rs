@@ -79,6 +79,8 @@ pub const HTTP_REQUESTS: &str = "mrtd_http_requests_total";
 pub const HTTP_REQUEST_DURATION: &str = "mrtd_http_request_duration_seconds";
 /// Gauge of HTTP requests being answered.
 pub const HTTP_IN_FLIGHT: &str = "mrtd_http_requests_in_flight";
+/// Always 1, labelled with the version of the running build.
+pub const BUILD_INFO: &str = "mrtd_build_info";
 /// Counter of failed readiness checks.
 pub const READINESS_FAILURES: &str = "mrtd_readiness_failures_total";
 
@@ -149,6 +151,8 @@ impl Observability {
                 let handle = recorder.handle();
                 metrics::set_global_recorder(recorder).map_err(|_| ObserveError::RecorderTaken)?;
                 describe();
+                metrics_process::Collector::default().describe();
+                metrics::gauge!(BUILD_INFO, "version" => env!("CARGO_PKG_VERSION")).set(1.0);
                 if let Ok(runtime) = tokio::runtime::Handle::try_current() {
                     let upkeep = handle.clone();
                     runtime.spawn(async move {
@@ -180,11 +184,15 @@ impl Observability {
     /// the guard lets through, `/metrics` is not.
     pub fn routes(&self, readiness: Readiness) -> Router {
         let handle = self.handle.clone();
+        let process = Arc::new(metrics_process::Collector::default());
         health::routes(readiness).route(
             "/metrics",
             get(move || {
                 let handle = handle.clone();
+                let process = process.clone();
                 async move {
+                    // The process's own figures, read from the OS at each scrape.
+                    process.collect();
                     let mut response = (StatusCode::OK, handle.render()).into_response();
                     response.headers_mut().insert(
                         header::CONTENT_TYPE,
@@ -205,6 +213,7 @@ impl Observability {
 }
 
 fn describe() {
+    metrics::describe_gauge!(BUILD_INFO, "Always 1; the label names the running version");
     metrics::describe_counter!(HTTP_REQUESTS, "HTTP requests answered");
     metrics::describe_histogram!(
         HTTP_REQUEST_DURATION,
@@ -219,6 +228,11 @@ fn describe() {
 /// [`Observability::track`], so work done for it elsewhere can be its child.
 #[derive(Debug, Clone)]
 pub struct RequestSpan(pub tracing::Span);
+
+/// The tool a request called, as the guard recognised it among the published tools; the
+/// access line logs it (a response extension).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolLabel(pub String);
 
 /// Longest tool name written into a span; names are the client's text.
 const SPAN_TOOL_NAME_LIMIT: usize = 64;
