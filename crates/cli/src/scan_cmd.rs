@@ -44,16 +44,25 @@ const STDIN: &str = "-";
 /// Image extensions picked up when a folder is scanned.
 const EXTENSIONS: [&str; 8] = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif"];
 
+/// The files to read, and the files found in folders that were left out because their
+/// extension is not an image's (hidden files aside).
+#[derive(Debug, Default)]
+pub(crate) struct Expanded {
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) skipped: Vec<PathBuf>,
+}
+
 /// Expands the arguments into a sorted list of files.
-pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Expanded> {
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     for pattern in patterns {
         let path = Path::new(pattern);
         if pattern == STDIN {
             files.push(path.to_path_buf());
         } else if path.is_dir() {
             let before = files.len();
-            collect_dir(path, &mut files)?;
+            collect_dir(path, &mut files, &mut skipped)?;
             if files.len() == before {
                 return Err(CliError::Unusable(format!(
                     "{pattern}: no image files in this folder (looked for {})",
@@ -78,31 +87,38 @@ pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Vec<PathBuf>> 
             }
             for matched in matches {
                 if matched.is_dir() {
-                    collect_dir(&matched, &mut files)?;
+                    collect_dir(&matched, &mut files, &mut skipped)?;
                 } else {
                     files.push(matched);
                 }
             }
         }
     }
-    Ok(files)
+    Ok(Expanded { files, skipped })
 }
 
-fn collect_dir(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+fn collect_dir(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    skipped: &mut Vec<PathBuf>,
+) -> anyhow::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|error| CliError::Unusable(format!("cannot list {}: {error}", dir.display())))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .collect();
     entries.sort();
     for entry in entries {
+        let hidden = entry.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
         if entry.is_dir() {
-            collect_dir(&entry, files)?;
+            collect_dir(&entry, files, skipped)?;
         } else if entry
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
         {
             files.push(entry);
+        } else if !hidden {
+            skipped.push(entry);
         }
     }
     Ok(())
@@ -214,10 +230,11 @@ impl Table {
 }
 
 /// Counts of each outcome, for the JSON document and the table's last line.
-fn summary(results: &[Value]) -> Value {
+fn summary(results: &[Value], skipped: usize) -> Value {
     let count = |status: &str| results.iter().filter(|r| r["status"] == status).count();
     json!({
         "files": results.len(),
+        "skipped": skipped,
         "read": count("read"),
         "partial": count("partial"),
         "no_mrz": count("no_mrz"),
@@ -227,7 +244,19 @@ fn summary(results: &[Value]) -> Value {
 
 /// Runs `mrtd scan`.
 pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
-    let files = expand_paths(&args.paths)?;
+    let Expanded { files, skipped } = expand_paths(&args.paths)?;
+    if !skipped.is_empty() {
+        // Said once, before the results, so a batch's output stays one result per file.
+        let shown: Vec<String> = skipped.iter().take(5).map(|p| p.display().to_string()).collect();
+        let more = skipped.len().saturating_sub(shown.len());
+        eprintln!(
+            "mrtd: skipped {} file(s) in the folders given that are not images by their name ({}): {}{}",
+            skipped.len(),
+            EXTENSIONS.join(", "),
+            shown.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        );
+    }
     let engine = EngineBuilder::new().build();
     let options = match args.today.as_deref() {
         Some(text) => match mrtd_mrz::Date::parse_iso(text) {
@@ -289,19 +318,24 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let summary = summary(&results);
+    let summary = summary(&results, skipped.len());
     let closing = match format {
         Format::Json => {
             let document = json!({"results": results, "summary": summary});
             Some(serde_json::to_string_pretty(&document).context("serialising the results")?)
         }
         Format::Table if !detailed => Some(format!(
-            "{} files: {} read, {} partly read, {} without an MRZ, {} unusable",
+            "{} files: {} read, {} partly read, {} without an MRZ, {} unusable{}",
             summary["files"],
             summary["read"],
             summary["partial"],
             summary["no_mrz"],
-            summary["error"]
+            summary["error"],
+            if skipped.is_empty() {
+                String::new()
+            } else {
+                format!("; {} skipped (not images)", skipped.len())
+            }
         )),
         _ => None,
     };

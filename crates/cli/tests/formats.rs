@@ -220,3 +220,29 @@ fn a_48_megapixel_jpeg_is_read_and_a_png_that_large_is_refused() {
     let output = mrtd(&["scan", "--format", "json", png.to_str().expect("path")]);
     assert_eq!(output.status.code(), Some(3), "{}", text(&output.stdout));
 }
+
+/// Files in a scanned folder that are not images by their name are left out and said to be,
+/// on standard error and in the summary; hidden files are left out silently.
+#[test]
+fn a_folder_scan_reports_the_files_it_skipped() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::copy(images().join("100_pass-uto.jpg"), dir.path().join("passport.jpg"))
+        .expect("copy");
+    std::fs::write(dir.path().join("notes.txt"), "not a photo").expect("write");
+    std::fs::write(dir.path().join("scan.heic"), "not readable").expect("write");
+    std::fs::write(dir.path().join(".DS_Store"), "hidden").expect("write");
+    let output = mrtd(&["scan", "--format", "json", dir.path().to_str().expect("path")]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let document: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
+    assert_eq!(document["summary"]["files"], 1);
+    assert_eq!(document["summary"]["skipped"], 2);
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("skipped 2 file(s)"), "{stderr}");
+    assert!(stderr.contains("notes.txt") && stderr.contains("scan.heic"), "{stderr}");
+    assert!(!stderr.contains(".DS_Store"), "{stderr}");
+
+    // With more than one photo, the table ends with a summary line that counts them too.
+    std::fs::copy(images().join("100_id-si.jpg"), dir.path().join("card.jpg")).expect("copy");
+    let table = mrtd(&["scan", "--format", "table", dir.path().to_str().expect("path")]);
+    assert!(text(&table.stdout).contains("2 skipped (not images)"), "{}", text(&table.stdout));
+}
