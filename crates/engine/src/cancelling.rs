@@ -6,12 +6,21 @@
 /// looking for misreads that cancel under a check digit.
 const PLAUSIBLE_ALTERNATIVE: f32 = 0.05;
 
+/// The same for glyphs below [`SMALL_GLYPH_PX`] high: there the classifier is often sure
+/// and wrong (a visa's three `0` read `O` at 10 px per line, each at 0.99), so an
+/// alternative it gives even this much counts.
+const PLAUSIBLE_ALTERNATIVE_SMALL: f32 = 0.002;
+
+/// Glyph height (original pixels) below which [`PLAUSIBLE_ALTERNATIVE_SMALL`] applies.
+pub(crate) const SMALL_GLYPH_PX: f32 = 12.0;
+
 /// Two or three doubtful cells (1-based line and column) whose plausible other readings
 /// would satisfy every check digit as well as the published reading does, with the label
 /// of a check digit covering them; `None` when the check digits prove every such cell.
 /// `options(line, pos)` gives the classifier's candidates of a cell (0-based).
 pub(crate) fn cancelling_misreads(
     reading: &mrtd_mrz::Reading,
+    glyph_px: f32,
     options: impl Fn(usize, usize) -> Vec<(char, f32)>,
 ) -> Option<(&'static str, Vec<(usize, usize)>)> {
     let verified: Vec<&mrtd_mrz::Check> =
@@ -29,6 +38,8 @@ pub(crate) fn cancelling_misreads(
             .position(|covered| covered == place)
             .map_or(0, mrtd_mrz::check_digit_weight)
     };
+    let plausible =
+        if glyph_px < SMALL_GLYPH_PX { PLAUSIBLE_ALTERNATIVE_SMALL } else { PLAUSIBLE_ALTERNATIVE };
     // Each doubtful covered cell with the value changes its plausible other readings make.
     let mut doubtful: Vec<((usize, usize), Vec<u32>)> = Vec::new();
     for (line, text) in reading.lines.iter().enumerate() {
@@ -40,7 +51,7 @@ pub(crate) fn cancelling_misreads(
             let Some(read_value) = mrtd_mrz::char_value(read) else { continue };
             let mut changes: Vec<u32> = options(line, pos)
                 .iter()
-                .filter(|(symbol, p)| *symbol != read && *p >= PLAUSIBLE_ALTERNATIVE)
+                .filter(|(symbol, p)| *symbol != read && *p >= plausible)
                 .filter_map(|(symbol, _)| mrtd_mrz::char_value(*symbol))
                 .map(|value| (value + 40 - read_value % 10) % 10)
                 .filter(|change| *change != 0)
@@ -89,4 +100,35 @@ pub(crate) fn cancelling_misreads(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every covered cell given every other symbol as an alternative at `p`.
+    fn all_alternatives(p: f32) -> impl Fn(usize, usize) -> Vec<(char, f32)> {
+        move |_, _| crate::model::ALPHABET.iter().map(|&b| (char::from(b), p)).collect()
+    }
+
+    #[test]
+    fn small_glyphs_count_alternatives_a_large_one_would_ignore() {
+        let options = mrtd_mrz::ParseOptions::new(mrtd_mrz::Date::new(2010, 1, 1).unwrap());
+        let reading = mrtd_mrz::parse_text(
+            &[
+                "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+                "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+            ],
+            &options,
+        )
+        .unwrap();
+        // At 1 % each, the alternatives do not make a cell doubtful on large glyphs...
+        assert_eq!(cancelling_misreads(&reading, 20.0, all_alternatives(0.01)), None);
+        // ...but on glyphs too small for the classifier's confidence to mean much they do,
+        // and some pair of them satisfies every check digit as well as the reading.
+        let found = cancelling_misreads(&reading, 8.0, all_alternatives(0.01));
+        assert!(found.is_some_and(|(_, places)| places.len() >= 2));
+        // Below even the small-glyph threshold nothing counts.
+        assert_eq!(cancelling_misreads(&reading, 8.0, all_alternatives(0.001)), None);
+    }
 }

@@ -178,9 +178,10 @@ pub(crate) fn conclude(
     // check digit have plausible other readings that change its sum by amounts adding up
     // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
     // digit fits the other reading as well as this one, and proves neither.
-    let cancelling = published
-        .as_ref()
-        .and_then(|p| cancelling_misreads(p, |line, pos| classified[line][pos].options.clone()));
+    let glyph_px = length(attempt.cells[0][0].across);
+    let cancelling = published.as_ref().and_then(|p| {
+        cancelling_misreads(p, glyph_px, |line, pos| classified[line][pos].options.clone())
+    });
     if cancelling.is_some()
         && let Some(published) = published.as_mut()
     {
@@ -213,7 +214,6 @@ pub(crate) fn conclude(
     });
     let quad = region(&attempt.cells);
     let pitch = length(attempt.cells[0][0].along);
-    let glyph_px = length(attempt.cells[0][0].across);
     let mean_confidence = attempt.score.exp();
     // `read` promises that a pipeline may use the reading without a person looking: never
     // for characters too small to tell apart reliably, nor for a zone the photo cuts off,
