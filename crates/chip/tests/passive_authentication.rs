@@ -7,6 +7,8 @@ use mrtd_chip::{
     ChainStatus, ChipError, ChipReport, DataGroupStatus, FieldMatchStatus, SignatureStatus,
     TrustStore,
 };
+use std::time::SystemTime;
+
 use mrtd_mrz::Date;
 use pki::{CSCA_NAME, DS_NAME, MRZ, OTHER_CSCA_NAME, SignOptions, SodKey, now, years};
 
@@ -14,13 +16,9 @@ fn today() -> Date {
     Date::new(2026, 12, 1).expect("date")
 }
 
-fn der_now() -> std::time::SystemTime {
-    now()
-}
-
 struct Document {
     csca: Vec<u8>,
-
+    ds: Vec<u8>,
     groups: Vec<Vec<u8>>,
     sod: Vec<u8>,
 }
@@ -31,7 +29,7 @@ impl Document {
     }
 
     fn verify(&self, trust: &TrustStore) -> ChipReport {
-        mrtd_chip::verify(&self.sod, &self.groups(), trust, der_now(), today()).expect("readable")
+        mrtd_chip::verify(&self.sod, &self.groups(), trust, now(), today()).expect("readable")
     }
 
     fn trust(&self) -> TrustStore {
@@ -49,32 +47,55 @@ fn groups() -> Vec<Vec<u8>> {
     ]
 }
 
-/// An ECDSA P-256 document signer under an ECDSA CSCA.
-fn ecdsa_document() -> Document {
+/// How a test document's document signer and EF.SOD are made; the CSCA is always
+/// `pki::ec_key(1)`'s.
+struct Spec<'a> {
+    key: SodKey<'a>,
+    serial: u32,
+    valid: (SystemTime, SystemTime),
+    include_certificate: bool,
+    signing_time: Option<SystemTime>,
+}
+
+impl Spec<'_> {
+    fn spki(&self) -> spki::SubjectPublicKeyInfoOwned {
+        match self.key {
+            SodKey::Ecdsa(key) => pki::ec_spki(key),
+            SodKey::RsaPss(key) => pki::rsa_spki(key),
+        }
+    }
+}
+
+fn document(spec: Spec<'_>) -> Document {
     let csca_key = pki::ec_key(1);
-    let ds_key = pki::ec_key(2);
     let csca = pki::csca(&csca_key, CSCA_NAME);
-    let ds = pki::issue(
-        &csca_key,
-        CSCA_NAME,
-        DS_NAME,
-        pki::ec_spki(&ds_key),
-        false,
-        7,
-        (now() - years(1), now() + years(10)),
-    );
+    let ds = pki::issue(&csca_key, CSCA_NAME, DS_NAME, spec.spki(), false, spec.serial, spec.valid);
     let groups = groups();
     let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
-    let sod = pki::sod(
-        &refs,
-        &SignOptions {
-            key: SodKey::Ecdsa(&ds_key),
-            certificate: &ds,
-            include_certificate: true,
-            signing_time: Some(now() - years(1) / 2),
-        },
-    );
-    Document { csca, groups, sod }
+    let options = SignOptions {
+        key: spec.key,
+        certificate: &ds,
+        include_certificate: spec.include_certificate,
+        signing_time: spec.signing_time,
+    };
+    let sod = pki::sod(&refs, &options);
+    Document { csca, ds, groups, sod }
+}
+
+/// Valid from a year ago for ten years.
+fn current() -> (SystemTime, SystemTime) {
+    (now() - years(1), now() + years(10))
+}
+
+/// An ECDSA P-256 document signer (serial 7) under an ECDSA CSCA.
+fn ecdsa_document() -> Document {
+    document(Spec {
+        key: SodKey::Ecdsa(&pki::ec_key(2)),
+        serial: 7,
+        valid: current(),
+        include_certificate: true,
+        signing_time: Some(now() - years(1) / 2),
+    })
 }
 
 #[test]
@@ -168,7 +189,7 @@ fn a_changed_hash_inside_the_signed_content_is_refuted() {
     let mut sod = doc.sod.clone();
     sod[at] ^= 0x01;
     let report =
-        mrtd_chip::verify(&sod, &doc.groups(), &doc.trust(), der_now(), today()).expect("readable");
+        mrtd_chip::verify(&sod, &doc.groups(), &doc.trust(), now(), today()).expect("readable");
     assert!(!report.authentic);
     assert_eq!(report.signature, SignatureStatus::Invalid);
     assert!(
@@ -180,70 +201,34 @@ fn a_changed_hash_inside_the_signed_content_is_refuted() {
 
 #[test]
 fn an_rsa_pss_document_signer_verifies() {
-    let csca_key = pki::ec_key(3);
     let rsa = pki::rsa_key();
-    let csca = pki::csca(&csca_key, CSCA_NAME);
-    let ds = pki::issue(
-        &csca_key,
-        CSCA_NAME,
-        DS_NAME,
-        pki::rsa_spki(&rsa),
-        false,
-        8,
-        (now() - years(1), now() + years(10)),
-    );
-    let groups = groups();
-    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
-    let sod = pki::sod(
-        &refs,
-        &SignOptions {
-            key: SodKey::RsaPss(&rsa),
-            certificate: &ds,
-            include_certificate: true,
-            signing_time: None,
-        },
-    );
-    let mut trust = TrustStore::new();
-    trust.add_bytes(&csca).expect("CSCA");
-    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    let doc = document(Spec {
+        key: SodKey::RsaPss(&rsa),
+        serial: 8,
+        valid: current(),
+        include_certificate: true,
+        signing_time: None,
+    });
+    let report = doc.verify(&doc.trust());
     assert!(report.authentic, "{report:#?}");
     assert_eq!(report.signer.as_ref().expect("signer").public_key, "RSA 2048");
     assert!(report.signing_time.is_none());
-    let mut tampered = sod.clone();
-    let last = tampered.len() - 1;
-    tampered[last] ^= 0x80;
-    let report = mrtd_chip::verify(&tampered, &refs, &trust, der_now(), today()).expect("readable");
-    assert_eq!(report.signature, SignatureStatus::Invalid);
+    let mut tampered = doc;
+    let last = tampered.sod.len() - 1;
+    tampered.sod[last] ^= 0x80;
+    assert_eq!(tampered.verify(&tampered.trust()).signature, SignatureStatus::Invalid);
 }
 
 #[test]
 fn a_signer_expired_when_it_signed_is_expired() {
-    let csca_key = pki::ec_key(4);
-    let ds_key = pki::ec_key(5);
-    let csca = pki::csca(&csca_key, CSCA_NAME);
-    let ds = pki::issue(
-        &csca_key,
-        CSCA_NAME,
-        DS_NAME,
-        pki::ec_spki(&ds_key),
-        false,
-        9,
-        (now() - years(5), now() - years(3)),
-    );
-    let groups = groups();
-    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
-    let sod = pki::sod(
-        &refs,
-        &SignOptions {
-            key: SodKey::Ecdsa(&ds_key),
-            certificate: &ds,
-            include_certificate: true,
-            signing_time: Some(now() - years(1)),
-        },
-    );
-    let mut trust = TrustStore::new();
-    trust.add_bytes(&csca).expect("CSCA");
-    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    let doc = document(Spec {
+        key: SodKey::Ecdsa(&pki::ec_key(5)),
+        serial: 9,
+        valid: (now() - years(5), now() - years(3)),
+        include_certificate: true,
+        signing_time: Some(now() - years(1)),
+    });
+    let report = doc.verify(&doc.trust());
     assert!(!report.authentic);
     assert_eq!(report.signature, SignatureStatus::Verified);
     assert_eq!(report.chain, ChainStatus::Expired);
@@ -251,36 +236,19 @@ fn a_signer_expired_when_it_signed_is_expired() {
 
 #[test]
 fn a_document_signer_from_the_trust_store_serves_an_sod_without_one() {
-    let csca_key = pki::ec_key(1);
-    let ds_key = pki::ec_key(2);
-    let csca = pki::csca(&csca_key, CSCA_NAME);
-    let ds = pki::issue(
-        &csca_key,
-        CSCA_NAME,
-        DS_NAME,
-        pki::ec_spki(&ds_key),
-        false,
-        7,
-        (now() - years(1), now() + years(10)),
-    );
-    let groups = groups();
-    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
-    let sod = pki::sod(
-        &refs,
-        &SignOptions {
-            key: SodKey::Ecdsa(&ds_key),
-            certificate: &ds,
-            include_certificate: false,
-            signing_time: None,
-        },
-    );
-    let mut trust = TrustStore::new();
-    trust.add_bytes(&csca).expect("CSCA");
-    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    let doc = document(Spec {
+        key: SodKey::Ecdsa(&pki::ec_key(2)),
+        serial: 7,
+        valid: current(),
+        include_certificate: false,
+        signing_time: None,
+    });
+    let mut trust = doc.trust();
+    let report = doc.verify(&trust);
     assert_eq!(report.signature, SignatureStatus::NoSignerCertificate);
     assert!(!report.authentic);
-    trust.add_bytes(&ds).expect("document signer");
-    let report = mrtd_chip::verify(&sod, &refs, &trust, der_now(), today()).expect("readable");
+    trust.add_bytes(&doc.ds).expect("document signer");
+    let report = doc.verify(&trust);
     assert!(report.authentic, "{report:#?}");
 }
 
@@ -398,7 +366,7 @@ fn unreadable_input_gets_a_clear_error() {
     let doc = ecdsa_document();
     let groups = doc.groups();
     let check = |sod: &[u8], groups: &[&[u8]]| {
-        mrtd_chip::verify(sod, groups, &TrustStore::new(), der_now(), today())
+        mrtd_chip::verify(sod, groups, &TrustStore::new(), now(), today())
     };
 
     let truncated = &doc.sod[..doc.sod.len() / 2];

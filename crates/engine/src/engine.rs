@@ -142,7 +142,7 @@ impl Engine {
         options: &ParseOptions,
     ) -> Option<ImageReading> {
         let half = decode_jpeg_half(image_bytes, limits, HALF_SIZE_FROM_PX)?;
-        let (mut reading, cells, candidates_seen) = self.read_gray_inner(&half.gray, options);
+        let (reading, cells, candidates_seen) = self.read_gray_inner(&half.gray, options);
         let stands = match cells.as_deref() {
             Some(cells) => {
                 reading.status == Status::Read
@@ -163,16 +163,7 @@ impl Engine {
         if !stands {
             return None;
         }
-        // Half-size pixel centres (i + 0.5) stand for full-size 2i + 1.
-        if let Some(region) = reading.region.as_mut() {
-            for corner in region.iter_mut() {
-                *corner = (corner.0 * 2.0, corner.1 * 2.0);
-            }
-        }
-        reading.image_width = half.full_width;
-        reading.image_height = half.full_height;
-        reading.image_format = "jpeg";
-        Some(reading)
+        Some(at_full_size(reading, &half))
     }
 
     /// Reads a JPEG over the pixel limit (a 48 or 50 megapixel phone photo) from its
@@ -190,16 +181,7 @@ impl Engine {
             ..limits
         };
         let half = decode_jpeg_half(image_bytes, wider, 0)?;
-        let mut reading = self.read_gray(&half.gray, options);
-        if let Some(region) = reading.region.as_mut() {
-            for corner in region.iter_mut() {
-                *corner = (corner.0 * 2.0, corner.1 * 2.0);
-            }
-        }
-        reading.image_width = half.full_width;
-        reading.image_height = half.full_height;
-        reading.image_format = "jpeg";
-        Some(reading)
+        Some(at_full_size(self.read_gray(&half.gray, options), &half))
     }
 
     /// Reads the MRZ of an already decoded, upright grayscale image.
@@ -286,6 +268,20 @@ fn median_glyph_height(cells: &[Vec<CellGeometry>]) -> f32 {
 /// the characters no check digit protects were recognised with confidence.
 pub(crate) fn is_confident(reading: &Reading) -> bool {
     reading.valid && reading.min_unchecked_confidence >= 0.5 && reading.min_confidence >= 0.2
+}
+
+/// A reading of a half-size decode, in the full-size image's geometry: half-size pixel
+/// centres (i + 0.5) stand for full-size 2i + 1.
+fn at_full_size(mut reading: ImageReading, half: &crate::image::HalfDecoded) -> ImageReading {
+    if let Some(region) = reading.region.as_mut() {
+        for corner in region.iter_mut() {
+            *corner = (corner.0 * 2.0, corner.1 * 2.0);
+        }
+    }
+    reading.image_width = half.full_width;
+    reading.image_height = half.full_height;
+    reading.image_format = "jpeg";
+    reading
 }
 
 #[cfg(test)]
