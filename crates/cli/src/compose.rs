@@ -115,7 +115,12 @@ mod tests {
         assert_eq!((scan.scope, scan.recognition), (Some(SCOPE_WRITE), true));
         let check = rules.tools.iter().find(|rule| rule.name == "check_document").unwrap();
         assert_eq!((check.scope, check.scope_with_argument), (None, Some(("scan_id", SCOPE_READ))));
-        assert_eq!(rules.resources, [("mrtd://scans".to_owned(), SCOPE_READ)]);
+        assert_eq!(
+            rules.resources,
+            [("mrtd://scans".to_owned(), SCOPE_READ), ("mrtd://images".to_owned(), SCOPE_READ)]
+        );
+        let chip = rules.tools.iter().find(|rule| rule.name == "verify_chip").unwrap();
+        assert_eq!((chip.scope, chip.scope_with_argument), (None, Some(("scan_id", SCOPE_READ))));
         assert!(rules.rest.iter().any(|rule| rule.path == "/v1/scans" && rule.recognition));
     }
 }

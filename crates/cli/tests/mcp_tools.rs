@@ -416,6 +416,58 @@ fn image_path_stays_inside_the_image_directory() {
     assert!(disabled.error_text().contains("image_path is disabled"), "{:?}", disabled.0);
 }
 
+/// The image directory's photos are resources: listed (with their size and type, nothing
+/// outside the directory, no link), readable as blobs, and `scan_document` takes their URIs.
+#[test]
+fn the_image_directory_is_listed_as_resources_scan_document_reads() {
+    let root = tempfile::tempdir().expect("a temporary directory");
+    let images = root.path().join("images");
+    std::fs::create_dir_all(images.join("travel docs")).unwrap();
+    std::fs::copy(support::image_path(PASSPORT), images.join("travel docs/my passport.jpg"))
+        .unwrap();
+    std::fs::write(images.join("notes.txt"), "not a photo").unwrap();
+    let outside = root.path().join("outside.jpg");
+    std::fs::copy(support::image_path(PASSPORT), &outside).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, images.join("link.jpg")).unwrap();
+
+    let mut server = ServerProcess::http(&["--image-dir", images.to_str().unwrap()]);
+    let mut client = server.client(Revision::Modern, json!({}));
+    let listed = client.result("resources/list", json!({}));
+    let photos: Vec<&Value> = listed["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["uri"].as_str().is_some_and(|u| u.starts_with("mrtd://images/")))
+        .collect();
+    assert_eq!(photos.len(), 1, "only the photo inside, no link, no text file: {listed}");
+    let uri = photos[0]["uri"].as_str().unwrap().to_owned();
+    assert_eq!(uri, "mrtd://images/travel%20docs/my%20passport.jpg");
+    assert_eq!(photos[0]["mimeType"], "image/jpeg");
+    let size = std::fs::metadata(support::image_path(PASSPORT)).unwrap().len();
+    assert_eq!(photos[0]["size"], size);
+    let templates = client.result("resources/templates/list", json!({}));
+    assert!(templates.to_string().contains("mrtd://images/{path}"), "{templates}");
+
+    let read = client.result("resources/read", json!({ "uri": uri }));
+    let blob = read["contents"][0]["blob"].as_str().expect("a blob");
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(blob).unwrap();
+    assert_eq!(bytes.len() as u64, size);
+
+    let scanned = client.call("scan_document", json!({ "image_path": uri }));
+    assert_eq!(scanned.ok()["fields"]["document_number"], PASSPORT_NUMBER);
+    let escape =
+        client.call("scan_document", json!({ "image_path": "mrtd://images/..%2Foutside.jpg" }));
+    assert!(escape.error_text().contains("image directory"), "{:?}", escape.0);
+
+    // Without an image directory there are no photo resources and no template for them.
+    let mut plain = ServerProcess::http(&[]);
+    let mut client = plain.client(Revision::Modern, json!({}));
+    let listed = client.result("resources/list", json!({}));
+    assert!(!listed.to_string().contains("mrtd://images/"), "{listed}");
+}
+
 /// Scans belong to the caller that kept them: another caller can neither see, list, check,
 /// read nor delete them, and cannot resume the owner's `input_required` round trip.
 #[test]

@@ -1,4 +1,6 @@
-//! Resources: each caller's kept scans (`mrtd://scans/{scan_id}`) and static docs.
+//! Resources: each caller's kept scans (`mrtd://scans/{scan_id}`), static docs, and the
+//! photos in the server's image directory (`mrtd://images/{path}`), which `scan_document`
+//! takes as `image_path`.
 
 use std::time::SystemTime;
 
@@ -14,11 +16,36 @@ use serde_json::json;
 use mrtd_service::{AppState, Principal};
 
 const SCAN_PREFIX: &str = "mrtd://scans/";
+/// The URI prefix of the image directory's files.
+pub(crate) const IMAGE_PREFIX: &str = "mrtd://images/";
+
+/// Characters escaped in an image's path within its URI: all but unreserved ones and `/`.
+const PATH_ESCAPES: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// The URI of an image directory file.
+fn image_uri(path: &str) -> String {
+    format!("{IMAGE_PREFIX}{}", percent_encoding::utf8_percent_encode(path, PATH_ESCAPES))
+}
+
+/// The image directory path a `mrtd://images/...` URI names, decoded; `None` for any other
+/// text or a path that does not decode to UTF-8.
+pub(crate) fn image_path_of(uri: &str) -> Option<String> {
+    let encoded = uri.strip_prefix(IMAGE_PREFIX)?;
+    percent_encoding::percent_decode_str(encoded).decode_utf8().ok().map(|p| p.into_owned())
+}
 
 /// What reading each family of resources needs: a URI prefix (compared without case) and
 /// the access; the docs need nothing.
 pub fn resource_access() -> Vec<(&'static str, mrtd_service::Access)> {
-    vec![("mrtd://scans", mrtd_service::Access::ReadScans)]
+    vec![
+        ("mrtd://scans", mrtd_service::Access::ReadScans),
+        ("mrtd://images", mrtd_service::Access::ReadScans),
+    ]
 }
 /// Docs change only with a new release: clients may cache them for a day.
 const DOCS_TTL_MS: u64 = 24 * 60 * 60 * 1000;
@@ -55,7 +82,7 @@ const DOCS: [Doc; 3] = [
     },
 ];
 
-pub(crate) fn list(modern: bool) -> ListResourcesResult {
+pub(crate) async fn list(state: &AppState, modern: bool) -> ListResourcesResult {
     let resources = DOCS
         .iter()
         .map(|doc| {
@@ -67,22 +94,48 @@ pub(crate) fn list(modern: bool) -> ListResourcesResult {
             resource
         })
         .collect();
-    let result = ListResourcesResult::with_all_items(resources);
-    if modern {
-        result.with_ttl_ms(DOCS_TTL_MS).with_cache_scope(CacheScope::Public)
-    } else {
-        result
+    let Some(images) = state.image_dir() else {
+        let result = ListResourcesResult::with_all_items(resources);
+        return if modern {
+            result.with_ttl_ms(DOCS_TTL_MS).with_cache_scope(CacheScope::Public)
+        } else {
+            result
+        };
+    };
+    // The operator's photos change at any time: listed fresh, cached by nobody.
+    let mut resources = resources;
+    for image in images.list().await {
+        let mut resource = Resource::new(image_uri(&image.path), image.path.clone());
+        resource.description = Some(
+            "A photo in the server's image directory: read it with scan_document, image_path set to this URI or to the path."
+                .into(),
+        );
+        resource.mime_type = Some(mrtd_service::media_type(&image.path).into());
+        resource.size = Some(image.size);
+        resources.push(resource);
     }
+    let result = ListResourcesResult::with_all_items(resources);
+    if modern { result.with_ttl_ms(0).with_cache_scope(CacheScope::Private) } else { result }
 }
 
-pub(crate) fn templates(modern: bool) -> ListResourceTemplatesResult {
+pub(crate) fn templates(state: &AppState, modern: bool) -> ListResourceTemplatesResult {
     let mut template = ResourceTemplate::new("mrtd://scans/{scan_id}", "scan");
     template.title = Some("A kept scan".into());
     template.description = Some(
         "The result of a scan kept with retain_hours above 0; only its creator can read it.".into(),
     );
     template.mime_type = Some("application/json".into());
-    let result = ListResourceTemplatesResult::with_all_items(vec![template]);
+    let mut templates = vec![template];
+    if state.image_dir().is_some() {
+        let mut images = ResourceTemplate::new("mrtd://images/{path}", "image");
+        images.title = Some("A photo in the image directory".into());
+        images.description = Some(
+            "A file in the server's image directory (resources/list names them); scan_document reads it with image_path set to this URI."
+                .into(),
+        );
+        templates.push(images);
+    }
+    let result = ListResourceTemplatesResult::with_all_items(templates);
     if modern {
         result.with_ttl_ms(DOCS_TTL_MS).with_cache_scope(CacheScope::Public)
     } else {
@@ -107,6 +160,18 @@ pub(crate) async fn read(
             meta: None,
         };
         return Ok(hints(ReadResourceResult::new(vec![contents]), DOCS_TTL_MS, CacheScope::Public));
+    }
+    if let (Some(path), Some(images)) = (image_path_of(uri), state.image_dir())
+        && let Ok(bytes) = images.read(&path).await
+    {
+        use base64::Engine as _;
+        let contents = ResourceContents::BlobResourceContents {
+            uri: uri.into(),
+            mime_type: Some(mrtd_service::media_type(&path).into()),
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
+        };
+        return Ok(hints(ReadResourceResult::new(vec![contents]), 0, CacheScope::Private));
     }
     if let Some(scan_id) = uri.strip_prefix(SCAN_PREFIX) {
         match state.store().get(&principal.0, scan_id, SystemTime::now()).await {

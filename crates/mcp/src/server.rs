@@ -175,7 +175,7 @@ impl ServerHandler for MrtdServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(resources::list(is_modern(&context)))
+        Ok(resources::list(&self.shared.state, is_modern(&context)).await)
     }
 
     async fn list_resource_templates(
@@ -183,7 +183,7 @@ impl ServerHandler for MrtdServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(resources::templates(is_modern(&context)))
+        Ok(resources::templates(&self.shared.state, is_modern(&context)))
     }
 
     async fn read_resource(

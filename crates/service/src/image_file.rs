@@ -58,6 +58,23 @@ impl ImageDir {
             .map_err(|_| ImageFileError::NotFound)?
     }
 
+    /// The image files in the directory and its subfolders (at most [`MAX_LISTED`], at most
+    /// [`MAX_DEPTH`] folders deep), as paths relative to it with `/` between components, in
+    /// name order, with their sizes. Symbolic links, hidden entries, names that are not
+    /// UTF-8 and files that are not images by their extension are left out. On a blocking
+    /// thread.
+    pub async fn list(&self) -> Vec<ListedImage> {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut listed = Vec::new();
+            list_into(&this.dir, "", 0, &mut listed);
+            listed.sort_by(|a, b| a.path.cmp(&b.path));
+            listed
+        })
+        .await
+        .unwrap_or_default()
+    }
+
     fn read_blocking(&self, relative: &std::path::Path) -> Result<Vec<u8>, ImageFileError> {
         if relative.is_absolute() {
             return Err(ImageFileError::NotFound);
@@ -88,6 +105,63 @@ impl ImageDir {
             return Err(too_large);
         }
         Ok(bytes)
+    }
+}
+
+/// An image file in the image directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedImage {
+    /// Relative to the directory, `/` between components.
+    pub path: String,
+    /// In bytes.
+    pub size: u64,
+}
+
+/// The most files [`ImageDir::list`] returns.
+pub const MAX_LISTED: usize = 500;
+/// How many folders deep [`ImageDir::list`] looks.
+pub const MAX_DEPTH: usize = 3;
+/// File name extensions listed as images.
+const IMAGE_EXTENSIONS: [&str; 8] = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif"];
+
+/// The media type of an image file by its extension.
+pub fn media_type(path: &str) -> &'static str {
+    let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    match extension.as_str() {
+        "jpg" | "jpeg" | "jfif" => "image/jpeg",
+        "png" => "image/png",
+        "webp" => "image/webp",
+        "tif" | "tiff" => "image/tiff",
+        "bmp" => "image/bmp",
+        _ => "application/octet-stream",
+    }
+}
+
+fn list_into(dir: &Dir, prefix: &str, depth: usize, listed: &mut Vec<ListedImage>) {
+    let Ok(entries) = dir.entries() else { return };
+    for entry in entries.flatten() {
+        if listed.len() >= MAX_LISTED {
+            return;
+        }
+        let Ok(name) = entry.file_name().into_string() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        // The entry's own type: a symbolic link is neither a file nor a folder here.
+        let Ok(kind) = entry.file_type() else { continue };
+        let path = format!("{prefix}{name}");
+        if kind.is_dir() && depth < MAX_DEPTH {
+            if let Ok(sub) = entry.open_dir() {
+                list_into(&sub, &format!("{path}/"), depth + 1, listed);
+            }
+        } else if kind.is_file()
+            && name
+                .rsplit_once('.')
+                .is_some_and(|(_, e)| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        {
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            listed.push(ListedImage { path, size });
+        }
     }
 }
 
@@ -152,5 +226,23 @@ mod tests {
                     .expect("a FIFO does not block the read");
             assert_eq!(refused.unwrap_err(), ImageFileError::NotFound);
         }
+    }
+
+    #[tokio::test]
+    async fn the_listing_holds_the_images_inside_and_nothing_else() {
+        let (dir, images) = setup();
+        std::fs::create_dir(dir.path().join("passports")).unwrap();
+        std::fs::write(dir.path().join("passports/anna.PNG"), b"png").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"text").unwrap();
+        std::fs::write(dir.path().join(".hidden.jpg"), b"jpg").unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.jpg"), b"secret").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+        let listed = images.list().await;
+        let paths: Vec<&str> = listed.iter().map(|l| l.path.as_str()).collect();
+        assert_eq!(paths, ["passports/anna.PNG", "photo.jpg"]);
+        assert_eq!(listed[1].size, 5);
+        assert_eq!(media_type("passports/anna.PNG"), "image/png");
     }
 }

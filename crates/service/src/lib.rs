@@ -21,7 +21,7 @@ mod state;
 
 pub use access::Access;
 pub use dates::today;
-pub use image_file::{ImageDir, ImageFileError};
+pub use image_file::{ImageDir, ImageFileError, ListedImage, media_type};
 pub use ops::ServiceError;
 pub use principal::Principal;
 pub use state::{AppState, ServiceConfig, StateError};

@@ -45,7 +45,7 @@ pub(super) fn input_schema() -> Value {
             },
             "image_path": {
                 "type": "string",
-                "description": "A file inside the server's image directory, relative to it."
+                "description": "A file inside the server's image directory, relative to it, or its mrtd://images/ URI from resources/list."
             },
             "retain_hours": {
                 "type": "integer", "minimum": 0, "maximum": MAX_RETAIN_HOURS, "default": 0,
@@ -115,7 +115,11 @@ pub(super) async fn call(
             Err(error) => return Ok(service_failure(&error).into()),
         },
         Image::File(path) => match state.image_dir() {
-            Some(dir) => match dir.read(path).await {
+            // A path, or the `mrtd://images/...` URI resources/list gives for it.
+            Some(dir) => match dir
+                .read(&crate::resources::image_path_of(path).unwrap_or_else(|| path.to_owned()))
+                .await
+            {
                 Ok(bytes) => bytes,
                 Err(error) => return Ok(failure(error.to_string()).into()),
             },
