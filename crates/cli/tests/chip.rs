@@ -207,6 +207,13 @@ fn bad_chip_data_gets_a_clear_error_on_rest_and_mcp() {
     assert!(not_base64.body.contains("sod_base64"), "{}", not_base64.body);
     let unknown_field = post(json!({ "sod": "AAEC", "data_groups_base64": [] }));
     assert_eq!(unknown_field.status, 400, "{}", unknown_field.body);
+    let long_lines = post(json!({
+        "sod_base64": base64_of("EF.SOD"),
+        "data_groups_base64": [base64_of("EF.DG1")],
+        "mrz_lines": ["<".repeat(5_000)],
+    }));
+    assert_eq!(long_lines.status, 400, "{}", long_lines.body);
+    assert!(long_lines.body.contains("mrz_lines"), "{}", long_lines.body);
 
     let mut client = server.client(Revision::Modern, json!({}));
     let none = client.call(

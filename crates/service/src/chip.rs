@@ -58,7 +58,17 @@ pub async fn verify_chip(
             }
             Some((lines, "scan"))
         }
-        (None, Some(lines)) => Some((lines, "mrz_lines")),
+        (None, Some(lines)) => {
+            if lines.len() > 3
+                || lines.iter().map(String::len).sum::<usize>() > ops::MAX_PARSE_CHARS
+            {
+                return Err(ServiceError::InvalidInput(
+                    "'mrz_lines' is far longer than any MRZ (at most 3 lines of 44 characters)."
+                        .to_owned(),
+                ));
+            }
+            Some((lines, "mrz_lines"))
+        }
         (None, None) => None,
     };
     let trust = state.trust.clone();

@@ -226,7 +226,7 @@ pub async fn list(
 }
 
 /// Longest text [`parse`] accepts, far above any MRZ (3 lines of 44 characters).
-const MAX_PARSE_CHARS: usize = 1_000;
+pub(crate) const MAX_PARSE_CHARS: usize = 1_000;
 
 /// Parses typed or pasted MRZ lines (one string holding all lines also works).
 ///
