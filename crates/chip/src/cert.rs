@@ -67,13 +67,22 @@ impl Cert {
 
     /// Checks this certificate's signature with `issuer`'s key.
     pub fn signed_by(&self, issuer: &Cert) -> SignatureCheck {
-        let Ok(tbs) = raw::to_be_signed(&self.der) else { return SignatureCheck::Invalid };
-        let Some(signature) = self.parsed.signature().as_bytes() else {
-            return SignatureCheck::Invalid;
-        };
+        issuer.check_signed(&self.der, self.parsed.signature_algorithm(), self.parsed.signature())
+    }
+
+    /// Checks the signature of an X.509 object this certificate's key signed (a certificate
+    /// or a CRL): `der` as encoded, whose first element is what the signature covers.
+    pub fn check_signed(
+        &self,
+        der: &[u8],
+        algorithm: &spki::AlgorithmIdentifierOwned,
+        signature: &der::asn1::BitString,
+    ) -> SignatureCheck {
+        let Ok(tbs) = raw::to_be_signed(der) else { return SignatureCheck::Invalid };
+        let Some(signature) = signature.as_bytes() else { return SignatureCheck::Invalid };
         crypto::verify(
-            issuer.parsed.tbs_certificate().subject_public_key_info(),
-            self.parsed.signature_algorithm(),
+            self.parsed.tbs_certificate().subject_public_key_info(),
+            algorithm,
             None,
             &tbs,
             signature,

@@ -237,7 +237,8 @@ fn chain<'t>(
     let revoked = trust.crls().iter().any(|crl| {
         let tbs = &crl.parsed.tbs_cert_list;
         cert::same_name(&tbs.issuer, anchor.subject())
-            && crl_signed_by(crl, anchor)
+            && anchor.check_signed(&crl.der, &crl.parsed.signature_algorithm, &crl.parsed.signature)
+                == SignatureCheck::Verified
             && tbs.revoked_certificates.iter().flatten().any(|r| &r.serial_number == serial)
     });
     if revoked {
@@ -246,18 +247,6 @@ fn chain<'t>(
         return (ChainStatus::Revoked, Some(anchor));
     }
     (ChainStatus::Trusted, Some(anchor))
-}
-
-fn crl_signed_by(crl: &trust::Crl, issuer: &Cert) -> bool {
-    let Ok(tbs) = raw::to_be_signed(&crl.der) else { return false };
-    let Some(signature) = crl.parsed.signature.as_bytes() else { return false };
-    crypto::verify(
-        issuer.parsed.tbs_certificate().subject_public_key_info(),
-        &crl.parsed.signature_algorithm,
-        None,
-        &tbs,
-        signature,
-    ) == SignatureCheck::Verified
 }
 
 fn chip_mrz(dg1: &[u8], today: Date, diagnostics: &mut Vec<Diagnostic>) -> ChipMrz {
@@ -312,39 +301,27 @@ pub fn compare_mrz(report: &mut ChipReport, printed: &[String], source: &str, to
     let Some(chip) = report.mrz.as_ref().and_then(|m| m.fields.as_ref()) else { return false };
     let Some(reading) = parse_exact(printed, today) else { return false };
     let seen = fields_of(&reading);
-    let pairs: [(&str, String, String); 10] = [
-        ("document_code", chip.document_code.clone(), seen.document_code),
-        ("issuer", chip.issuer.clone(), seen.issuer),
-        ("document_number", chip.document_number.clone(), seen.document_number),
-        (
-            "nationality",
-            chip.nationality.clone().unwrap_or_default(),
-            seen.nationality.unwrap_or_default(),
-        ),
-        (
-            "birth_date",
-            chip.birth_date.clone().unwrap_or_default(),
-            seen.birth_date.unwrap_or_default(),
-        ),
-        (
-            "expiry_date",
-            chip.expiry_date.clone().unwrap_or_default(),
-            seen.expiry_date.unwrap_or_default(),
-        ),
-        ("sex", chip.sex.clone(), seen.sex),
-        ("surname", chip.surname.clone(), seen.surname),
-        ("given_names", chip.given_names.clone(), seen.given_names),
-        (
-            "optional_data",
-            chip.optional_data.clone().unwrap_or_default(),
-            seen.optional_data.unwrap_or_default(),
-        ),
+    // An absent optional field and an empty one are the same field.
+    fn text(value: &Option<String>) -> &str {
+        value.as_deref().unwrap_or_default()
+    }
+    let same: [(&str, bool); 10] = [
+        ("document_code", chip.document_code == seen.document_code),
+        ("issuer", chip.issuer == seen.issuer),
+        ("document_number", chip.document_number == seen.document_number),
+        ("nationality", text(&chip.nationality) == text(&seen.nationality)),
+        ("birth_date", text(&chip.birth_date) == text(&seen.birth_date)),
+        ("expiry_date", text(&chip.expiry_date) == text(&seen.expiry_date)),
+        ("sex", chip.sex == seen.sex),
+        ("surname", chip.surname == seen.surname),
+        ("given_names", chip.given_names == seen.given_names),
+        ("optional_data", text(&chip.optional_data) == text(&seen.optional_data)),
     ];
-    let fields: Vec<FieldMatch> = pairs
+    let fields: Vec<FieldMatch> = same
         .into_iter()
-        .map(|(field, a, b)| FieldMatch {
+        .map(|(field, same)| FieldMatch {
             field: field.to_string(),
-            status: if a == b { FieldMatchStatus::Same } else { FieldMatchStatus::Different },
+            status: if same { FieldMatchStatus::Same } else { FieldMatchStatus::Different },
         })
         .collect();
     let matches = fields.iter().all(|f| f.status == FieldMatchStatus::Same);

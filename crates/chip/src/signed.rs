@@ -110,7 +110,7 @@ impl Signed {
             None => &self.content,
         };
         let signature = crypto::verify(
-            &signer_cert.parsed.tbs_certificate().subject_public_key_info().clone(),
+            signer_cert.parsed.tbs_certificate().subject_public_key_info(),
             &self.signer.signature_algorithm,
             self.digest,
             message,

@@ -21,8 +21,35 @@ pub struct ChipRequest {
     pub mrz_lines: Option<Vec<String>>,
 }
 
+impl ChipRequest {
+    /// The request from its arguments as every front end receives them: `sod_base64`,
+    /// `data_groups_base64` (at most [`MAX_DATA_GROUPS`]), and optionally `scan_id` or
+    /// `mrz_lines`. Base64 with or without padding, whitespace ignored.
+    pub fn from_base64<S: AsRef<str>>(
+        sod: &str,
+        data_groups: &[S],
+        scan_id: Option<String>,
+        mrz_lines: Option<Vec<String>>,
+    ) -> Result<ChipRequest, ServiceError> {
+        if data_groups.len() > MAX_DATA_GROUPS {
+            return Err(ServiceError::InvalidInput(format!(
+                "'data_groups_base64' holds at most {MAX_DATA_GROUPS} files"
+            )));
+        }
+        Ok(ChipRequest {
+            sod: decode_argument("sod_base64", sod)?,
+            data_groups: data_groups
+                .iter()
+                .map(|item| decode_argument("data_groups_base64", item.as_ref()))
+                .collect::<Result<_, _>>()?,
+            scan_id,
+            mrz_lines,
+        })
+    }
+}
+
 /// Decodes one base64 argument named `name` (padding optional, whitespace ignored).
-pub fn decode_argument(name: &str, encoded: &str) -> Result<Vec<u8>, ServiceError> {
+fn decode_argument(name: &str, encoded: &str) -> Result<Vec<u8>, ServiceError> {
     ops::decode_base64(encoded)
         .map_err(|_| ServiceError::InvalidInput(format!("'{name}' is not valid base64")))
 }

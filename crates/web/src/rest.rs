@@ -302,22 +302,12 @@ pub(crate) async fn verify_chip(
     let bytes = Bytes::from_request(request, &()).await?;
     let body: ChipJson = serde_json::from_slice(&bytes)
         .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))?;
-    if body.data_groups_base64.len() > chip::MAX_DATA_GROUPS {
-        return Err(ApiError::bad_request(format!(
-            "'data_groups_base64' holds at most {} files.",
-            chip::MAX_DATA_GROUPS
-        )));
-    }
-    let request = chip::ChipRequest {
-        sod: chip::decode_argument("sod_base64", &body.sod_base64)?,
-        data_groups: body
-            .data_groups_base64
-            .iter()
-            .map(|item| chip::decode_argument("data_groups_base64", item))
-            .collect::<Result<_, _>>()?,
-        scan_id: body.scan_id,
-        mrz_lines: body.mrz_lines,
-    };
+    let request = chip::ChipRequest::from_base64(
+        &body.sod_base64,
+        &body.data_groups_base64,
+        body.scan_id,
+        body.mrz_lines,
+    )?;
     let report = chip::verify_chip(&shared.state, &principal, request).await?;
     let value = serde_json::to_value(&report).map_err(|_| {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error")

@@ -62,24 +62,11 @@ pub(super) async fn call(
 
 fn request(arguments: &Arguments<'_>) -> Result<chip::ChipRequest, String> {
     let sod = arguments.required_string("sod_base64")?;
-    let sod = chip::decode_argument("sod_base64", sod).map_err(|e| e.to_string())?;
-    let encoded =
+    let data_groups =
         arguments.string_list("data_groups_base64")?.ok_or("'data_groups_base64' is required")?;
-    if encoded.len() > chip::MAX_DATA_GROUPS {
-        return Err(format!("'data_groups_base64' holds at most {} files", chip::MAX_DATA_GROUPS));
-    }
-    let data_groups = encoded
-        .iter()
-        .map(|item| chip::decode_argument("data_groups_base64", item))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
     let mrz_lines = arguments
         .string_list("mrz_lines")?
         .map(|lines| lines.into_iter().map(str::to_owned).collect());
-    Ok(chip::ChipRequest {
-        sod,
-        data_groups,
-        scan_id: arguments.string("scan_id")?.map(str::to_owned),
-        mrz_lines,
-    })
+    let scan_id = arguments.string("scan_id")?.map(str::to_owned);
+    chip::ChipRequest::from_base64(sod, &data_groups, scan_id, mrz_lines).map_err(|e| e.to_string())
 }
