@@ -16,6 +16,16 @@ use mrtd_server::{
     observe::{self, RequestSpan},
 };
 
+/// `image_url` for the service, fetched through the SSRF guard of `mrtd-fetch`.
+pub(crate) struct UrlImages(pub(crate) mrtd_fetch::Fetcher);
+
+#[async_trait::async_trait]
+impl mrtd_service::ImageFetch for UrlImages {
+    async fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
+        self.0.get(url).await.map(|fetched| fetched.body).map_err(|error| error.to_string())
+    }
+}
+
 /// The scope an access needs always, and the one it needs only with a `scan_id`.
 fn scopes(access: Access) -> (Option<&'static str>, Option<(&'static str, &'static str)>) {
     match access {

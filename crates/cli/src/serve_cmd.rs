@@ -76,6 +76,26 @@ pub(crate) struct ServeArgs {
     /// trusts; without it chip verification reports `no_trust_anchor`.
     #[arg(long, env = "MRTD_CSCA_DIR", value_name = "DIR")]
     csca_dir: Option<PathBuf>,
+    /// Turn off `image_url` (photos the server fetches by URL).
+    #[arg(long, env = "MRTD_NO_IMAGE_URL")]
+    no_image_url: bool,
+    /// Host `image_url` may fetch from (repeatable; `*.example.com` for its subdomains).
+    /// Without it, any host whose addresses are all public.
+    #[arg(long = "image-url-host", env = "MRTD_IMAGE_URL_HOSTS", value_delimiter = ',')]
+    image_url_hosts: Vec<String>,
+    /// Network (CIDR, such as 10.20.0.0/16) whose private addresses `image_url` may reach
+    /// (repeatable): an internal photo store. Private, loopback, link-local and reserved
+    /// addresses are refused otherwise.
+    #[arg(
+        long = "image-url-allow-network",
+        env = "MRTD_IMAGE_URL_ALLOW_NETWORKS",
+        value_delimiter = ',',
+        value_name = "CIDR"
+    )]
+    image_url_allow_networks: Vec<mrtd_fetch::IpNet>,
+    /// Let `image_url` use plain http (https only otherwise).
+    #[arg(long, env = "MRTD_IMAGE_URL_ALLOW_HTTP")]
+    image_url_allow_http: bool,
     /// Database URL: `sqlite://PATH` (default: under the data directory) or `postgres://...`.
     #[arg(long, env = "MRTD_DATABASE_URL")]
     database_url: Option<String>,
@@ -228,8 +248,11 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
-    let state = AppState::new(engine, store.clone(), &config)?
+    let mut state = AppState::new(engine, store.clone(), &config)?
         .with_trust_store(trust_store(args.csca_dir.as_deref())?);
+    if !args.no_image_url {
+        state = state.with_image_fetcher(image_fetcher(&args)?);
+    }
     let server = MrtdServer::new(state.clone(), &McpConfig { request_state_key: key })?
         .with_tool_spans(compose::tool_spans());
     let shutdown = tokio_util_shutdown();
@@ -475,6 +498,22 @@ fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
                 .ok_or_else(|| "not a hex digit".to_owned())
         })
         .collect()
+}
+
+/// What fetches `image_url`: `mrtd-fetch` with the operator's hosts and networks, 10
+/// seconds, 3 redirects, the request body limit, images and PDFs only.
+fn image_fetcher(args: &ServeArgs) -> Result<Arc<dyn mrtd_service::ImageFetch>, CliError> {
+    let mut policy = mrtd_fetch::FetchPolicy::new(args.max_body_mib.saturating_mul(1024 * 1024));
+    policy.allow_http = args.image_url_allow_http;
+    policy.allowed_networks = args.image_url_allow_networks.clone();
+    policy.allowed_hosts = args.image_url_hosts.clone();
+    policy.accept =
+        ["image/*", "application/pdf", "application/octet-stream", "binary/octet-stream"]
+            .map(str::to_owned)
+            .to_vec();
+    let fetcher = mrtd_fetch::Fetcher::new(policy)
+        .map_err(|error| CliError::Usage(format!("image_url: {error}")))?;
+    Ok(Arc::new(crate::compose::UrlImages(fetcher)))
 }
 
 /// The trust store of `--csca-dir`: every file in the folder, or an error naming the one

@@ -294,7 +294,8 @@ async fn jwks_from_a_loopback_url_when_explicitly_allowed() {
     // Plain http is refused outright without the permission...
     assert!(matches!(JwksSource::parse(&url, false), Err(JwksError::PlainHttp)));
     // ...and so is a loopback address, checked after resolving.
-    let source = JwksSource::Url { url: url.parse().unwrap(), allow_private: false };
+    let https = url.replace("http://127.0.0.1", "https://localhost");
+    let source = JwksSource::Url { url: https.parse().unwrap(), allow_private: false };
     let refused = verifier_from(source).await;
     assert!(
         matches!(refused, Err(OAuthConfigError::Jwks(JwksError::PrivateAddress(_)))),

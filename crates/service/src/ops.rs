@@ -32,6 +32,9 @@ pub enum ServiceError {
     /// The bytes are not an image the engine can use; the message says why.
     #[error("{0}")]
     UnusableImage(String),
+    /// The image at `image_url` was not fetched; the message says why.
+    #[error("image_url was not read: {0}.")]
+    ImageUrl(String),
     /// The chip data (EF.SOD or a data group) cannot be read; the message says why.
     #[error("The chip data cannot be used: {0}.")]
     ChipData(String),
@@ -102,6 +105,16 @@ pub async fn decode_base64_owned(encoded: String) -> Result<Vec<u8>, ServiceErro
     tokio::task::spawn_blocking(move || decode_base64(&encoded)).await.unwrap_or_else(|_| {
         Err(ServiceError::InvalidInput("image_base64 could not be decoded".to_owned()))
     })
+}
+
+/// Fetches the image an `image_url` names, with the fetcher the server was composed with.
+pub async fn fetch_image(state: &AppState, url: &str) -> Result<Vec<u8>, ServiceError> {
+    match &state.image_urls {
+        Some(fetcher) => fetcher.fetch(url).await.map_err(ServiceError::ImageUrl),
+        None => Err(ServiceError::InvalidInput(
+            "image_url is disabled on this server; send the image as image_base64".to_owned(),
+        )),
+    }
 }
 
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or

@@ -4,7 +4,7 @@ use std::{path::PathBuf, sync::Arc, time::SystemTime};
 
 use mrtd_engine::Engine;
 
-use crate::{image_file::ImageDir, metrics::RecognitionTicket, result::DocumentResult};
+use crate::{ImageFetch, image_file::ImageDir, metrics::RecognitionTicket, result::DocumentResult};
 use mrtd_store::{ApiKeyRecord, NewScan, Page, ScanRecord, Store, StoreError};
 use tokio::sync::Semaphore;
 
@@ -36,6 +36,8 @@ pub struct AppState {
     pub(crate) reads: Arc<Semaphore>,
     /// The CSCA certificates and master lists chip verification trusts (empty: none).
     pub(crate) trust: Arc<mrtd_chip::TrustStore>,
+    /// What fetches `image_url`; `None` disables it.
+    pub(crate) image_urls: Option<Arc<dyn ImageFetch>>,
 }
 
 impl AppState {
@@ -58,12 +60,19 @@ impl AppState {
             image_dir,
             reads: Arc::new(Semaphore::new(config.max_concurrent_reads.max(1))),
             trust: Arc::new(mrtd_chip::TrustStore::new()),
+            image_urls: None,
         })
     }
 
     /// The same state with the trust store `verify_chip` checks document signers against.
     pub fn with_trust_store(mut self, trust: mrtd_chip::TrustStore) -> Self {
         self.trust = Arc::new(trust);
+        self
+    }
+
+    /// The same state fetching `image_url` arguments with `fetcher`.
+    pub fn with_image_fetcher(mut self, fetcher: Arc<dyn ImageFetch>) -> Self {
+        self.image_urls = Some(fetcher);
         self
     }
 

@@ -75,6 +75,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::UnusableImage(_) => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "unreadable_image")
             }
+            ServiceError::ImageUrl(_) => (StatusCode::UNPROCESSABLE_ENTITY, "image_url_refused"),
             ServiceError::ChipData(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable_chip_data"),
             ServiceError::NotFound => (StatusCode::NOT_FOUND, "not_found"),
             ServiceError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable"),

@@ -167,10 +167,11 @@ pub fn document() -> Value {
                                     "type": "object",
                                     "properties": {
                                         "image_base64": { "type": "string", "contentEncoding": "base64", "description": "The photo encoded as base64 (a data: URL also works)." },
+                                        "image_url": { "type": "string", "format": "uri", "description": "An https URL of the photo; the server fetches it (public addresses only, 3 redirects, 10 s, the body limit)." },
                                         "retain_hours": retain_hours,
                                         "reference_date": reference_date
                                     },
-                                    "required": ["image_base64"],
+                                    "oneOf": [{ "required": ["image_base64"] }, { "required": ["image_url"] }],
                                     "additionalProperties": false
                                 }
                             }
@@ -186,7 +187,7 @@ pub fn document() -> Value {
                         "400": error_ref("BadRequest"),
                         "413": error_ref("PayloadTooLarge"),
                         "415": error_ref("UnsupportedMediaType"),
-                        "422": error_response("The body is not an image this server can decode (code unreadable_image)."),
+                        "422": error_response("The body is not an image this server can decode (code unreadable_image), or image_url was not fetched (code image_url_refused)."),
                         "503": error_ref("Unavailable")
                     })))
                 },

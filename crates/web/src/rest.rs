@@ -49,7 +49,8 @@ fn private_json(status: StatusCode, body: Value) -> Response {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScanJson {
-    image_base64: String,
+    image_base64: Option<String>,
+    image_url: Option<String>,
     #[serde(default)]
     retain_hours: i64,
     reference_date: Option<String>,
@@ -70,7 +71,7 @@ pub(crate) async fn create_scan(
 ) -> Result<Response, ApiError> {
     let input = match media_type(request.headers()).as_deref() {
         Some("multipart/form-data") => from_multipart(request).await?,
-        Some(json) if is_json(json) => from_json(request).await?,
+        Some(json) if is_json(json) => from_json(&shared.state, request).await?,
         Some(raw) if raw.starts_with("image/") || raw == "application/octet-stream" => {
             from_raw(request).await?
         }
@@ -111,21 +112,36 @@ fn is_json(media_type: &str) -> bool {
     media_type == "application/json" || media_type.ends_with("+json")
 }
 
-async fn from_json(request: Request<Body>) -> Result<ScanInput, ApiError> {
+async fn from_json(state: &AppState, request: Request<Body>) -> Result<ScanInput, ApiError> {
     let bytes = Bytes::from_request(request, &()).await?;
     // A photo's JSON runs to megabytes: it is parsed and decoded off the async workers.
-    tokio::task::spawn_blocking(move || {
+    let (input, url) = tokio::task::spawn_blocking(move || {
         let body: ScanJson = serde_json::from_slice(&bytes).map_err(|error| {
             ApiError::bad_request(format!("The JSON body is not valid: {error}"))
         })?;
-        Ok(ScanInput {
-            image: service::decode_base64(&body.image_base64)?,
+        let (image, url) = match (body.image_base64, body.image_url) {
+            (Some(encoded), None) => (service::decode_base64(&encoded)?, None),
+            (None, Some(url)) => (Vec::new(), Some(url)),
+            (Some(_), Some(_)) => {
+                return Err(ApiError::bad_request("Give image_base64 or image_url, not both."));
+            }
+            (None, None) => {
+                return Err(ApiError::bad_request("Give the photo as image_base64 or image_url."));
+            }
+        };
+        let input = ScanInput {
+            image,
             retain_hours: body.retain_hours,
             reference_date: body.reference_date,
-        })
+        };
+        Ok((input, url))
     })
     .await
-    .unwrap_or_else(|_| Err(ApiError::bad_request("The JSON body could not be read.")))
+    .unwrap_or_else(|_| Err(ApiError::bad_request("The JSON body could not be read.")))?;
+    match url {
+        Some(url) => Ok(ScanInput { image: service::fetch_image(state, &url).await?, ..input }),
+        None => Ok(input),
+    }
 }
 
 async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {

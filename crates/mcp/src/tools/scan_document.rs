@@ -43,6 +43,10 @@ pub(super) fn input_schema() -> Value {
                 "type": "string",
                 "description": "The image file (JPEG, PNG, WebP, TIFF or BMP) encoded as base64."
             },
+            "image_url": {
+                "type": "string",
+                "description": "An https URL of the image; the server fetches it (public addresses only, at most 3 redirects, 10 s)."
+            },
             "image_path": {
                 "type": "string",
                 "description": "A file inside the server's image directory, relative to it, or its mrtd://images/ URI from resources/list."
@@ -64,6 +68,7 @@ pub(super) fn input_schema() -> Value {
 enum Image<'a> {
     Encoded(&'a str),
     File(&'a str),
+    Url(&'a str),
 }
 
 /// What the sealed `requestState` remembers between rounds.
@@ -90,18 +95,21 @@ pub(super) async fn call(
     }
     let state = &shared.state;
     let parsed = arguments
-        .only(&["image_base64", "image_path", "retain_hours", "reference_date"])
+        .only(&["image_base64", "image_url", "image_path", "retain_hours", "reference_date"])
         .and_then(|()| {
             let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
             let reference_date = arguments.string("reference_date")?;
             service::reference_date(reference_date).map_err(|e| e.to_string())?;
-            let image = match (arguments.string("image_base64")?, arguments.string("image_path")?) {
-                (Some(encoded), None) => Image::Encoded(encoded),
-                (None, Some(path)) => Image::File(path),
-                (Some(_), Some(_)) => {
-                    return Err("give image_base64 or image_path, not both".into());
-                }
-                (None, None) => return Err("give the image as image_base64 (or image_path)".into()),
+            let given = [
+                arguments.string("image_base64")?.map(Image::Encoded),
+                arguments.string("image_url")?.map(Image::Url),
+                arguments.string("image_path")?.map(Image::File),
+            ];
+            let mut given = given.into_iter().flatten();
+            let (Some(image), None) = (given.next(), given.next()) else {
+                return Err(
+                    "give the image as exactly one of image_base64, image_url or image_path".into(),
+                );
             };
             Ok((image, retain_hours, reference_date))
         });
@@ -124,6 +132,10 @@ pub(super) async fn call(
                 Err(error) => return Ok(failure(error.to_string()).into()),
             },
             None => return Ok(failure(ImageFileError::Disabled.to_string()).into()),
+        },
+        Image::Url(url) => match service::fetch_image(state, url).await {
+            Ok(bytes) => bytes,
+            Err(error) => return Ok(service_failure(&error).into()),
         },
     };
 
