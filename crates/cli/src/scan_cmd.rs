@@ -42,7 +42,7 @@ pub(crate) struct ScanArgs {
 const STDIN: &str = "-";
 
 /// Image extensions picked up when a folder is scanned.
-const EXTENSIONS: [&str; 8] = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif"];
+use mrtd_service::IMAGE_EXTENSIONS as EXTENSIONS;
 
 /// The files to read, and the files found in folders that were left out because their
 /// extension is not an image's (hidden files aside).

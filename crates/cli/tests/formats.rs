@@ -221,6 +221,45 @@ fn a_48_megapixel_jpeg_is_read_and_a_png_that_large_is_refused() {
     assert_eq!(output.status.code(), Some(3), "{}", text(&output.stdout));
 }
 
+/// HEIC photos (the iPhone default) read exactly: one made by libheif with x265, and one in
+/// the iPhone's layout (a grid of 512 × 512 tiles) made by another encoder; a cut HEIC and an
+/// AVIF (same container, another codec) are refused with a clear message.
+#[test]
+fn heic_photos_read_exactly() {
+    let heic = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/heic");
+    for (file, number, width) in
+        [("100_pass-uto.heic", "L898902C3", 793), ("100_pass2-uto-grid.heic", "D23145890", 2048)]
+    {
+        let output = mrtd(&["scan", "--format", "json", heic.join(file).to_str().expect("path")]);
+        assert_eq!(output.status.code(), Some(0), "{file}: {}", text(&output.stderr));
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let result = &report["results"][0];
+        assert_eq!(result["status"], "read", "{file}: {result}");
+        assert_eq!(result["fields"]["document_number"], number, "{file}");
+        assert_eq!(result["image"]["format"], "heic");
+        assert_eq!(result["image"]["width"], width);
+    }
+
+    let dir = tempfile::tempdir().expect("dir");
+    let whole = std::fs::read(heic.join("100_pass-uto.heic")).expect("read");
+    let cut = dir.path().join("cut.heic");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).expect("write");
+    let mut avif = whole.clone();
+    avif[8..12].copy_from_slice(b"avif");
+    let avif_path = dir.path().join("photo.avif.heic");
+    std::fs::write(&avif_path, &avif).expect("write");
+    for path in [cut, avif_path] {
+        let output = mrtd(&["scan", "--format", "json", path.to_str().expect("path")]);
+        assert_eq!(output.status.code(), Some(3), "{path:?}: {}", text(&output.stdout));
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let message = report["results"][0]["diagnostics"][0]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains("could not be decoded") || message.contains("unsupported"),
+            "{path:?}: {message}"
+        );
+    }
+}
+
 /// Files in a scanned folder that are not images by their name are left out and said to be,
 /// on standard error and in the summary; hidden files are left out silently.
 #[test]
@@ -229,7 +268,7 @@ fn a_folder_scan_reports_the_files_it_skipped() {
     std::fs::copy(images().join("100_pass-uto.jpg"), dir.path().join("passport.jpg"))
         .expect("copy");
     std::fs::write(dir.path().join("notes.txt"), "not a photo").expect("write");
-    std::fs::write(dir.path().join("scan.heic"), "not readable").expect("write");
+    std::fs::write(dir.path().join("scan.docx"), "not readable").expect("write");
     std::fs::write(dir.path().join(".DS_Store"), "hidden").expect("write");
     let output = mrtd(&["scan", "--format", "json", dir.path().to_str().expect("path")]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
@@ -238,7 +277,7 @@ fn a_folder_scan_reports_the_files_it_skipped() {
     assert_eq!(document["summary"]["skipped"], 2);
     let stderr = text(&output.stderr);
     assert!(stderr.contains("skipped 2 file(s)"), "{stderr}");
-    assert!(stderr.contains("notes.txt") && stderr.contains("scan.heic"), "{stderr}");
+    assert!(stderr.contains("notes.txt") && stderr.contains("scan.docx"), "{stderr}");
     assert!(!stderr.contains(".DS_Store"), "{stderr}");
 
     // With more than one photo, the table ends with a summary line that counts them too.

@@ -8,7 +8,9 @@
 #[non_exhaustive]
 pub enum ImageError {
     /// The bytes are not an image in a supported format (JPEG, PNG, WebP, TIFF, BMP).
-    #[error("unsupported or unrecognised image format (expected JPEG, PNG, WebP, TIFF or BMP)")]
+    #[error(
+        "unsupported or unrecognised image format (expected JPEG, PNG, WebP, TIFF, BMP or HEIC)"
+    )]
     UnsupportedFormat,
     /// The format was recognised but the data is damaged or truncated.
     #[error("the image could not be decoded: {0}")]

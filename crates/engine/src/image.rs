@@ -36,6 +36,9 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return decode_jpeg_luma(bytes, limits).map(|gray| Decoded { gray, format: "jpeg" });
     }
+    if is_heif(bytes) {
+        return decode_heif(bytes, limits).map(|gray| Decoded { gray, format: "heic" });
+    }
     let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|error| ImageError::Decode(error.to_string()))?;
@@ -102,6 +105,57 @@ fn decode_jpeg_luma(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageErr
     let luma = image::GrayImage::from_raw(width, height, data)
         .ok_or_else(|| ImageError::Decode("the JPEG decoded to an unexpected size".to_owned()))?;
     Ok(upright_gray(DynamicImage::ImageLuma8(luma), orientation))
+}
+
+/// Whether the bytes are a HEIF file that may hold HEVC images: the iPhone's `heic`/`heix`,
+/// or a generic `mif1`/`mif2` (AVIF and other codecs in the same container are refused
+/// when their image is found not to be HEVC).
+fn is_heif(bytes: &[u8]) -> bool {
+    bytes.len() >= 12
+        && matches!(
+            heifer::check_file_type(bytes),
+            heifer::FileTypeResult::Supported | heifer::FileTypeResult::MayBe
+        )
+}
+
+/// Decodes a HEIC photo's primary image (grid tiles assembled, its crop, rotation and
+/// mirroring applied by the decoder: HEIF's orientation lives in those properties, and
+/// the EXIF tag only repeats it) to luma.
+fn decode_heif(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageError> {
+    let file = heifer::heifer_isobmff::HeifFile::parse(bytes)
+        .map_err(|error| ImageError::Decode(format!("HEIF: {error}")))?;
+    // The size the file declares for its primary image, checked before any pixel is decoded;
+    // the decoder enforces the same limit on every tile and assembled image.
+    let declared = file.item_properties(file.primary_id).ok().and_then(|mut properties| {
+        properties.find_map(|property| match *property {
+            heifer::heifer_isobmff::boxes::Property::ImageSize { width, height } => {
+                Some((width, height))
+            }
+            _ => None,
+        })
+    });
+    if let Some((width, height)) = declared {
+        check_pixels(width, height, limits)?;
+    }
+    let options = heifer::Options { max_threads: 0, max_pixels: limits.max_pixels };
+    let image = heifer::decode_rgba8(bytes, &options).map_err(|error| match error {
+        heifer::Error::Unsupported(_) => ImageError::UnsupportedFormat,
+        other => ImageError::Decode(format!("HEIC: {other}")),
+    })?;
+    let (width, height) = (image.width as usize, image.height as usize);
+    if image.data.len() != width * height * 4 {
+        return Err(ImageError::Decode("the HEIC decoded to an unexpected size".to_owned()));
+    }
+    // ITU-R BT.601 luma, as the image crate computes it, in integers.
+    let data = image
+        .data
+        .chunks_exact(4)
+        .map(|rgba| {
+            let [r, g, b] = [rgba[0], rgba[1], rgba[2]].map(u32::from);
+            ((r * 299 + g * 587 + b * 114 + 500) / 1000) as u8
+        })
+        .collect();
+    Ok(Gray { width, height, data })
 }
 
 /// A large baseline JPEG decoded at half size, upright, with the full upright

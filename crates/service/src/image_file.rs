@@ -121,8 +121,10 @@ pub struct ListedImage {
 pub const MAX_LISTED: usize = 500;
 /// How many folders deep [`ImageDir::list`] looks.
 pub const MAX_DEPTH: usize = 3;
-/// File name extensions listed as images.
-const IMAGE_EXTENSIONS: [&str; 8] = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif"];
+/// File name extensions of the files read as photos (listed as resources, picked up in
+/// folder scans).
+pub const IMAGE_EXTENSIONS: [&str; 10] =
+    ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif", "heic", "heif"];
 
 /// The media type of an image file by its extension.
 pub fn media_type(path: &str) -> &'static str {
@@ -133,6 +135,8 @@ pub fn media_type(path: &str) -> &'static str {
         "webp" => "image/webp",
         "tif" | "tiff" => "image/tiff",
         "bmp" => "image/bmp",
+        "heic" => "image/heic",
+        "heif" => "image/heif",
         _ => "application/octet-stream",
     }
 }

@@ -22,7 +22,7 @@ mod state;
 
 pub use access::Access;
 pub use dates::today;
-pub use image_file::{ImageDir, ImageFileError, ListedImage, media_type};
+pub use image_file::{IMAGE_EXTENSIONS, ImageDir, ImageFileError, ListedImage, media_type};
 pub use image_url::ImageFetch;
 pub use ops::ServiceError;
 pub use principal::Principal;

@@ -327,7 +327,7 @@
         inputSchema: {
           type: "object",
           properties: {
-            image_base64: { type: "string", description: "The photo (JPEG, PNG, WebP, TIFF or BMP) as base64." },
+            image_base64: { type: "string", description: "The photo (JPEG, PNG, WebP, TIFF, BMP or HEIC) as base64." },
             retain_hours: { type: "integer", minimum: 0, maximum: 8760, description: "Keep the result this many hours; 0 keeps nothing." },
             reference_date: { type: "string", description: "YYYY-MM-DD; default today." },
           },

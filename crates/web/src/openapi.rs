@@ -154,7 +154,7 @@ pub fn document() -> Value {
                                 "schema": {
                                     "type": "object",
                                     "properties": {
-                                        "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF or BMP)." },
+                                        "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP or HEIC)." },
                                         "retain_hours": retain_hours,
                                         "reference_date": reference_date
                                     },
