@@ -260,6 +260,44 @@ fn heic_photos_read_exactly() {
     }
 }
 
+/// Scanned PDFs read through their page images: a JPEG on page 2 after a page without an
+/// MRZ (the page is reported), and Flate-compressed RGB samples; a PDF without page images
+/// and a cut PDF are refused with a clear message.
+#[test]
+fn scanned_pdfs_read_from_the_page_with_the_mrz() {
+    let pdfs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/pdf");
+    for (file, number, page) in
+        [("blank-then-100_pass-uto.pdf", "L898902C3", 2), ("62_pass-pol-flate.pdf", "ZS0000177", 1)]
+    {
+        let output = mrtd(&["scan", "--format", "json", pdfs.join(file).to_str().expect("path")]);
+        assert_eq!(output.status.code(), Some(0), "{file}: {}", text(&output.stderr));
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let result = &report["results"][0];
+        assert_eq!(result["status"], "read", "{file}: {result}");
+        assert_eq!(result["fields"]["document_number"], number, "{file}");
+        assert_eq!(result["image"]["format"], "pdf");
+        assert_eq!(result["image"]["page"], page, "{file}");
+    }
+
+    let dir = tempfile::tempdir().expect("dir");
+    let text_only = dir.path().join("letter.pdf");
+    std::fs::write(
+        &text_only,
+        b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
+    )
+    .expect("write");
+    let whole = std::fs::read(pdfs.join("62_pass-pol-flate.pdf")).expect("read");
+    let cut = dir.path().join("cut.pdf");
+    std::fs::write(&cut, &whole[..whole.len() / 3]).expect("write");
+    for (path, expected) in [(text_only, "no scanned page image"), (cut, "PDF")] {
+        let output = mrtd(&["scan", "--format", "json", path.to_str().expect("path")]);
+        assert_eq!(output.status.code(), Some(3), "{path:?}: {}", text(&output.stdout));
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let message = report["results"][0]["diagnostics"][0]["message"].as_str().unwrap_or("");
+        assert!(message.contains(expected), "{path:?}: {message}");
+    }
+}
+
 /// Files in a scanned folder that are not images by their name are left out and said to be,
 /// on standard error and in the summary; hidden files are left out silently.
 #[test]

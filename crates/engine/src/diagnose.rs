@@ -99,6 +99,7 @@ pub(crate) fn conclude(
         image_width: gray.width,
         image_height: gray.height,
         image_format: "raw",
+        page: None,
         timing_ms: 0.0,
     };
     let Some(attempt) = best else {
@@ -399,6 +400,7 @@ pub(crate) fn conclude(
         image_width: gray.width,
         image_height: gray.height,
         image_format: "raw",
+        page: None,
         timing_ms: 0.0,
     }
 }

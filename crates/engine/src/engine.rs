@@ -109,6 +109,11 @@ impl Engine {
         let started = Instant::now();
         let limits =
             DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
+        if crate::pdf::is_pdf(image_bytes) {
+            let mut reading = self.read_pdf(image_bytes, limits, options)?;
+            reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
+            return Ok(reading);
+        }
         if let Some(mut reading) = self.read_half_size(image_bytes, limits, options) {
             reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
             return Ok(reading);
@@ -126,6 +131,73 @@ impl Engine {
         reading.image_format = decoded.format;
         reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(reading)
+    }
+
+    /// Reads a scanned PDF: the images of its pages in order, the first `read` wins;
+    /// otherwise the best reading (partial before no MRZ, earlier pages first). The reading
+    /// names its page; its geometry is that page image's.
+    fn read_pdf(
+        &self,
+        bytes: &[u8],
+        limits: DecodeLimits,
+        options: &ParseOptions,
+    ) -> Result<ImageReading, ImageError> {
+        use crate::pdf::{MAX_IMAGES, PageImage, Pdf};
+
+        if bytes.len() > limits.max_bytes {
+            return Err(ImageError::TooLarge { bytes: bytes.len(), limit: limits.max_bytes });
+        }
+        let pdf = Pdf::parse(bytes, limits)?;
+        let rank = |status: Status| match status {
+            Status::Read => 2,
+            Status::Partial => 1,
+            Status::NoMrz => 0,
+        };
+        let mut best: Option<ImageReading> = None;
+        let mut skipped: Vec<String> = Vec::new();
+        let mut looked = 0;
+        'pages: for (number, page) in pdf.pages() {
+            for image in pdf.images(page, limits) {
+                if looked == MAX_IMAGES {
+                    break 'pages;
+                }
+                looked += 1;
+                let mut reading = match image {
+                    Ok(PageImage::Jpeg(jpeg)) => match self.read(jpeg, options) {
+                        Ok(reading) => reading,
+                        Err(error) => {
+                            skipped.push(format!("a JPEG that could not be used ({error})"));
+                            continue;
+                        }
+                    },
+                    Ok(PageImage::Gray(gray)) => self.read_gray(&gray, options),
+                    Err(why) => {
+                        skipped.push(why.reason);
+                        continue;
+                    }
+                };
+                reading.page = Some(number);
+                reading.image_format = "pdf";
+                let status = reading.status;
+                if best.as_ref().is_none_or(|b| rank(status) > rank(b.status)) {
+                    best = Some(reading);
+                }
+                if status == Status::Read {
+                    break 'pages;
+                }
+            }
+        }
+        best.ok_or_else(|| {
+            ImageError::Decode(if skipped.is_empty() {
+                "the PDF has no scanned page image to read (text drawn with fonts is not \
+                 read); send a photo or scan of the page instead"
+                    .to_owned()
+            } else {
+                skipped.sort();
+                skipped.dedup();
+                format!("the PDF's page images could not be used: {}", skipped.join("; "))
+            })
+        })
     }
 
     /// Reads a large JPEG from a half-size decode of its luma, which costs a

@@ -9,7 +9,7 @@
 pub enum ImageError {
     /// The bytes are not an image in a supported format (JPEG, PNG, WebP, TIFF, BMP).
     #[error(
-        "unsupported or unrecognised image format (expected JPEG, PNG, WebP, TIFF, BMP or HEIC)"
+        "unsupported or unrecognised image format (expected JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF)"
     )]
     UnsupportedFormat,
     /// The format was recognised but the data is damaged or truncated.

@@ -36,6 +36,7 @@ mod image;
 pub mod jpeg;
 mod locate;
 pub mod model;
+mod pdf;
 mod recognise;
 mod types;
 mod weigh;

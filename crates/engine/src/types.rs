@@ -72,8 +72,10 @@ pub struct ImageReading {
     pub image_width: usize,
     /// Image height in pixels after EXIF orientation.
     pub image_height: usize,
-    /// The container format: jpeg, png, webp, tiff or bmp.
+    /// The container format: jpeg, png, webp, tiff, bmp, heic or pdf.
     pub image_format: &'static str,
+    /// For a PDF, the page (from 1) whose image this reading is of.
+    pub page: Option<u32>,
     /// Time spent, in milliseconds.
     pub timing_ms: f64,
 }

@@ -123,8 +123,8 @@ pub const MAX_LISTED: usize = 500;
 pub const MAX_DEPTH: usize = 3;
 /// File name extensions of the files read as photos (listed as resources, picked up in
 /// folder scans).
-pub const IMAGE_EXTENSIONS: [&str; 10] =
-    ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif", "heic", "heif"];
+pub const IMAGE_EXTENSIONS: [&str; 11] =
+    ["jpg", "jpeg", "png", "webp", "tif", "tiff", "bmp", "jfif", "heic", "heif", "pdf"];
 
 /// The media type of an image file by its extension.
 pub fn media_type(path: &str) -> &'static str {
@@ -137,6 +137,7 @@ pub fn media_type(path: &str) -> &'static str {
         "bmp" => "image/bmp",
         "heic" => "image/heic",
         "heif" => "image/heif",
+        "pdf" => "application/pdf",
         _ => "application/octet-stream",
     }
 }

@@ -99,8 +99,12 @@ pub struct ImageInfo {
     pub width: usize,
     /// Height in pixels.
     pub height: usize,
-    /// `jpeg`, `png`, `webp`, `tiff` or `bmp`.
+    /// `jpeg`, `png`, `webp`, `tiff`, `bmp`, `heic` or `pdf`.
     pub format: &'static str,
+    /// For a PDF, the page (from 1) the reading comes from; width and height are that
+    /// page image's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
 }
 
 impl DocumentResult {
@@ -141,6 +145,7 @@ impl DocumentResult {
                 width: image.image_width,
                 height: image.image_height,
                 format: image.image_format,
+                page: image.page,
             },
             timing_ms: (image.timing_ms * 10.0).round() / 10.0,
         };

@@ -140,7 +140,7 @@ pub fn document() -> Value {
                 "post": {
                     "operationId": "scan_document",
                     "summary": "Read a photo of a travel document",
-                    "description": "Reads the MRZ of a photo. A photo without a readable MRZ is still a result (status partial or no_mrz, with diagnostics). With retain_hours above 0 a fully read result is kept for get; the answer is then 201 with Location. The photo may be the body itself (image/* or application/octet-stream; retain_hours and reference_date then go in the query), a multipart form or JSON.",
+                    "description": "Reads the MRZ of a photo. A photo without a readable MRZ is still a result (status partial or no_mrz, with diagnostics). With retain_hours above 0 a fully read result is kept for get; the answer is then 201 with Location. The photo may be the body itself (image/*, application/pdf or application/octet-stream; retain_hours and reference_date then go in the query), a multipart form or JSON.",
                     "parameters": [
                         { "name": "retain_hours", "in": "query", "required": false, "description": "With the photo as the body: keep the result this many hours.", "schema": retain_hours },
                         { "name": "reference_date", "in": "query", "required": false, "description": "With the photo as the body: YYYY-MM-DD.", "schema": reference_date }
@@ -149,18 +149,19 @@ pub fn document() -> Value {
                         "required": true,
                         "content": {
                             "image/*": { "schema": { "type": "string", "contentMediaType": "image/*" } },
+                            "application/pdf": { "schema": { "type": "string", "contentMediaType": "application/pdf" } },
                             "application/octet-stream": { "schema": { "type": "string", "contentMediaType": "application/octet-stream" } },
                             "multipart/form-data": {
                                 "schema": {
                                     "type": "object",
                                     "properties": {
-                                        "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP or HEIC)." },
+                                        "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF)." },
                                         "retain_hours": retain_hours,
                                         "reference_date": reference_date
                                     },
                                     "required": ["image"]
                                 },
-                                "encoding": { "image": { "contentType": "image/*, application/octet-stream" } }
+                                "encoding": { "image": { "contentType": "image/*, application/pdf, application/octet-stream" } }
                             },
                             "application/json": {
                                 "schema": {

@@ -72,13 +72,17 @@ pub(crate) async fn create_scan(
     let input = match media_type(request.headers()).as_deref() {
         Some("multipart/form-data") => from_multipart(request).await?,
         Some(json) if is_json(json) => from_json(&shared.state, request).await?,
-        Some(raw) if raw.starts_with("image/") || raw == "application/octet-stream" => {
+        Some(raw)
+            if raw.starts_with("image/")
+                || raw == "application/pdf"
+                || raw == "application/octet-stream" =>
+        {
             from_raw(request).await?
         }
         _ => {
             return Err(ApiError::unsupported_media_type(
-                "Send the photo as the body itself (image/jpeg, image/png, ... or \
-                 application/octet-stream), as multipart/form-data (an 'image' file part) or \
+                "Send the photo as the body itself (image/jpeg, image/png, ..., \
+                 application/pdf or application/octet-stream), as multipart/form-data (an 'image' file part) or \
                  as JSON ({\"image_base64\": ...}).",
             ));
         }

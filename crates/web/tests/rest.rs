@@ -79,6 +79,24 @@ async fn a_photo_sent_as_the_body_itself_reads_and_can_be_kept() {
         assert_eq!(result["status"], "read", "{result}");
         assert_eq!(result["fields"]["document_number"], "L898902C3");
     }
+    // A scanned PDF as the body: the MRZ is on its second page.
+    let pdf = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/pdf/blank-then-100_pass-uto.pdf"),
+    )
+    .expect("the PDF fixture");
+    let reply =
+        request(server.addr, "POST", "/v1/scans", &[("Content-Type", "application/pdf")], &pdf)
+            .await;
+    api.check("POST", "/v1/scans", &reply);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let result = reply.json();
+    assert_eq!(result["fields"]["document_number"], "L898902C3", "{result}");
+    assert_eq!(
+        (result["image"]["format"].as_str(), result["image"]["page"].as_u64()),
+        (Some("pdf"), Some(2))
+    );
+
     let kept = request(
         server.addr,
         "POST",

@@ -41,7 +41,7 @@ pub(super) fn input_schema() -> Value {
         "properties": {
             "image_base64": {
                 "type": "string",
-                "description": "The image file (JPEG, PNG, WebP, TIFF, BMP or HEIC) encoded as base64."
+                "description": "The image file (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF) encoded as base64."
             },
             "image_url": {
                 "type": "string",

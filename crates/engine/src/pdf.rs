@@ -1,0 +1,187 @@
+//! Scanned PDFs: the images drawn on each page, in page order.
+//!
+//! Scanners and phone scanning apps write one image per page, as a JPEG (`DCTDecode`) or as
+//! Flate-compressed samples (gray, RGB or CMYK, 8 or 1 bits, PNG or TIFF predictors). Those
+//! are what is read here; text drawn with fonts is not rendered, and images in other codecs
+//! (CCITT fax, JBIG2, JPEG 2000) are reported as skipped. `lopdf` parses the file with a bound
+//! on every stream it inflates; the image's declared size is checked against the pixel
+//! limit before its samples are inflated.
+
+use lopdf::{Document, LoadOptions, Object, xobject::PdfImage};
+
+use crate::{error::ImageError, gray::Gray, image::DecodeLimits};
+
+/// Pages looked through, at most.
+pub(crate) const MAX_PAGES: usize = 20;
+/// Images looked at across all pages, at most.
+pub(crate) const MAX_IMAGES: usize = 40;
+/// Images smaller than this on either side are logos and decorations, not scans.
+const MIN_SIDE: i64 = 64;
+
+/// Whether the bytes are a PDF file.
+pub(crate) fn is_pdf(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"%PDF-")
+}
+
+/// One image of a page.
+pub(crate) enum PageImage<'a> {
+    /// A JPEG file as embedded: read like any uploaded JPEG.
+    Jpeg(&'a [u8]),
+    /// Samples turned to gray.
+    Gray(Gray),
+}
+
+/// A parsed PDF.
+pub(crate) struct Pdf {
+    document: Document,
+}
+
+/// Why an image of a page was not read.
+pub(crate) struct Skipped {
+    /// The filter or colour space not handled.
+    pub(crate) reason: String,
+}
+
+impl Pdf {
+    /// Parses the file; every stream inflated while loading is bounded by the byte limit.
+    pub(crate) fn parse(bytes: &[u8], limits: DecodeLimits) -> Result<Self, ImageError> {
+        let options =
+            LoadOptions { max_decompressed_size: Some(limits.max_bytes), ..LoadOptions::default() };
+        let document = Document::load_mem_with_options(bytes, options)
+            .map_err(|error| ImageError::Decode(format!("the PDF could not be read: {error}")))?;
+        if document.is_encrypted() {
+            return Err(ImageError::Decode(
+                "the PDF is encrypted; save it without a password".to_owned(),
+            ));
+        }
+        Ok(Pdf { document })
+    }
+
+    /// The pages to look through, numbered from 1, in order (at most [`MAX_PAGES`]).
+    pub(crate) fn pages(&self) -> Vec<(u32, lopdf::ObjectId)> {
+        self.document.get_pages().into_iter().take(MAX_PAGES).collect()
+    }
+
+    /// The images of one page, largest first, each as read or why it was skipped.
+    pub(crate) fn images(
+        &self,
+        page: lopdf::ObjectId,
+        limits: DecodeLimits,
+    ) -> Vec<Result<PageImage<'_>, Skipped>> {
+        let Ok(mut images) = self.document.get_page_images(page) else { return Vec::new() };
+        images.retain(|image| image.width >= MIN_SIDE && image.height >= MIN_SIDE);
+        images.sort_by_key(|image| std::cmp::Reverse(image.width.saturating_mul(image.height)));
+        images.iter().map(|image| self.image(image, limits)).collect()
+    }
+
+    fn image<'a>(
+        &'a self,
+        image: &PdfImage<'a>,
+        limits: DecodeLimits,
+    ) -> Result<PageImage<'a>, Skipped> {
+        let skipped = |reason: String| Skipped { reason };
+        let filters = image.filters.clone().unwrap_or_default();
+        match filters.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            ["DCTDecode"] => return Ok(PageImage::Jpeg(image.content)),
+            [] | ["FlateDecode"] => {}
+            other => return Err(skipped(format!("an image compressed as {}", other.join(", ")))),
+        }
+        let (width, height) = (image.width, image.height);
+        let pixels = u64::try_from(width.saturating_mul(height)).unwrap_or(u64::MAX);
+        if pixels > limits.max_pixels {
+            return Err(skipped(format!("an image of {width} × {height} pixels, over the limit")));
+        }
+        let components = self.components(image).ok_or_else(|| {
+            skipped(format!(
+                "an image in the colour space {}",
+                image.color_space.as_deref().unwrap_or("(none)")
+            ))
+        })?;
+        let bits = image.bits_per_component.unwrap_or(8);
+        if !matches!((bits, components), (8, _) | (1, 1)) {
+            return Err(skipped(format!("an image of {bits} bits per sample")));
+        }
+        let (width, height) = (width as usize, height as usize);
+        let row_bytes = (width * components * bits as usize).div_ceil(8);
+        let needed = row_bytes * height;
+        let stream = lopdf::Stream::new(image.origin_dict.clone(), image.content.to_vec());
+        // PNG predictors add a tag byte to every row before they are undone.
+        let inflated_limit = needed + height + 1024;
+        let samples = stream
+            .decompressed_content_with_limit(inflated_limit)
+            .map_err(|error| skipped(format!("an image that could not be inflated: {error}")))?;
+        if samples.len() < needed {
+            return Err(skipped("an image with fewer samples than its size needs".to_owned()));
+        }
+        let inverted = decode_is_inverted(image);
+        let data = to_gray(&samples, width, height, components, bits == 1, row_bytes, inverted);
+        Ok(PageImage::Gray(Gray { width, height, data }))
+    }
+
+    /// Colour components per sample, for the colour spaces a scan uses.
+    fn components(&self, image: &PdfImage<'_>) -> Option<usize> {
+        match image.color_space.as_deref() {
+            Some("DeviceGray" | "CalGray" | "G") => Some(1),
+            Some("DeviceRGB" | "CalRGB" | "RGB") => Some(3),
+            Some("DeviceCMYK" | "CMYK") => Some(4),
+            Some("ICCBased") => {
+                let array = image.origin_dict.get(b"ColorSpace").ok()?.as_array().ok()?;
+                let (_, profile) = self.document.dereference(array.get(1)?).ok()?;
+                let n = profile.as_stream().ok()?.dict.get(b"N").ok()?.as_i64().ok()?;
+                matches!(n, 1 | 3 | 4).then_some(n as usize)
+            }
+            // An image mask or a stencil has no colour space: one bit, ink where 0.
+            None if image.bits_per_component == Some(1) => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `/Decode [1 0]` inverts the samples (as some bilevel scans write them).
+fn decode_is_inverted(image: &PdfImage<'_>) -> bool {
+    let number =
+        |object: &Object| object.as_float().ok().or_else(|| object.as_i64().ok().map(|v| v as f32));
+    match image.origin_dict.get(b"Decode").and_then(Object::as_array) {
+        Ok(array) => array.first().and_then(number).is_some_and(|first| first > 0.5),
+        Err(_) => false,
+    }
+}
+
+/// Samples to gray: ITU-R BT.601 luma from RGB, ink from CMYK, 1-bit rows unpacked.
+fn to_gray(
+    samples: &[u8],
+    width: usize,
+    height: usize,
+    components: usize,
+    one_bit: bool,
+    row_bytes: usize,
+    inverted: bool,
+) -> Vec<u8> {
+    let mut gray = Vec::with_capacity(width * height);
+    for row in samples.chunks_exact(row_bytes).take(height) {
+        if one_bit {
+            gray.extend(
+                (0..width).map(|x| if row[x / 8] >> (7 - x % 8) & 1 == 1 { 255 } else { 0 }),
+            );
+            continue;
+        }
+        gray.extend(row[..width * components].chunks_exact(components).map(|pixel| match pixel {
+            [v] => *v,
+            [r, g, b] => {
+                let [r, g, b] = [*r, *g, *b].map(u32::from);
+                ((r * 299 + g * 587 + b * 114 + 500) / 1000) as u8
+            }
+            [c, m, y, k] => {
+                let ink = (u32::from(*c) * 299 + u32::from(*m) * 587 + u32::from(*y) * 114 + 500)
+                    / 1000
+                    + u32::from(*k);
+                255 - ink.min(255) as u8
+            }
+            _ => 0,
+        }));
+    }
+    if inverted {
+        gray.iter_mut().for_each(|v| *v = 255 - *v);
+    }
+    gray
+}
