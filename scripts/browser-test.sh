@@ -7,6 +7,7 @@
 # from npm (installed into the cache when missing); never downloads a browser.
 # Usage: scripts/browser-test.sh            (builds `mrtd` with cargo first)
 #        MRTD_BIN=path/to/mrtd scripts/browser-test.sh
+#        SCREENSHOT_DIR=DIR scripts/browser-test.sh   (keeps the 1280 px, 390 px and pt-BR screenshots)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -69,6 +70,7 @@ start_server() {
     exit 1
 }
 
+mkdir -p "${SCREENSHOT_DIR:-$work/screenshots}"
 start_server open
 open_url="$url"
 # A second server that needs an API key, with one key made for the test.
@@ -85,4 +87,5 @@ PLAYWRIGHT_CORE="$cache/node_modules/playwright-core" \
 PROFILE_DIR="$work/profile" \
 SAMPLES="$root/tests/data/images" \
 SCREENSHOT="${SCREENSHOT:-}" \
+SCREENSHOT_DIR="${SCREENSHOT_DIR:-$work/screenshots}" \
     node "$root/tests/browser/page.test.cjs"

@@ -4,9 +4,10 @@
 #
 # Usage: scripts/interop.sh [--bin PATH]
 #
-# Each client lists the tools (the six, in order), scans tests/data/images/100_pass-uto.jpg
-# sent as base64 (status read, the document number from MANIFEST.tsv in structuredContent)
-# and fetches the kept scan with get_scan. The SDKs are installed once, at the versions
+# Each client lists the tools (the seven, in order), scans tests/data/images/100_pass-uto.jpg
+# sent as base64 (status read, the document number from MANIFEST.tsv in structuredContent),
+# fetches the kept scan with get_scan, and, with tests/data/images as the server's image
+# directory, finds the photo among the resources, reads it, and scans it by its URI. The SDKs are installed once, at the versions
 # pinned in tests/interop/ts/package-lock.json and tests/interop/py/requirements.txt, into
 # ${XDG_CACHE_HOME:-~/.cache}/mrtd/interop (MRTD_INTEROP_CACHE overrides it); network
 # access is needed only to fill that cache. Without --bin (or MRTD_BIN) the binary is built
@@ -19,7 +20,7 @@ BIN=${MRTD_BIN:-}
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) BIN=$2; shift 2 ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "interop: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -106,7 +107,8 @@ trap cleanup EXIT
 # One HTTP server for the HTTP runs; a user's configuration file must not change it.
 mkdir -p "$WORK/http-data" "$WORK/config"
 XDG_CONFIG_HOME=$WORK/config RUST_LOG=warn \
-    "$BIN" serve --listen 127.0.0.1:0 --data-dir "$WORK/http-data" 2>"$WORK/server.log" &
+    "$BIN" serve --listen 127.0.0.1:0 --data-dir "$WORK/http-data" --image-dir "$(dirname "$IMAGE")" \
+    2>"$WORK/server.log" &
 SERVER_PID=$!
 URL=
 for _ in $(seq 1 300); do

@@ -5,6 +5,7 @@
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
+const zlib = require("node:zlib");
 const { chromium } = require(process.env.PLAYWRIGHT_CORE);
 
 const url = process.env.MRTD_URL;
@@ -20,6 +21,44 @@ function expected() {
     surname: line1.slice(5).split("<<")[0].replace(/</g, " ").trim(),
     documentNumber: line2.slice(0, 9).replace(/</g, ""),
   };
+}
+
+/** A plain light-gray PNG: a real photo without any MRZ on it. */
+function blankPng(width, height) {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes) => {
+    let c = 0xffffffff;
+    for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([length, body, sum]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 0; // gray
+  const rows = Buffer.alloc((width + 1) * height, 220);
+  for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0; // filter: none
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header), chunk("IDAT", zlib.deflateSync(rows)), chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+/** Where screenshots go: $SCREENSHOT_DIR, kept for a person to look at. */
+function screenshotPath(name) {
+  return path.join(process.env.SCREENSHOT_DIR, name);
 }
 
 async function test(name, body) {
@@ -62,8 +101,8 @@ async function test(name, body) {
       await page.setInputFiles("#image", path.join(samples, PHOTO));
       await page.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent),
         null, { timeout: 60000 });
-      const surname = await page.textContent("dd[data-field=surname]");
-      const number = await page.textContent("dd[data-field=document_number]");
+      const surname = await page.textContent("dd[data-field=surname] .value");
+      const number = await page.textContent("dd[data-field=document_number] .value");
       assert.equal(surname, want.surname);
       assert.equal(number, want.documentNumber);
       const verdicts = await page.$$eval("#checks tbody .verdict", (cells) => cells.map((c) => c.textContent));
@@ -90,7 +129,81 @@ async function test(name, body) {
       await page.fill("#mrz_text", lines.join("\n"));
       await page.click("#parse-button");
       await page.waitForFunction(() => /^Read a TD3/.test(document.getElementById("status").textContent));
-      assert.equal(await page.textContent("dd[data-field=surname]"), expected().surname);
+      assert.equal(await page.textContent("dd[data-field=surname] .value"), expected().surname);
+    });
+
+    await test("fields carry marks with a legend", async () => {
+      assert.equal(await page.getAttribute("dd[data-field=document_number]", "data-mark"), "verified");
+      assert.equal(await page.getAttribute("dd[data-field=surname]", "data-mark"), "uncovered");
+      const badge = await page.textContent("dd[data-field=surname] .mark");
+      assert.equal(badge, "not checked");
+      const legend = await page.$$eval(".legend dt", (items) => items.map((i) => i.textContent.trim()));
+      assert.deepEqual(legend, ["verified", "not checked", "corrected", "doubtful"]);
+    });
+
+    await test("on a wide screen the result sits beside the photo input (1280 px)", async () => {
+      const wide = await context.newPage();
+      await wide.setViewportSize({ width: 1280, height: 900 });
+      await wide.goto(url + "/?lang=en", { waitUntil: "load" });
+      await wide.setInputFiles("#image", path.join(samples, PHOTO));
+      await wide.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent));
+      const form = await wide.locator("#scan-form").boundingBox();
+      const result = await wide.locator("#result").boundingBox();
+      const number = await wide.locator("dd[data-field=document_number]").boundingBox();
+      assert.ok(result.x >= form.x + form.width, `the result is beside the form: ${JSON.stringify([form, result])}`);
+      assert.ok(number.y + number.height < 900, `the fields are in view without scrolling: ${JSON.stringify(number)}`);
+      await wide.screenshot({ path: screenshotPath("page-1280.png") });
+      assert.ok(fs.statSync(screenshotPath("page-1280.png")).size > 20000, "a real screenshot");
+      await wide.close();
+    });
+
+    await test("on a phone the result is scrolled into view and the camera offered (390 px)", async () => {
+      const narrow = await context.newPage();
+      await narrow.setViewportSize({ width: 390, height: 844 });
+      await narrow.goto(url + "/?lang=en", { waitUntil: "load" });
+      await narrow.setInputFiles("#image", path.join(samples, PHOTO));
+      await narrow.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent));
+      await narrow.waitForFunction(() => {
+        const top = document.getElementById("result").getBoundingClientRect().top;
+        return top >= -5 && top < window.innerHeight / 2;
+      }, null, { timeout: 5000 });
+      const capture = await narrow.getAttribute("#camera", "capture");
+      assert.equal(capture, "environment");
+      await narrow.screenshot({ path: screenshotPath("page-390.png") });
+      assert.ok(fs.statSync(screenshotPath("page-390.png")).size > 10000, "a real screenshot");
+      await narrow.close();
+    });
+
+    await test("a photo without an MRZ shows advice, not empty sections", async () => {
+      const failed = await context.newPage();
+      await failed.goto(url + "/?lang=en", { waitUntil: "load" });
+      await failed.setInputFiles("#image", { name: "blank.png", mimeType: "image/png", buffer: blankPng(400, 300) });
+      await failed.waitForFunction(() => /^No machine readable zone/.test(document.getElementById("status").textContent));
+      assert.equal(await failed.isVisible("#advice-section"), true);
+      const advice = await failed.textContent("#diagnostics");
+      assert.match(advice, /Photograph the page|two or three lines/);
+      for (const empty of ["#corrections-section", "#checks-section", "#lines-section"]) {
+        assert.equal(await failed.isVisible(empty), false, `${empty} is hidden`);
+      }
+      assert.ok(!/_/.test(advice), `no raw code reaches people: ${advice}`);
+      await failed.close();
+    });
+
+    await test("Brazilian Portuguese from Accept-Language, and the switch back", async () => {
+      const ptPage = await context.newPage();
+      await ptPage.setExtraHTTPHeaders({ "Accept-Language": "pt-BR,pt;q=0.9,en;q=0.5" });
+      await ptPage.goto(url + "/", { waitUntil: "load" });
+      assert.equal(await ptPage.getAttribute("html", "lang"), "pt-BR");
+      assert.match(await ptPage.textContent("label[for=image]"), /Escolha uma foto/);
+      await ptPage.setInputFiles("#image", path.join(samples, PHOTO));
+      await ptPage.waitForFunction(() => /^Documento TD3 lido/.test(document.getElementById("status").textContent));
+      const labels = await ptPage.$$eval("#fields dt", (items) => items.map((i) => i.textContent));
+      assert.ok(labels.includes("Sobrenome") && labels.includes("Número do documento"), labels.join(", "));
+      assert.equal(await ptPage.textContent("dd[data-field=document_number] .mark"), "conferido");
+      await ptPage.screenshot({ path: screenshotPath("page-pt-BR.png") });
+      await Promise.all([ptPage.waitForNavigation(), ptPage.click("nav a[hreflang=en]")]);
+      assert.equal(await ptPage.getAttribute("html", "lang"), "en");
+      await ptPage.close();
     });
 
     await test("WebMCP tools are registered and call the REST API", async () => {
@@ -130,7 +243,7 @@ async function test(name, body) {
       await keyed.keyboard.press("Tab");
       await keyed.click("#scan-button");
       await keyed.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent));
-      assert.equal(await keyed.textContent("dd[data-field=surname]"), expected().surname);
+      assert.equal(await keyed.textContent("dd[data-field=surname] .value"), expected().surname);
       const stored = await keyed.evaluate(() => sessionStorage.getItem("mrtd.apiKey"));
       assert.equal(stored, process.env.MRTD_API_KEY);
       await keyed.close();

@@ -4,29 +4,40 @@
 
 (function () {
   const KEY_STORAGE = "mrtd.apiKey";
-  const FIELD_LABELS = [
-    ["document_code", "Document code"],
-    ["issuer", "Issuer"],
-    ["document_number", "Document number"],
-    ["surname", "Surname"],
-    ["given_names", "Given names"],
-    ["nationality", "Nationality"],
-    ["birth_date", "Date of birth"],
-    ["sex", "Sex"],
-    ["expiry_date", "Date of expiry"],
-    ["optional_data", "Optional data"],
-    ["optional_data_2", "Optional data 2"],
+  const FIELDS = [
+    "document_code", "issuer", "document_number", "surname", "given_names", "nationality",
+    "birth_date", "sex", "expiry_date", "optional_data", "optional_data_2",
   ];
-  const CHECK_LABELS = {
-    document_number: "Document number",
-    birth_date: "Date of birth",
-    expiry_date: "Date of expiry",
-    optional_data: "Optional data",
-    composite: "Composite",
+  const DIAGNOSTIC_CODES = [
+    "no_mrz_found", "mrz_cut_at_edge", "too_small", "too_blurred", "glare", "partly_covered",
+    "line_unreadable", "check_digit_failed", "low_confidence", "rotated", "corrected",
+  ];
+  /** Where the fields no check digit covers sit, by format: [field, line, first, last]. */
+  const UNCOVERED_CELLS = {
+    TD3: [["document_code", 1, 1, 2], ["issuer", 1, 3, 5], ["names", 1, 6, 44], ["nationality", 2, 11, 13], ["sex", 2, 21, 21]],
+    MRVA: [["document_code", 1, 1, 2], ["issuer", 1, 3, 5], ["names", 1, 6, 44], ["nationality", 2, 11, 13], ["sex", 2, 21, 21]],
+    TD2: [["document_code", 1, 1, 2], ["issuer", 1, 3, 5], ["names", 1, 6, 36], ["nationality", 2, 11, 13], ["sex", 2, 21, 21]],
+    MRVB: [["document_code", 1, 1, 2], ["issuer", 1, 3, 5], ["names", 1, 6, 36], ["nationality", 2, 11, 13], ["sex", 2, 21, 21]],
+    TD1: [["document_code", 1, 1, 2], ["issuer", 1, 3, 5], ["sex", 2, 8, 8], ["nationality", 2, 16, 18], ["names", 3, 1, 30]],
   };
 
   const $ = (id) => document.getElementById(id);
   let photoUrl = null;
+
+  /** The page's words in its language (filled in by the server). */
+  const MESSAGES = (function () {
+    try {
+      return JSON.parse(document.getElementById("messages").textContent);
+    } catch (_) {
+      return {};
+    }
+  })();
+
+  /** A text by key, with `{name}` placeholders filled from `values`. */
+  function t(key, values) {
+    const text = MESSAGES[key] || key;
+    return text.replace(/\{(\w+)\}/g, (_, name) => (values && name in values ? String(values[name]) : ""));
+  }
 
   /** Headers for an API call, with the API key when one was given. */
   function apiHeaders(extra) {
@@ -45,9 +56,9 @@
       body = null;
     }
     if (!response.ok) {
-      const message = body && body.error && body.error.message
-        ? body.error.message
-        : "The server answered " + response.status + ".";
+      const message = body && (body.detail || (body.error && body.error.message))
+        ? body.detail || body.error.message
+        : t("s_server", { status: response.status });
       const error = new Error(message);
       error.status = response.status;
       throw error;
@@ -100,38 +111,90 @@
   }
 
   function summary(result) {
-    const format = result.format || "unknown";
+    const format = result.format || t("unknown_format");
     if (result.status === "read") {
       const derived = result.derived || {};
-      const expiry = derived.expired === true ? " The document expired on " + result.fields.expiry_date + "."
-        : derived.expired === false ? " The document is unexpired." : "";
-      return "Read a " + format + " document: " +
-        (result.valid ? "every check digit verified." : "not every check digit verified.") + expiry +
-        (result.scan_id ? " Kept as scan " + result.scan_id + " until " + result.expires_at + "." : "");
+      const parts = [t(result.valid ? "s_read" : "s_read_invalid", { format: format })];
+      if (derived.expired === true) parts.push(t("s_expired", { date: result.fields.expiry_date }));
+      if (derived.expired === false) parts.push(t("s_unexpired"));
+      if (result.scan_id) parts.push(t("s_kept", { id: result.scan_id, until: result.expires_at }));
+      return parts.join(" ");
     }
-    if (result.status === "partial") return "Found a " + format + " zone but could not read it with confidence.";
-    return "No machine readable zone was found.";
+    if (result.status === "partial") return t("s_partial", { format: format });
+    return t("s_no_mrz");
   }
 
-  function showFields(fields) {
+  /** The field a cell belongs to, for the fields no check digit covers; null otherwise. */
+  function uncoveredFieldAt(result, line, column) {
+    const cells = UNCOVERED_CELLS[result.format] || [];
+    for (const [field, l, first, last] of cells) {
+      if (l !== line || column < first || column > last) continue;
+      if (field !== "names") return field;
+      // The surname ends at the first "<<" of the name field.
+      const text = (result.lines || [])[line - 1] || "";
+      const split = text.indexOf("<<", first - 1);
+      return split >= 0 && column - 1 >= split ? "given_names" : "surname";
+    }
+    return null;
+  }
+
+  /** Each field's mark: verified, uncovered, corrected or doubtful. */
+  function fieldMarks(result) {
+    const marks = {};
+    for (const evidence of result.evidence || []) {
+      marks[evidence.field] = evidence.status === "verified" ? "verified"
+        : evidence.status === "refuted" ? "doubtful" : "uncovered";
+    }
+    const checks = result.checks || [];
+    for (const correction of result.corrections || []) {
+      let field = uncoveredFieldAt(result, correction.line, correction.column);
+      if (!field) {
+        const check = checks.find((c) => c.name !== "composite" && (c.covers || []).some((span) =>
+          span.line === correction.line && correction.column >= span.from && correction.column <= span.to));
+        field = check ? check.name : null;
+      }
+      if (field && marks[field] !== "doubtful") marks[field] = "corrected";
+    }
+    // Places where several readings fit, and names read with low confidence, are doubtful.
+    for (const ambiguity of result.ambiguities || []) {
+      for (const name of ambiguity.checks || []) if (name !== "composite") marks[name] = "doubtful";
+    }
+    if (result.status !== "read") {
+      for (const field of Object.keys(marks)) if (marks[field] === "uncovered") marks[field] = "doubtful";
+    }
+    return marks;
+  }
+
+  function showFields(result) {
     const list = $("fields");
     clear(list);
+    const fields = result.fields;
+    $("legend").hidden = !fields;
     if (!fields) {
-      const dt = document.createElement("dt");
-      dt.textContent = "Fields";
       const dd = document.createElement("dd");
-      dd.textContent = "none were read";
-      list.appendChild(dt);
+      dd.textContent = t("no_fields");
       list.appendChild(dd);
       return;
     }
-    for (const [key, label] of FIELD_LABELS) {
+    const marks = fieldMarks(result);
+    for (const key of FIELDS) {
       if (fields[key] === undefined || fields[key] === null || fields[key] === "") continue;
       const dt = document.createElement("dt");
-      dt.textContent = label;
+      dt.textContent = t("f_" + key);
       const dd = document.createElement("dd");
-      dd.textContent = String(fields[key]);
+      const value = document.createElement("span");
+      value.className = "value";
+      value.textContent = String(fields[key]);
+      dd.appendChild(value);
       dd.dataset.field = key;
+      const mark = marks[key] || "uncovered";
+      dd.dataset.mark = mark;
+      const badge = document.createElement("span");
+      badge.className = "mark " + mark;
+      badge.textContent = t("mark_" + mark);
+      badge.title = t("mark_" + mark + "_long");
+      dd.appendChild(document.createTextNode(" "));
+      dd.appendChild(badge);
       list.appendChild(dt);
       list.appendChild(dd);
     }
@@ -140,28 +203,32 @@
   function showChecks(checks) {
     const body = $("checks").tBodies[0];
     clear(body);
+    $("checks-section").hidden = !checks || checks.length === 0;
     for (const check of checks || []) {
       const row = body.insertRow();
       const name = document.createElement("th");
       name.scope = "row";
-      name.textContent = CHECK_LABELS[check.name] || check.name;
+      name.textContent = t("f_" + check.name);
       row.appendChild(name);
       const verdict = row.insertCell();
-      verdict.textContent = check.status === "verified" ? "verified"
-        : check.status === "refuted" ? "refuted (printed " + check.printed + ", computed " + check.computed + ")"
-        : "not printed";
+      verdict.textContent = t("v_" + check.status, { printed: check.printed, computed: check.computed });
       verdict.className = "verdict " + check.status;
     }
   }
 
-  function showList(id, entries, describe, empty) {
+  /** Fills a list, hiding its section when there is nothing to say. */
+  function showList(id, entries, describe) {
     const list = $(id);
     clear(list);
-    if (!entries || entries.length === 0) {
-      item(list, empty, "none");
-      return;
-    }
-    for (const entry of entries) item(list, describe(entry));
+    list.closest("section").hidden = !entries || entries.length === 0;
+    for (const entry of entries || []) item(list, describe(entry));
+  }
+
+  /** A diagnostic in the page's language: the server's sentence in English, ours otherwise. */
+  function advice(diagnostic) {
+    if (document.documentElement.lang === "en" && diagnostic.message) return diagnostic.message;
+    return DIAGNOSTIC_CODES.includes(diagnostic.code) ? t("d_" + diagnostic.code)
+      : diagnostic.message || t("d_other");
   }
 
   /** Draws the MRZ quadrilateral over the photo, in the photo's own pixel space. */
@@ -178,7 +245,7 @@
     figure.hidden = false;
     if (!Array.isArray(region) || region.length !== 4 || !image || !image.width) {
       svg.removeAttribute("data-drawn");
-      $("overlay-caption").textContent = "No machine readable zone was located on this photo.";
+      $("overlay-caption").textContent = t("no_outline");
       return;
     }
     svg.setAttribute("viewBox", "0 0 " + image.width + " " + image.height);
@@ -189,26 +256,37 @@
     polygon.setAttribute("vector-effect", "non-scaling-stroke");
     svg.appendChild(polygon);
     svg.setAttribute("data-drawn", "true");
-    $("overlay-caption").textContent = "The outline marks where the machine readable zone was found.";
+    $("overlay-caption").textContent = t("outline");
   }
 
   function show(result) {
     $("output").hidden = false;
-    showFields(result.fields);
+    showFields(result);
     $("lines").textContent = (result.lines || []).join("\n");
+    $("lines-section").hidden = !result.lines || result.lines.length === 0;
     showChecks(result.checks);
-    showList("corrections", result.corrections, (c) =>
-      "Line " + c.line + ", column " + c.column + ": " + c.from + " became " + c.to + " (" + c.why + ")",
-      "None: every character is as read.");
-    showList("diagnostics", (result.diagnostics || []).concat(result.warnings || []),
-      (d) => d.message || d.code, "None.");
+    showList("corrections", result.corrections, (c) => t("correction", {
+      line: c.line, column: c.column, from: c.from, to: c.to, why: t("w_" + c.why),
+    }));
+    // Advice comes first: on a failed read it is what a person needs.
+    showList("diagnostics", (result.diagnostics || []).filter((d) => d.code !== "corrected"), advice);
     $("raw").textContent = JSON.stringify(result, null, 2);
     drawRegion(result);
     setStatus(summary(result), false);
+    revealResult();
+  }
+
+  /** On a narrow screen the result is below the forms: bring it into view. */
+  function revealResult() {
+    const box = $("result").getBoundingClientRect();
+    if (box.top > window.innerHeight * 0.6 && typeof $("result").scrollIntoView === "function") {
+      $("result").scrollIntoView({ behavior: "smooth", block: "start" });
+    }
   }
 
   function fail(error) {
-    setStatus("Could not read the document: " + error.message, false);
+    setStatus(t("s_failed", { message: error.message }), false);
+    revealResult();
     if (error.status === 401 || error.status === 403) {
       // The server wants credentials: open the options and put the cursor in the key field.
       $("api_key").closest("details").open = true;
@@ -226,14 +304,15 @@
 
   async function scanSelected(file) {
     if (!file) {
-      setStatus("Choose a photo first.", false);
+      setStatus(t("s_choose_first"), false);
       $("image").focus();
       return;
     }
     if (photoUrl) URL.revokeObjectURL(photoUrl);
-    photoUrl = URL.createObjectURL(file);
-    $("photo").src = photoUrl;
-    setStatus("Reading the document…", true);
+    // Browsers show JPEG, PNG, WebP and BMP; HEIC, TIFF and PDF are read without a preview.
+    photoUrl = /^image\/(jpeg|png|webp|bmp|gif)$/.test(file.type) ? URL.createObjectURL(file) : null;
+    if (photoUrl) $("photo").src = photoUrl;
+    setStatus(t("s_reading"), true);
     $("scan-button").disabled = true;
     try {
       const { retainHours, referenceDate } = options();
@@ -256,11 +335,21 @@
 
     $("scan-form").addEventListener("submit", (event) => {
       event.preventDefault();
-      scanSelected($("image").files[0]);
+      scanSelected($("image").files[0] || $("camera").files[0]);
     });
     // Choosing a file reads it at once; the button reads it again with new options.
     $("image").addEventListener("change", () => {
       if ($("image").files[0]) scanSelected($("image").files[0]);
+    });
+    // The camera (on phones; elsewhere another file picker) reads the same way.
+    $("camera").addEventListener("change", () => {
+      if ($("camera").files[0]) scanSelected($("camera").files[0]);
+    });
+    // A photo the browser cannot show after all is still read; the preview goes away.
+    $("photo").addEventListener("error", () => {
+      if (photoUrl) URL.revokeObjectURL(photoUrl);
+      photoUrl = null;
+      $("preview").hidden = true;
     });
 
     const drop = $("drop");
@@ -280,13 +369,13 @@
       event.preventDefault();
       const text = $("mrz_text").value;
       if (!text.trim()) {
-        setStatus("Type the two or three MRZ lines first.", false);
+        setStatus(t("s_type_first"), false);
         $("mrz_text").focus();
         return;
       }
       if (photoUrl) URL.revokeObjectURL(photoUrl);
       photoUrl = null;
-      setStatus("Parsing the lines…", true);
+      setStatus(t("s_parsing"), true);
       try {
         const input = { text: text };
         const referenceDate = options().referenceDate;
@@ -327,7 +416,7 @@
         inputSchema: {
           type: "object",
           properties: {
-            image_base64: { type: "string", description: "The photo (JPEG, PNG, WebP, TIFF, BMP or HEIC) as base64." },
+            image_base64: { type: "string", description: "The photo (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF) as base64." },
             retain_hours: { type: "integer", minimum: 0, maximum: 8760, description: "Keep the result this many hours; 0 keeps nothing." },
             reference_date: { type: "string", description: "YYYY-MM-DD; default today." },
           },

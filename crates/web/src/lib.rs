@@ -23,6 +23,7 @@
 mod assets;
 mod docs;
 mod error;
+mod i18n;
 mod negotiate;
 mod openapi;
 mod rest;
@@ -114,7 +115,7 @@ pub fn routes_with(state: AppState, config: &WebConfig) -> Router {
         .with_state(shared);
     let mcp_path = config.mcp_path.clone();
     Router::new()
-        .route("/", get(move |headers| root::root(headers, mcp_path.clone())))
+        .route("/", get(move |uri, headers| root::root(uri, headers, mcp_path.clone())))
         .route("/assets/{name}", get(assets::serve))
         .route("/llms.txt", get(docs::llms_txt))
         .route("/docs/{name}", get(docs::serve))

@@ -8,7 +8,7 @@ use axum::{
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
 
-use crate::negotiate;
+use crate::{i18n, negotiate};
 
 /// The page, filled in by [`page`].
 const PAGE: &str = include_str!("../assets/index.html");
@@ -20,16 +20,16 @@ const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'sel
     img-src 'self' blob: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; \
     frame-ancestors 'none'";
 
-pub(crate) async fn root(headers: HeaderMap, mcp_path: String) -> Response {
+pub(crate) async fn root(uri: http::Uri, headers: HeaderMap, mcp_path: String) -> Response {
     let offered = ["text/plain", "text/html", "application/json", "text/markdown"];
     let mut response = match negotiate::preferred(&headers, &offered) {
-        Some("text/html") => page(&mcp_path),
+        Some("text/html") => page(&mcp_path, i18n::choose(uri.query(), &headers)),
         Some("application/json") => Json(discovery_document(&mcp_path)).into_response(),
         Some("text/markdown") => markdown(&mcp_path),
         _ => plain(&mcp_path),
     };
     let headers = response.headers_mut();
-    headers.insert(header::VARY, HeaderValue::from_static("Accept"));
+    headers.insert(header::VARY, HeaderValue::from_static("Accept, Accept-Language"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
 }
@@ -82,10 +82,12 @@ fn json_ld(mcp_path: &str) -> Value {
     })
 }
 
-fn page(mcp_path: &str) -> Response {
+fn page(mcp_path: &str, lang: i18n::Lang) -> Response {
     // `</` cannot appear inside the JSON-LD script element; escape it in the JSON text.
     let ld = json_ld(mcp_path).to_string().replace("</", "<\\/");
-    let body = PAGE
+    let body = i18n::fill(PAGE, lang)
+        .replace("{{lang}}", lang.tag())
+        .replace("{{messages}}", &i18n::messages_json(lang))
         .replace("{{version}}", env!("CARGO_PKG_VERSION"))
         .replace("{{asset_version}}", &crate::assets::version())
         .replace("{{json_ld}}", &ld)
@@ -96,6 +98,9 @@ fn page(mcp_path: &str) -> Response {
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    if let Ok(language) = HeaderValue::from_str(lang.tag()) {
+        headers.insert(header::CONTENT_LANGUAGE, language);
+    }
     response
 }
 

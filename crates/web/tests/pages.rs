@@ -19,7 +19,8 @@ async fn the_root_answers_each_reader_in_its_language() {
     let page = request(addr, "GET", "/", &[("Accept", BROWSER)], b"").await;
     assert_eq!(page.status, 200);
     assert_eq!(content_type(&page), "text/html");
-    assert_eq!(page.header("vary"), Some("Accept"));
+    assert_eq!(page.header("vary"), Some("Accept, Accept-Language"));
+    assert_eq!(page.header("content-language"), Some("en"));
     let policy = page.header("content-security-policy").expect("a content security policy");
     assert!(policy.contains("script-src 'self'") && policy.contains("connect-src 'self'"));
     let html = page.text();
@@ -57,6 +58,43 @@ async fn the_root_answers_each_reader_in_its_language() {
         assert_eq!(content_type(&plain), "text/plain", "Accept {accept:?}");
         assert!(plain.text().contains("/mcp") && plain.text().len() < 400);
     }
+}
+
+/// The page speaks Brazilian Portuguese to browsers that prefer it, English otherwise, and
+/// `?lang=` (its language switch) wins over the header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_speaks_the_language_the_browser_prefers() {
+    let server = support::start().await;
+    let page = |path: &'static str, language: &'static str| {
+        let addr = server.addr;
+        async move {
+            request(addr, "GET", path, &[("Accept", BROWSER), ("Accept-Language", language)], b"")
+                .await
+        }
+    };
+    let pt = page("/", "pt-BR,pt;q=0.9,en;q=0.8").await;
+    assert_eq!(pt.header("content-language"), Some("pt-BR"));
+    let html = pt.text();
+    assert!(html.contains("<html lang=\"pt-BR\">"), "{}", &html[..200]);
+    for words in ["Escolha uma foto do documento", "Ler o documento", "\"f_surname\":\"Sobrenome\""]
+    {
+        assert!(html.contains(words), "the Portuguese page lacks {words}");
+    }
+    assert!(!html.contains("{{"), "every placeholder is filled");
+    // The messages for the script are JSON inside a script element: no `<` may end it early.
+    let marker = "id=\"messages\">";
+    let start = html.find(marker).expect("the messages") + marker.len();
+    let end = start + html[start..].find("</script>").expect("the end of the messages");
+    let messages: Value = serde_json::from_str(&html[start..end]).expect("the messages are JSON");
+    assert_eq!(messages["d_glare"].as_str().map(|t| t.contains("reflexo")), Some(true));
+
+    let en = page("/", "de-DE,en;q=0.7").await;
+    assert_eq!(en.header("content-language"), Some("en"));
+    assert!(en.text().contains("Choose a photo of the document"));
+    let switched = page("/?lang=en", "pt-BR").await;
+    assert_eq!(switched.header("content-language"), Some("en"));
+    let switched = page("/?lang=pt-BR", "en").await;
+    assert_eq!(switched.header("content-language"), Some("pt-BR"));
 }
 
 /// The JSON-LD block of the page.

@@ -3,14 +3,17 @@
 Usage: client.py (--stdio MRTD_BIN DATA_DIR | --url URL) --image PATH --number DOC_NUMBER
                  [--mode auto|legacy|2026-07-28]
 
-Lists the tools (the six, in order), scans the image sent as base64 (kept for an hour), checks the status
-and the document number in structuredContent, then fetches the kept scan with get_scan.
+Lists the tools (the seven, in order), scans the image sent as base64 (kept for an hour), checks the status
+and the document number in structuredContent, then fetches the kept scan with get_scan. The server
+is started with the image's folder as its image directory: the image must be listed as a resource
+(mrtd://images/NAME), read back whole, and scanned by that URI as image_path.
 Prints one line per check and exits non-zero on the first failure.
 """
 
 import argparse
 import asyncio
 import base64
+import os
 import sys
 
 from mcp import Client, StdioServerParameters
@@ -72,6 +75,21 @@ async def exercise(server, mode, image, number):
         check(kept_fields.get("document_number") == number, f"get_scan has the document number {number}",
               kept_fields.get("document_number"))
 
+        # The image directory: the photo is a resource a model can find, read and scan by URI.
+        name = os.path.basename(image)
+        listed = await client.list_resources()
+        uris = [str(resource.uri) for resource in listed.resources]
+        uri = f"mrtd://images/{name}"
+        check(uri in uris, f"resources/list names {uri}", uris)
+        read = await client.read_resource(uri)
+        blob = getattr(read.contents[0], "blob", None) or ""
+        check(len(base64.b64decode(blob)) == os.path.getsize(image), "resources/read returns the whole photo",
+              len(blob))
+        by_uri = await client.call_tool("scan_document", {"image_path": uri})
+        by_uri_fields = (by_uri.structured_content or {}).get("fields") or {}
+        check(not by_uri.is_error and by_uri_fields.get("document_number") == number,
+              "scan_document reads the resource URI as image_path", by_uri.content)
+
 
 def main():
     parser = argparse.ArgumentParser()
@@ -86,7 +104,7 @@ def main():
         binary, data_dir = args.stdio
         server = StdioServerParameters(
             command=binary,
-            args=["serve", "--stdio", "--data-dir", data_dir],
+            args=["serve", "--stdio", "--data-dir", data_dir, "--image-dir", os.path.dirname(os.path.abspath(args.image))],
             env={"RUST_LOG": "warn", "XDG_CONFIG_HOME": data_dir},
         )
     else:

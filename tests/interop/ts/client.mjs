@@ -2,11 +2,14 @@
 //
 // Usage: node client.mjs (--stdio MRTD_BIN DATA_DIR | --url URL) --image PATH --number DOC_NUMBER
 //
-// Lists the tools (the six, in order), scans the image sent as base64 (kept for an hour),
+// Lists the tools (the seven, in order), scans the image sent as base64 (kept for an hour),
 // checks the status and the document number in structuredContent, then fetches the kept
-// scan with get_scan. Prints one line per check and exits non-zero on the first failure.
+// scan with get_scan. The server is started with the image's folder as its image directory:
+// the image must be listed as a resource (mrtd://images/NAME), read back whole, and scanned
+// by that URI as image_path. Prints one line per check and exits non-zero on the first failure.
 
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -30,7 +33,7 @@ function check(condition, what, detail) {
   console.log(`ok   ${what}`);
 }
 
-function transportFor(options, rest) {
+function transportFor(options, rest, image) {
   if (options.url) {
     return new StreamableHTTPClientTransport(new URL(options.url));
   }
@@ -40,7 +43,7 @@ function transportFor(options, rest) {
   }
   return new StdioClientTransport({
     command: binary,
-    args: ["serve", "--stdio", "--data-dir", dataDir],
+    args: ["serve", "--stdio", "--data-dir", dataDir, "--image-dir", dirname(resolve(image))],
     env: { ...process.env, RUST_LOG: "warn", XDG_CONFIG_HOME: dataDir },
     stderr: "inherit",
   });
@@ -69,6 +72,18 @@ async function exercise(client, image, number) {
   const kept = fetched.structuredContent ?? {};
   check(kept.scan_id === scanId, "get_scan returns the same scan", kept.scan_id);
   check(kept.fields?.document_number === number, `get_scan has the document number ${number}`, kept.fields?.document_number);
+
+  // The image directory: the photo is a resource a model can find, read and scan by URI.
+  const uri = `mrtd://images/${basename(image)}`;
+  const listed = await client.listResources();
+  const uris = listed.resources.map((resource) => resource.uri);
+  check(uris.includes(uri), `resources/list names ${uri}`, uris);
+  const read = await client.readResource({ uri });
+  const blob = read.contents[0]?.blob ?? "";
+  check(Buffer.from(blob, "base64").length === statSync(image).size, "resources/read returns the whole photo", blob.length);
+  const byUri = await client.callTool({ name: "scan_document", arguments: { image_path: uri } }, undefined, { timeout: 120_000 });
+  check(!byUri.isError && byUri.structuredContent?.fields?.document_number === number,
+    "scan_document reads the resource URI as image_path", byUri.content);
 }
 
 async function main() {
@@ -85,7 +100,7 @@ async function main() {
     throw new Error("usage: client.mjs (--stdio MRTD_BIN DATA_DIR | --url URL) --image PATH --number NUMBER");
   }
   const client = new Client({ name: "mrtd-interop-ts", version: "1.0.0" });
-  const transport = transportFor(values, positionals);
+  const transport = transportFor(values, positionals, values.image);
   // The client tells the transport the version the handshake settled on; keep a copy to print.
   let negotiated = "unknown";
   const setVersion = transport.setProtocolVersion?.bind(transport);

@@ -1,0 +1,396 @@
+//! The page's words in English and Brazilian Portuguese.
+//!
+//! The language comes from `?lang=` (the page's switch), else from `Accept-Language`, else
+//! English. The HTML's `{{t:KEY}}` placeholders are filled on the server; the script gets
+//! the same table for its language as JSON in the page, so every word a person reads (field
+//! names, verdicts, advice for each diagnostic code, correction reasons) is translated and
+//! no raw code reaches them.
+
+use http::HeaderMap;
+use serde_json::{Map, Value};
+
+/// A language the page speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lang {
+    En,
+    PtBr,
+}
+
+impl Lang {
+    /// The BCP 47 tag, for `lang` and `Content-Language`.
+    pub(crate) fn tag(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::PtBr => "pt-BR",
+        }
+    }
+
+    fn from_tag(tag: &str) -> Option<Lang> {
+        let primary = tag.trim().split(['-', '_']).next()?.to_ascii_lowercase();
+        match primary.as_str() {
+            "en" => Some(Lang::En),
+            "pt" => Some(Lang::PtBr),
+            _ => None,
+        }
+    }
+}
+
+/// The page's language: `?lang=` first, then the best `Accept-Language` we speak.
+pub(crate) fn choose(query: Option<&str>, headers: &HeaderMap) -> Lang {
+    let asked = query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .find_map(|pair| pair.strip_prefix("lang=").and_then(Lang::from_tag));
+    if let Some(lang) = asked {
+        return lang;
+    }
+    let Some(accept) = headers.get(http::header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok())
+    else {
+        return Lang::En;
+    };
+    let mut best: Option<(f32, Lang)> = None;
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let tag = parts.next().unwrap_or_default();
+        let quality = parts
+            .find_map(|p| p.trim().strip_prefix("q="))
+            .and_then(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        if let Some(lang) = Lang::from_tag(tag)
+            && quality > 0.0
+            && best.is_none_or(|(q, _)| quality > q)
+        {
+            best = Some((quality, lang));
+        }
+    }
+    best.map_or(Lang::En, |(_, lang)| lang)
+}
+
+/// Fills the `{{t:KEY}}` placeholders of `page` with the texts of `lang`.
+pub(crate) fn fill(page: &str, lang: Lang) -> String {
+    let mut out = String::with_capacity(page.len());
+    let mut rest = page;
+    while let Some(start) = rest.find("{{t:") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 4..];
+        let Some(end) = after.find("}}") else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        out.push_str(&html_escape(text(&after[..end], lang)));
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every text of `lang`, as the JSON object the script reads (`<` escaped, so that it can
+/// sit inside a `<script>` element).
+pub(crate) fn messages_json(lang: Lang) -> String {
+    let map: Map<String, Value> = TEXTS
+        .iter()
+        .map(|(key, en, pt)| {
+            let text = if lang == Lang::PtBr { pt } else { en };
+            ((*key).to_owned(), Value::String((*text).to_owned()))
+        })
+        .collect();
+    Value::Object(map).to_string().replace('<', "\\u003c")
+}
+
+fn text(key: &str, lang: Lang) -> &'static str {
+    TEXTS.iter().find(|(k, _, _)| *k == key).map_or("", |(_, en, pt)| match lang {
+        Lang::En => en,
+        Lang::PtBr => pt,
+    })
+}
+
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// (key, English, Brazilian Portuguese). `{name}` marks a value the script puts in.
+const TEXTS: &[(&str, &str, &str)] = &[
+    // The page.
+    (
+        "title",
+        "mrtd: read a passport, ID card or visa",
+        "mrtd: leia um passaporte, carteira de identidade ou visto",
+    ),
+    (
+        "description",
+        "Reads the machine readable zone of passports, ID cards and visas from a photo and checks every check digit.",
+        "Lê a zona de leitura mecânica de passaportes, carteiras de identidade e vistos a partir de uma foto e confere cada dígito verificador.",
+    ),
+    ("skip", "Skip to the reader", "Ir para o leitor"),
+    ("language", "Language", "Idioma"),
+    (
+        "intro",
+        "Read the machine readable zone (the lines with < signs) of a passport, ID card or visa from a photo. Every check digit is verified; nothing is kept unless you ask.",
+        "Leia a zona de leitura mecânica (as linhas com sinais <) de um passaporte, carteira de identidade ou visto a partir de uma foto. Cada dígito verificador é conferido; nada é guardado, a menos que você peça.",
+    ),
+    ("photo", "Photo", "Foto"),
+    (
+        "choose",
+        "Choose a photo of the document (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF), or drop it here",
+        "Escolha uma foto do documento (JPEG, PNG, WebP, TIFF, BMP, HEIC ou um PDF digitalizado) ou solte-a aqui",
+    ),
+    ("camera", "Or take a photo with the camera", "Ou tire uma foto com a câmera"),
+    (
+        "help",
+        "The photo is sent to this server only, read, and forgotten unless you choose to keep the result.",
+        "A foto é enviada somente a este servidor, lida e esquecida, a menos que você escolha guardar o resultado.",
+    ),
+    ("options", "Options", "Opções"),
+    (
+        "retain",
+        "Keep the result for (hours, 0 keeps nothing)",
+        "Guardar o resultado por (horas; 0 não guarda nada)",
+    ),
+    (
+        "reference",
+        "Reference date (decides date centuries and expiry; default today)",
+        "Data de referência (define o século das datas e a validade; padrão: hoje)",
+    ),
+    (
+        "api_key",
+        "API key (only for servers with authentication on; kept in this tab only)",
+        "Chave de API (só para servidores com autenticação; fica apenas nesta aba)",
+    ),
+    ("read_button", "Read the document", "Ler o documento"),
+    ("typed_heading", "Or type the MRZ lines", "Ou digite as linhas da MRZ"),
+    ("typed_label", "MRZ lines, one per line", "Linhas da MRZ, uma por linha"),
+    ("parse_button", "Parse the lines", "Interpretar as linhas"),
+    ("result", "Result", "Resultado"),
+    ("nothing_yet", "No document read yet.", "Nenhum documento lido ainda."),
+    ("photo_alt", "The photo you chose", "A foto que você escolheu"),
+    (
+        "outline",
+        "The outline marks where the machine readable zone was found.",
+        "O contorno marca onde a zona de leitura mecânica foi encontrada.",
+    ),
+    (
+        "no_outline",
+        "No machine readable zone was located on this photo.",
+        "Nenhuma zona de leitura mecânica foi localizada nesta foto.",
+    ),
+    ("fields", "Fields", "Campos"),
+    ("lines", "MRZ lines", "Linhas da MRZ"),
+    ("checks", "Check digits", "Dígitos verificadores"),
+    ("field", "Field", "Campo"),
+    ("verdict", "Verdict", "Resultado"),
+    ("corrections", "Corrections", "Correções"),
+    ("advice", "Advice", "Orientações"),
+    ("json", "The whole result as JSON", "O resultado completo em JSON"),
+    ("for_programs", "For programs", "Para programas"),
+    // The legend of the field marks.
+    ("legend", "What the marks mean", "O que as marcas significam"),
+    ("mark_verified", "verified", "conferido"),
+    (
+        "mark_verified_long",
+        "a check digit covers the field and holds",
+        "um dígito verificador cobre o campo e confere",
+    ),
+    ("mark_uncovered", "not checked", "sem verificação"),
+    (
+        "mark_uncovered_long",
+        "no check digit covers the field: compare it with the document",
+        "nenhum dígito verificador cobre o campo: compare com o documento",
+    ),
+    ("mark_corrected", "corrected", "corrigido"),
+    (
+        "mark_corrected_long",
+        "a character was changed from what was seen, with the proof listed under Corrections",
+        "um caractere foi trocado em relação ao que foi visto, com a prova listada em Correções",
+    ),
+    ("mark_doubtful", "doubtful", "duvidoso"),
+    (
+        "mark_doubtful_long",
+        "its check digit fails or the reading is uncertain: do not use it without looking",
+        "o dígito verificador não confere ou a leitura é incerta: não use sem conferir",
+    ),
+    // Field names.
+    ("f_document_code", "Document code", "Tipo de documento"),
+    ("f_issuer", "Issuer", "País emissor"),
+    ("f_document_number", "Document number", "Número do documento"),
+    ("f_surname", "Surname", "Sobrenome"),
+    ("f_given_names", "Given names", "Nomes"),
+    ("f_nationality", "Nationality", "Nacionalidade"),
+    ("f_birth_date", "Date of birth", "Data de nascimento"),
+    ("f_sex", "Sex", "Sexo"),
+    ("f_expiry_date", "Date of expiry", "Data de validade"),
+    ("f_optional_data", "Optional data", "Dados opcionais"),
+    ("f_optional_data_2", "Optional data 2", "Dados opcionais 2"),
+    ("f_composite", "Composite", "Composto"),
+    // Check verdicts.
+    ("v_verified", "verified", "conferido"),
+    (
+        "v_refuted",
+        "refuted (printed {printed}, computed {computed})",
+        "não confere (impresso {printed}, calculado {computed})",
+    ),
+    ("v_absent", "not printed", "não impresso"),
+    // Status lines.
+    (
+        "s_read",
+        "Read a {format} document: every check digit verified.",
+        "Documento {format} lido: todos os dígitos verificadores conferem.",
+    ),
+    (
+        "s_read_invalid",
+        "Read a {format} document: not every check digit verified.",
+        "Documento {format} lido: nem todos os dígitos verificadores conferem.",
+    ),
+    ("s_expired", "The document expired on {date}.", "O documento venceu em {date}."),
+    ("s_unexpired", "The document is unexpired.", "O documento está dentro da validade."),
+    ("s_kept", "Kept as scan {id} until {until}.", "Guardado como {id} até {until}."),
+    (
+        "s_partial",
+        "Found a {format} zone but could not read it with confidence. See the advice below.",
+        "Encontrada uma zona {format}, mas a leitura não é confiável. Veja as orientações abaixo.",
+    ),
+    (
+        "s_no_mrz",
+        "No machine readable zone was found. See the advice below.",
+        "Nenhuma zona de leitura mecânica foi encontrada. Veja as orientações abaixo.",
+    ),
+    ("s_reading", "Reading the document…", "Lendo o documento…"),
+    ("s_parsing", "Parsing the lines…", "Interpretando as linhas…"),
+    (
+        "s_failed",
+        "Could not read the document: {message}",
+        "Não foi possível ler o documento: {message}",
+    ),
+    ("s_server", "The server answered {status}.", "O servidor respondeu {status}."),
+    ("s_choose_first", "Choose a photo first.", "Escolha uma foto primeiro."),
+    (
+        "s_type_first",
+        "Type the two or three MRZ lines first.",
+        "Digite primeiro as duas ou três linhas da MRZ.",
+    ),
+    ("unknown_format", "unknown", "desconhecido"),
+    (
+        "correction",
+        "Line {line}, column {column}: {from} became {to}. {why}",
+        "Linha {line}, coluna {column}: {from} virou {to}. {why}",
+    ),
+    // Why a character was corrected.
+    (
+        "w_digit_only_field",
+        "Only digits go here, and this letter is usually a misread digit.",
+        "Aqui só cabem dígitos, e essa letra costuma ser um dígito mal lido.",
+    ),
+    (
+        "w_letter_only_field",
+        "Only letters go here, and this digit is usually a misread letter.",
+        "Aqui só cabem letras, e esse dígito costuma ser uma letra mal lida.",
+    ),
+    (
+        "w_filler_run",
+        "The name had ended, so this is a filler sign (<).",
+        "O nome já havia terminado, então isto é um sinal de preenchimento (<).",
+    ),
+    (
+        "w_name_letters",
+        "The reader was unsure, and this letter is far more usual in names here.",
+        "A leitura era incerta, e esta letra é bem mais comum em nomes nesta posição.",
+    ),
+    (
+        "w_check_digit",
+        "Only with this change do the check digits agree.",
+        "Só com esta troca os dígitos verificadores conferem.",
+    ),
+    // Advice for each diagnostic code.
+    (
+        "d_no_mrz_found",
+        "No machine readable zone was seen. Photograph the page so that the two or three lines with < signs at the bottom are in view, sharp and not washed out by light.",
+        "Nenhuma zona de leitura mecânica foi vista. Fotografe a página de modo que as duas ou três linhas com sinais < na parte de baixo apareçam inteiras, nítidas e sem reflexo.",
+    ),
+    (
+        "d_mrz_cut_at_edge",
+        "The lines run off the edge of the photo. Take it again with the whole zone inside the picture.",
+        "As linhas saem da borda da foto. Tire outra com a zona inteira dentro da imagem.",
+    ),
+    (
+        "d_too_small",
+        "The characters are too small to read safely. Move closer or use a higher resolution.",
+        "Os caracteres estão pequenos demais para uma leitura segura. Aproxime a câmera ou use uma resolução maior.",
+    ),
+    (
+        "d_too_blurred",
+        "The characters are blurred. Hold the camera still and let it focus.",
+        "Os caracteres estão borrados. Segure a câmera firme e deixe-a focar.",
+    ),
+    (
+        "d_glare",
+        "A reflection washes out part of the zone. Tilt the document or move away from the light.",
+        "Um reflexo apaga parte da zona. Incline o documento ou afaste-se da luz.",
+    ),
+    (
+        "d_partly_covered",
+        "Something covers part of the zone (a finger, a fold, a holder). Uncover it and take the photo again.",
+        "Algo cobre parte da zona (um dedo, uma dobra, uma capa). Descubra-a e tire a foto de novo.",
+    ),
+    (
+        "d_line_unreadable",
+        "One line could not be read with confidence. Take a sharper photo.",
+        "Uma linha não pôde ser lida com confiança. Tire uma foto mais nítida.",
+    ),
+    (
+        "d_check_digit_failed",
+        "Some check digits do not match what was read. Take a sharper photo, or check the lines by hand.",
+        "Alguns dígitos verificadores não conferem com o que foi lido. Tire uma foto mais nítida ou confira as linhas manualmente.",
+    ),
+    (
+        "d_low_confidence",
+        "Some characters no check digit covers (names, codes) were read with low confidence. Compare them with the document.",
+        "Alguns caracteres sem dígito verificador (nomes, códigos) foram lidos com pouca confiança. Compare-os com o documento.",
+    ),
+    (
+        "d_rotated",
+        "The document was turned in the photo; it was read anyway.",
+        "O documento estava girado na foto; foi lido mesmo assim.",
+    ),
+    (
+        "d_corrected",
+        "Some characters were changed from the first guess, each with its proof.",
+        "Alguns caracteres foram trocados em relação à primeira leitura, cada um com sua prova.",
+    ),
+    ("d_other", "Look at the photo and the lines again.", "Confira de novo a foto e as linhas."),
+    ("no_fields", "No field could be read.", "Nenhum campo pôde ser lido."),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_query_wins_then_the_best_accepted_language() {
+        let headers = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(http::header::ACCEPT_LANGUAGE, value.parse().unwrap());
+            headers
+        };
+        assert_eq!(choose(None, &HeaderMap::new()), Lang::En);
+        assert_eq!(choose(None, &headers("pt-BR,pt;q=0.9,en;q=0.8")), Lang::PtBr);
+        assert_eq!(choose(None, &headers("de-DE, en;q=0.5, pt;q=0.7")), Lang::PtBr);
+        assert_eq!(choose(None, &headers("pt;q=0, en")), Lang::En);
+        assert_eq!(choose(None, &headers("fr")), Lang::En);
+        assert_eq!(choose(Some("lang=en"), &headers("pt-BR")), Lang::En);
+        assert_eq!(choose(Some("x=1&lang=pt-BR"), &HeaderMap::new()), Lang::PtBr);
+    }
+
+    #[test]
+    fn every_key_has_both_languages_and_every_placeholder_is_known() {
+        for (key, en, pt) in TEXTS {
+            assert!(!en.is_empty() && !pt.is_empty(), "{key}");
+            assert_eq!(TEXTS.iter().filter(|(k, _, _)| k == key).count(), 1, "{key} twice");
+        }
+        let page = include_str!("../assets/index.html");
+        for piece in page.split("{{t:").skip(1) {
+            let key = &piece[..piece.find("}}").unwrap()];
+            assert!(TEXTS.iter().any(|(k, _, _)| *k == key), "the page uses an unknown key {key}");
+        }
+        assert!(messages_json(Lang::PtBr).contains("Sobrenome"));
+        assert!(!messages_json(Lang::En).contains('<'));
+    }
+}
