@@ -177,15 +177,27 @@ pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
         ),
         case(
             "unknown argument",
-            tool("scan_document", json!({ "image_url": "http://169.254.169.254/" })),
+            tool("scan_document", json!({ "image_uri": "https://example.com/a.jpg" })),
             200,
-            Tool("unknown argument 'image_url'"),
+            Tool("unknown argument 'image_uri'"),
+        ),
+        case(
+            "image_url to the cloud metadata address",
+            tool("scan_document", json!({ "image_url": "https://169.254.169.254/latest/" })),
+            200,
+            Tool("private, loopback, link-local or reserved"),
+        ),
+        case(
+            "image_url over plain http",
+            tool("scan_document", json!({ "image_url": "http://example.com/a.jpg" })),
+            200,
+            Tool("only https"),
         ),
         case(
             "both image sources",
             tool("scan_document", json!({ "image_base64": "AA==", "image_path": "passport.jpg" })),
             200,
-            Tool("not both"),
+            Tool("exactly one of"),
         ),
         case("no image at all", tool("scan_document", json!({})), 200, Tool("give the image")),
         case(
