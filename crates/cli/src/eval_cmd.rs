@@ -11,6 +11,7 @@ use anyhow::Context;
 use mrtd_engine::{EngineBuilder, ParseOptions, Status};
 use serde_json::json;
 
+use crate::calibration::Calibration;
 use crate::exit::CliError;
 use crate::scan_cmd::{FileOutcome, read_file};
 
@@ -95,6 +96,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let (mut chars_right, mut chars_total) = (0usize, 0usize);
     let mut timings = Vec::new();
     let mut failures = Vec::new();
+    let mut calibration = Calibration::default();
     for case in &cases {
         let path = args.image_dir.join(&case.file);
         let outcome = read_file(&engine, &path, &options);
@@ -119,6 +121,11 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         n_mrz += 1;
+        if let FileOutcome::Reading(image) = &outcome
+            && let Some(reading) = &image.reading
+        {
+            calibration.add(reading, &case.truth, &options);
+        }
         let exact = lines == case.truth;
         n_exact += usize::from(exact);
         n_read_exact += usize::from(exact && status == Some(Status::Read));
@@ -160,6 +167,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             "errors": n_errors,
             "median_ms": median,
             "p95_ms": p95,
+            "field_confidence": calibration.to_json(),
         });
         println!("{summary}");
     } else {
@@ -181,6 +189,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         println!("unreadable files           {n_errors}");
         println!("median ms per image        {median:.1}");
         println!("p95 ms per image           {p95:.1}");
+        calibration.print();
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -191,13 +200,22 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
     let engine = EngineBuilder::new().build();
     let options = ParseOptions::default();
     let mut tallies = vec![Tally::default(); Kind::ALL.len()];
+    let mut calibration = Calibration::default();
     let (mut photos, mut without_baseline) = (0, Vec::new());
     for case in cases.iter().filter(|case| !case.truth.is_empty()) {
         let path = args.image_dir.join(&case.file);
         let bytes = std::fs::read(&path).map_err(|error| {
             CliError::Unusable(format!("cannot read {}: {error}", path.display()))
         })?;
-        match measure(&engine, &options, &case.file, &bytes, &case.truth, &mut tallies) {
+        match measure(
+            &engine,
+            &options,
+            &case.file,
+            &bytes,
+            &case.truth,
+            &mut tallies,
+            &mut calibration,
+        ) {
             Some(()) => photos += 1,
             None => without_baseline.push(case.file.clone()),
         }
@@ -210,6 +228,7 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
             "photos": photos,
             "not_read_exactly_as_they_are": without_baseline,
             "kinds": kinds,
+            "field_confidence": calibration.to_json(),
         });
         println!("{summary}");
     } else {
@@ -232,6 +251,7 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
                 tally.valid_over_wrong_covered
             );
         }
+        calibration.print();
         if args.verbose || wrong > 0 {
             for line in tallies.iter().flat_map(|t| &t.wrong) {
                 println!("{line}");

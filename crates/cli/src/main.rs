@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod calibration;
 mod chip_cmd;
 mod compose;
 mod config;

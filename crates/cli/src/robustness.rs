@@ -201,6 +201,7 @@ pub(crate) fn measure(
     bytes: &[u8],
     truth: &[String],
     tallies: &mut [Tally],
+    calibration: &mut crate::calibration::Calibration,
 ) -> Option<()> {
     let baseline = engine.read(bytes, options).ok()?;
     let exact = baseline.reading.as_ref().is_some_and(|r| r.lines == truth);
@@ -210,6 +211,9 @@ pub(crate) fn measure(
         let Some(variant) = variant(&photo, &region, truth.len(), *kind) else { continue };
         tally.variants += 1;
         let Ok(reading) = engine.read(&variant, options) else { continue };
+        if let Some(read) = &reading.reading {
+            calibration.add(read, truth, options);
+        }
         let lines = reading.reading.as_ref().map(|r| r.lines.clone()).unwrap_or_default();
         let is_exact = lines == truth;
         tally.exact += usize::from(is_exact);

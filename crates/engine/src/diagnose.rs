@@ -16,6 +16,12 @@ const SMALL_GLYPH_PX: f32 = 7.0;
 
 /// The most a cell covered above or below its glyph is trusted, whatever the classifier says.
 const COVERED_TRUST: f32 = 0.5;
+/// A field's confidence multiplies its cells' probabilities raised to this power. The
+/// classifier is underconfident on cells it reads right, more so on poor photos: over 300
+/// synthetic photos with every fault (`mrtd-synth --more-faults`, 6-16 px characters) the
+/// expected calibration error of field confidence is 0.033 with the probabilities as they
+/// are and 0.021 with their square roots, which keep every order between cells and readings.
+const CELL_CONFIDENCE_EXPONENT: f32 = 0.5;
 
 fn diagnostic(code: DiagnosticCode, message: String) -> Diagnostic {
     Diagnostic { code, message }
@@ -380,6 +386,17 @@ pub(crate) fn conclude(
             DiagnosticCode::Corrected,
             format!("{n_corrected} character(s) were corrected using {using}."),
         ));
+    }
+    // Each field's confidence from what the classifier saw (the lower of its probability and
+    // the weighed one), a covered or washed-out cell counting at most `COVERED_TRUST`.
+    if let Some(published) = published.as_mut() {
+        published.weigh_confidence(|line, pos, symbol| {
+            let washed =
+                glare.iter().any(|&(l, first, last)| l == line && (first..=last).contains(&pos));
+            let p = trusted(line, pos, symbol);
+            let p = if washed { p.min(COVERED_TRUST) } else { p };
+            p.powf(CELL_CONFIDENCE_EXPONENT)
+        });
     }
     let rotation = (attempt.rotation_degrees * 10.0).round() / 10.0;
     let off_upright = rotation.min(360.0 - rotation);

@@ -142,7 +142,12 @@ fn evidence_and_risk(
                 std::slice::from_ref(&spec.name)
             };
         for name in names {
-            evidence.push(FieldEvidence { field: *name, status, checks: covering.clone() });
+            evidence.push(FieldEvidence {
+                field: *name,
+                status,
+                checks: covering.clone(),
+                confidence: 1.0,
+            });
             if status == EvidenceStatus::Uncovered {
                 risk.push(ResidualRisk::UncoveredField { field: *name });
             }

@@ -118,7 +118,10 @@ pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, Not
         })
         .collect();
     keep_typed_codes(&layout, &mut cells);
-    Ok(read(layout, cells, warnings, TEXT_MAX_CHANGES, options))
+    let mut reading = read(layout, cells, warnings, TEXT_MAX_CHANGES, options);
+    // Typed text is what was typed: each cell certain.
+    reading.weigh_confidence(|_, _, _| 1.0);
+    Ok(reading)
 }
 
 /// Typed text is taken as printed: a digit in an issuer or nationality code becomes the
@@ -208,7 +211,92 @@ pub fn decode_cells(
     if let Some(cell) = cells.get_mut(0).and_then(|row| row.get_mut(0)) {
         candidates::require_letter(cell);
     }
-    Ok(read(layout, cells, Vec::new(), CELLS_MAX_CHANGES, options))
+    let mut reading = read(layout, cells, Vec::new(), CELLS_MAX_CHANGES, options);
+    reading.weigh_confidence(|line, column, symbol| {
+        lines.get(line).and_then(|row| row.get(column)).map_or(0.0, |cell| {
+            cell.options
+                .iter()
+                .filter(|(c, p)| c.to_ascii_uppercase() == symbol && p.is_finite())
+                .map(|(_, p)| *p)
+                .fold(0.0, f32::max)
+        })
+    });
+    Ok(reading)
+}
+
+/// How often a misread cell still satisfies a mod-10 check digit: one time in ten.
+const UNDETECTED_MISREAD: f32 = 0.1;
+
+impl Reading {
+    /// Sets every field's `confidence` from `probability(line, column, symbol)`, how likely
+    /// the cell (both from 0) holds `symbol` as the recogniser saw it.
+    ///
+    /// With `q` the probability that every cell of the field is right (their product):
+    /// - the field's own check digit refuted: `q / 10`;
+    /// - its own check digit (or, without one, the composite) verified: `q / (q + (1 - q) / 10)`,
+    ///   since a misread passes a check digit one time in ten;
+    /// - only a refuted composite covers it: the chance that it is right given that something
+    ///   the composite covers is wrong, `q (1 - Q/q) / (1 - Q)` with `Q` the product over every
+    ///   covered cell and the digit; `q / 10` when every cell is certain (typed text);
+    /// - no check digit covers it: `q`.
+    ///
+    /// Rounded to three decimals.
+    pub fn weigh_confidence(&mut self, probability: impl Fn(usize, usize, char) -> f32) {
+        let grid: Vec<Vec<char>> = self.lines.iter().map(|line| line.chars().collect()).collect();
+        let layout = Layout::new(self.format, &grid);
+        let p = |(line, column): (usize, usize)| {
+            grid.get(line)
+                .and_then(|row| row.get(column))
+                .map_or(0.0, |&symbol| probability(line, column, symbol).clamp(0.0, 1.0))
+        };
+        let status =
+            |name: CheckName| self.checks.iter().find(|c| c.name == name).map(|c| c.status);
+        let composite_all_right: f32 = layout
+            .checks
+            .iter()
+            .filter(|check| check.name == CheckName::Composite)
+            .flat_map(|check| check.covered_cells().chain(check.digit))
+            .map(p)
+            .product();
+        for evidence in &mut self.evidence {
+            // Both names share the one name field, except on the old French ID.
+            let name = match evidence.field {
+                F::GivenNames if self.format != Format::FraId => F::Surname,
+                other => other,
+            };
+            let Some(spec) = layout.field(name) else { continue };
+            let all_right: f32 = spec.spans.iter().flat_map(|span| span.cells()).map(p).product();
+            let own: Vec<CheckStatus> = evidence
+                .checks
+                .iter()
+                .filter(|check| **check != CheckName::Composite)
+                .filter_map(|check| status(*check))
+                .collect();
+            let composite = evidence
+                .checks
+                .contains(&CheckName::Composite)
+                .then(|| status(CheckName::Composite))
+                .flatten();
+            let verified = |q: f32| q / (q + (1.0 - q) * UNDETECTED_MISREAD);
+            let confidence = if own.contains(&CheckStatus::Refuted) {
+                all_right * UNDETECTED_MISREAD
+            } else if own.contains(&CheckStatus::Verified) {
+                verified(all_right)
+            } else {
+                match composite {
+                    Some(CheckStatus::Verified) => verified(all_right),
+                    Some(CheckStatus::Refuted) if composite_all_right < 1.0 - 1e-6 => {
+                        let others =
+                            if all_right > 0.0 { composite_all_right / all_right } else { 0.0 };
+                        all_right * (1.0 - others.min(1.0)) / (1.0 - composite_all_right)
+                    }
+                    Some(CheckStatus::Refuted) => all_right * UNDETECTED_MISREAD,
+                    _ => all_right,
+                }
+            };
+            evidence.confidence = (confidence.clamp(0.0, 1.0) * 1000.0).round() / 1000.0;
+        }
+    }
 }
 
 /// The shared pipeline: geometry rules, check-digit search, interpretation.

@@ -232,7 +232,7 @@ pub enum EvidenceStatus {
 }
 
 /// The evidence for one field.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FieldEvidence {
@@ -242,6 +242,12 @@ pub struct FieldEvidence {
     pub status: EvidenceStatus,
     /// The check digits that cover it.
     pub checks: Vec<CheckName>,
+    /// How likely the field is exactly right, from 0 to 1: the recogniser's probability that
+    /// every cell of the field holds what is published, raised by verified check digits and
+    /// lowered by a refuted one (see [`Reading::weigh_confidence`]). Typed text is 1 where
+    /// its check digits hold or none covers it.
+    #[cfg_attr(feature = "schema", schemars(range(min = 0.0, max = 1.0)))]
+    pub confidence: f32,
 }
 
 /// Something a verified reading could still have wrong.

@@ -144,6 +144,10 @@
     for (const evidence of result.evidence || []) {
       marks[evidence.field] = evidence.status === "verified" ? "verified"
         : evidence.status === "refuted" ? "doubtful" : "uncovered";
+      // A field the reader is not sure of is doubtful, whatever covers it.
+      if (typeof evidence.confidence === "number" && evidence.confidence < 0.8) {
+        marks[evidence.field] = "doubtful";
+      }
     }
     const checks = result.checks || [];
     for (const correction of result.corrections || []) {
