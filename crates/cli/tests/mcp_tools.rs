@@ -336,6 +336,30 @@ fn input_required_round_trip(client: &mut Client) {
     assert!(refused.get("error").is_some(), "{refused}");
 }
 
+/// When the photo cuts the MRZ off or shows it too small, the question put to the user says
+/// which edge to retake, or to hold the camera closer.
+#[test]
+fn the_input_request_says_which_edge_to_retake_or_to_come_closer() {
+    use base64::Engine as _;
+    let photo = image::open(support::image_path(PASSPORT)).expect("the specimen decodes");
+    let cut = photo.crop_imm(0, 0, photo.width() * 65 / 100, photo.height());
+    let small = photo.resize(
+        photo.width() * 3 / 10,
+        photo.height() * 3 / 10,
+        image::imageops::FilterType::Triangle,
+    );
+    let mut server = ServerProcess::http(&[]);
+    let mut client = server.client(Revision::Modern, can_elicit());
+    for (picture, advice) in [(cut, "right edge"), (small, "closer")] {
+        let mut png = std::io::Cursor::new(Vec::new());
+        picture.write_to(&mut png, image::ImageFormat::Png).expect("encode a PNG");
+        let encoded = base64::engine::general_purpose::STANDARD.encode(png.into_inner());
+        let asked = ask_for_mrz(&mut client, &json!({ "image_base64": encoded }));
+        let message = asked["inputRequests"]["mrz_text"]["params"]["message"].as_str().unwrap();
+        assert!(message.contains(advice), "{advice}: {message}");
+    }
+}
+
 #[test]
 fn http_2026_input_required_round_trip() {
     let mut server = ServerProcess::http(&[]);

@@ -150,7 +150,7 @@ pub struct Fetched {
     pub media_type: Option<String>,
 }
 
-/// A client bound to one policy; cheap to clone, connections pooled.
+/// A client bound to one policy; cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
     policy: Arc<FetchPolicy>,
@@ -185,9 +185,11 @@ impl Fetcher {
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);
-        let client = Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(30))
-            .build(connector);
+        // No connection is kept for a later fetch: fetches are rare, each one resolves and
+        // checks its host afresh, and a kept connection the server has meanwhile closed
+        // would fail the next fetch.
+        let client =
+            Client::builder(TokioExecutor::new()).pool_max_idle_per_host(0).build(connector);
         Ok(Fetcher { policy: Arc::new(policy), client })
     }
 
