@@ -85,24 +85,25 @@ impl Calibration {
         json!({ "fields": self.pairs.len(), "expected_calibration_error": self.ece(), "reliability": bins })
     }
 
-    pub(crate) fn print(&self) {
-        println!(
+    /// The table as lines of text.
+    pub(crate) fn render(&self, report: &mut Vec<String>) {
+        report.push(format!(
             "field confidence           {} fields, expected calibration error {:.3}",
             self.pairs.len(),
             self.ece()
-        );
-        println!(
+        ));
+        report.push(format!(
             "  {:<13} {:>7} {:>16} {:>14}",
             "confidence", "fields", "mean confidence", "exactly right"
-        );
+        ));
         for bin in self.bins().iter().filter(|bin| bin.fields > 0) {
-            println!(
+            report.push(format!(
                 "  {:<13} {:>7} {:>16.3} {:>14.3}",
                 format!("{:.3}-{:.3}", bin.from, bin.to),
                 bin.fields,
                 bin.mean_confidence,
                 bin.exact
-            );
+            ));
         }
     }
 }

@@ -5,7 +5,7 @@
 //! chip is shown authentic, 1 when it is not (refuted, or not provable: no trust anchor,
 //! an unsupported algorithm), 2 for invalid arguments, 3 when a file cannot be used.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
@@ -82,12 +82,8 @@ pub(crate) fn run(args: VerifyChipArgs) -> anyhow::Result<ExitCode> {
     } else {
         table(&report)
     };
-    let mut stdout = io::stdout().lock();
-    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
-        Ok(()) => Ok(exit.into()),
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(exit.into()),
-        Err(error) => Err(error).context("writing to standard output"),
-    }
+    crate::output::print_text(&text)?;
+    Ok(exit.into())
 }
 
 fn read(path: &Path, flag: &str) -> Result<Vec<u8>, CliError> {

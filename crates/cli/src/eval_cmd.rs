@@ -149,6 +149,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     timings.sort_by(f64::total_cmp);
+    let mut report = Vec::new();
     let ratio = |n: usize, d: usize| if d == 0 { 0.0 } else { 100.0 * n as f64 / d as f64 };
     let median = percentile(&timings, 0.5);
     let p95 = percentile(&timings, 0.95);
@@ -169,28 +170,31 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             "p95_ms": p95,
             "field_confidence": calibration.to_json(),
         });
-        println!("{summary}");
+        report.push(summary.to_string());
     } else {
         if args.verbose {
             for failure in &failures {
-                println!("{failure}");
+                report.push(failure.clone());
             }
         }
-        println!("images                     {}", cases.len());
-        println!("with an MRZ                {n_mrz}");
-        println!("every line exact           {n_exact} ({:.1} %)", ratio(n_exact, n_mrz));
-        println!("  of which status read     {n_read_exact}");
-        println!("all check digits valid     {n_valid} ({:.1} %)", ratio(n_valid, n_mrz));
-        println!("valid but wrong            {n_valid_wrong}");
-        println!("  of which status read     {n_read_wrong}");
-        println!("character accuracy         {:.2} %", ratio(chars_right, chars_total));
-        println!("without an MRZ             {n_negative}");
-        println!("false positives            {n_false_positive}");
-        println!("unreadable files           {n_errors}");
-        println!("median ms per image        {median:.1}");
-        println!("p95 ms per image           {p95:.1}");
-        calibration.print();
+        report.push(format!("images                     {}", cases.len()));
+        report.push(format!("with an MRZ                {n_mrz}"));
+        report
+            .push(format!("every line exact           {n_exact} ({:.1} %)", ratio(n_exact, n_mrz)));
+        report.push(format!("  of which status read     {n_read_exact}"));
+        report
+            .push(format!("all check digits valid     {n_valid} ({:.1} %)", ratio(n_valid, n_mrz)));
+        report.push(format!("valid but wrong            {n_valid_wrong}"));
+        report.push(format!("  of which status read     {n_read_wrong}"));
+        report.push(format!("character accuracy         {:.2} %", ratio(chars_right, chars_total)));
+        report.push(format!("without an MRZ             {n_negative}"));
+        report.push(format!("false positives            {n_false_positive}"));
+        report.push(format!("unreadable files           {n_errors}"));
+        report.push(format!("median ms per image        {median:.1}"));
+        report.push(format!("p95 ms per image           {p95:.1}"));
+        calibration.render(&mut report);
     }
+    crate::output::print_text(&report.join("\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -221,6 +225,7 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
         }
     }
     let wrong: usize = tallies.iter().map(|t| t.read_wrong + t.valid_over_wrong_covered).sum();
+    let mut report = Vec::new();
     if args.json {
         let kinds: Vec<serde_json::Value> =
             Kind::ALL.iter().zip(&tallies).map(|(kind, tally)| tally.to_json(*kind)).collect();
@@ -230,18 +235,18 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
             "kinds": kinds,
             "field_confidence": calibration.to_json(),
         });
-        println!("{summary}");
+        report.push(summary.to_string());
     } else {
-        println!("photos read exactly as they are, so varied: {photos}");
+        report.push(format!("photos read exactly as they are, so varied: {photos}"));
         for file in &without_baseline {
-            println!("  not varied (not read exactly as it is): {file}");
+            report.push(format!("  not varied (not read exactly as it is): {file}"));
         }
-        println!(
+        report.push(format!(
             "{:<15} {:>8} {:>6} {:>6} {:>11} {:>22}",
             "variant", "photos", "exact", "read", "wrong read", "valid over wrong cell"
-        );
+        ));
         for (kind, tally) in Kind::ALL.iter().zip(&tallies) {
-            println!(
+            report.push(format!(
                 "{:<15} {:>8} {:>6} {:>6} {:>11} {:>22}",
                 kind.name(),
                 tally.variants,
@@ -249,14 +254,15 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
                 tally.read,
                 tally.read_wrong,
                 tally.valid_over_wrong_covered
-            );
+            ));
         }
-        calibration.print();
+        calibration.render(&mut report);
         if args.verbose || wrong > 0 {
             for line in tallies.iter().flat_map(|t| &t.wrong) {
-                println!("{line}");
+                report.push(line.clone());
             }
         }
     }
+    crate::output::print_text(&report.join("\n"))?;
     Ok(if wrong == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

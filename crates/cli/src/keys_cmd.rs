@@ -86,13 +86,19 @@ async fn keys(args: KeysArgs) -> anyhow::Result<ExitCode> {
             if keys.is_empty() {
                 eprintln!("no API keys");
             }
-            for key in keys {
-                let created = utc(key.created_at);
-                let state = match key.revoked_at {
-                    Some(at) => format!("revoked {}", utc(at)),
-                    None => "active".to_owned(),
-                };
-                println!("{}\t{}\tcreated {created}\t{state}", key.id, key.name);
+            let rows: Vec<String> = keys
+                .iter()
+                .map(|key| {
+                    let created = utc(key.created_at);
+                    let state = match key.revoked_at {
+                        Some(at) => format!("revoked {}", utc(at)),
+                        None => "active".to_owned(),
+                    };
+                    format!("{}\t{}\tcreated {created}\t{state}", key.id, key.name)
+                })
+                .collect();
+            if !rows.is_empty() {
+                crate::output::print_text(&rows.join("\n"))?;
             }
         }
         KeysAction::Revoke { name_or_id } => match store.revoke_api_key(&name_or_id).await {

@@ -222,3 +222,16 @@ pub(crate) fn reading_table(reading: &Value) -> String {
     }
     out
 }
+
+/// Writes `text` and a newline to standard output. A closed pipe (`mrtd eval ... | head`) is
+/// the reader's choice, not a failure.
+pub(crate) fn print_text(text: &str) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    use std::io::Write as _;
+    let mut stdout = io::stdout().lock();
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(error).context("writing to standard output"),
+    }
+}

@@ -6,7 +6,7 @@
 //! hold, 1 when one fails (the output still reports the reading) or the input is not an
 //! MRZ, 2 for invalid arguments, 3 when standard input cannot be read as text.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -79,11 +79,6 @@ pub(crate) fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
         }
         Format::Table => reading_table(&result).trim_end().to_owned(),
     };
-    let mut stdout = io::stdout().lock();
-    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
-        Ok(()) => Ok(exit.into()),
-        // A closed pipe (`mrtd parse ... | head`) is the reader's choice, not a failure.
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(exit.into()),
-        Err(error) => Err(error).context("writing to standard output"),
-    }
+    crate::output::print_text(&text)?;
+    Ok(exit.into())
 }

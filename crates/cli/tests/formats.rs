@@ -20,6 +20,14 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8")
 }
 
+/// `mrtd scan --format json PATH`: the exit status and the file's result.
+fn scan_one(path: &Path) -> (Option<i32>, Value) {
+    let output = mrtd(&["scan", "--format", "json", path.to_str().expect("path")]);
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&output.stderr)));
+    (output.status.code(), report["results"][0].clone())
+}
+
 /// A grey PNG with nothing on it: a real image without an MRZ.
 fn write_blank_png(path: &Path) {
     image::RgbImage::from_pixel(320, 200, image::Rgb([200, 200, 200])).save(path).expect("a PNG");
@@ -230,10 +238,8 @@ fn heic_photos_read_exactly() {
     for (file, number, width) in
         [("100_pass-uto.heic", "L898902C3", 793), ("100_pass2-uto-grid.heic", "D23145890", 2048)]
     {
-        let output = mrtd(&["scan", "--format", "json", heic.join(file).to_str().expect("path")]);
-        assert_eq!(output.status.code(), Some(0), "{file}: {}", text(&output.stderr));
-        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-        let result = &report["results"][0];
+        let (code, result) = scan_one(&heic.join(file));
+        assert_eq!(code, Some(0), "{file}: {result}");
         assert_eq!(result["status"], "read", "{file}: {result}");
         assert_eq!(result["fields"]["document_number"], number, "{file}");
         assert_eq!(result["image"]["format"], "heic");
@@ -249,10 +255,9 @@ fn heic_photos_read_exactly() {
     let avif_path = dir.path().join("photo.avif.heic");
     std::fs::write(&avif_path, &avif).expect("write");
     for path in [cut, avif_path] {
-        let output = mrtd(&["scan", "--format", "json", path.to_str().expect("path")]);
-        assert_eq!(output.status.code(), Some(3), "{path:?}: {}", text(&output.stdout));
-        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-        let message = report["results"][0]["diagnostics"][0]["message"].as_str().unwrap_or("");
+        let (code, result) = scan_one(&path);
+        assert_eq!(code, Some(3), "{path:?}: {result}");
+        let message = result["diagnostics"][0]["message"].as_str().unwrap_or("");
         assert!(
             message.contains("could not be decoded") || message.contains("unsupported"),
             "{path:?}: {message}"
@@ -269,10 +274,8 @@ fn scanned_pdfs_read_from_the_page_with_the_mrz() {
     for (file, number, page) in
         [("blank-then-100_pass-uto.pdf", "L898902C3", 2), ("62_pass-pol-flate.pdf", "ZS0000177", 1)]
     {
-        let output = mrtd(&["scan", "--format", "json", pdfs.join(file).to_str().expect("path")]);
-        assert_eq!(output.status.code(), Some(0), "{file}: {}", text(&output.stderr));
-        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-        let result = &report["results"][0];
+        let (code, result) = scan_one(&pdfs.join(file));
+        assert_eq!(code, Some(0), "{file}: {result}");
         assert_eq!(result["status"], "read", "{file}: {result}");
         assert_eq!(result["fields"]["document_number"], number, "{file}");
         assert_eq!(result["image"]["format"], "pdf");
@@ -290,10 +293,9 @@ fn scanned_pdfs_read_from_the_page_with_the_mrz() {
     let cut = dir.path().join("cut.pdf");
     std::fs::write(&cut, &whole[..whole.len() / 3]).expect("write");
     for (path, expected) in [(text_only, "no scanned page image"), (cut, "PDF")] {
-        let output = mrtd(&["scan", "--format", "json", path.to_str().expect("path")]);
-        assert_eq!(output.status.code(), Some(3), "{path:?}: {}", text(&output.stdout));
-        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-        let message = report["results"][0]["diagnostics"][0]["message"].as_str().unwrap_or("");
+        let (code, result) = scan_one(&path);
+        assert_eq!(code, Some(3), "{path:?}: {result}");
+        let message = result["diagnostics"][0]["message"].as_str().unwrap_or("");
         assert!(message.contains(expected), "{path:?}: {message}");
     }
 }
@@ -322,4 +324,30 @@ fn a_folder_scan_reports_the_files_it_skipped() {
     std::fs::copy(images().join("100_id-si.jpg"), dir.path().join("card.jpg")).expect("copy");
     let table = mrtd(&["scan", "--format", "table", dir.path().to_str().expect("path")]);
     assert!(text(&table.stdout).contains("2 skipped (not images)"), "{}", text(&table.stdout));
+}
+
+/// A reader that goes away (`mrtd ... | head -1`) ends the output quietly: no panic, no
+/// backtrace, the usual exit status.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let manifest = images().join("MANIFEST.tsv");
+    let dir = images();
+    let runs: [Vec<&str>; 3] = [
+        vec!["eval", manifest.to_str().expect("path"), dir.to_str().expect("path")],
+        vec!["scan", "--format", "ndjson", dir.to_str().expect("path")],
+        vec!["parse", "--format", "json", TD3_LINE1, TD3_LINE2],
+    ];
+    for args in runs {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("mrtd runs");
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("mrtd ends");
+        let stderr = text(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_ne!(output.status.code(), Some(101), "{args:?}: {stderr}");
+    }
 }
