@@ -501,7 +501,8 @@ fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
 }
 
 /// What fetches `image_url`: `mrtd-fetch` with the operator's hosts and networks, 10
-/// seconds, 3 redirects, the request body limit, images and PDFs only.
+/// seconds, 3 redirects, the request body limit, images and PDFs only, 8 fetches at once
+/// (so fetched bodies hold at most 8 × the body limit).
 fn image_fetcher(args: &ServeArgs) -> Result<Arc<dyn mrtd_service::ImageFetch>, CliError> {
     let mut policy = mrtd_fetch::FetchPolicy::new(args.max_body_mib.saturating_mul(1024 * 1024));
     policy.allow_http = args.image_url_allow_http;

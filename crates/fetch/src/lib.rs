@@ -63,6 +63,9 @@ pub struct FetchPolicy {
     /// Media types accepted (`image/*` for a whole type); empty accepts any. A response
     /// without a `Content-Type` is accepted.
     pub accept: Vec<String>,
+    /// Fetches that may run at once; further ones wait their turn within `timeout`. Bodies
+    /// held at once are thereby at most `max_concurrent × max_bytes`.
+    pub max_concurrent: usize,
 }
 
 impl FetchPolicy {
@@ -76,6 +79,7 @@ impl FetchPolicy {
             timeout: Duration::from_secs(10),
             max_redirects: 3,
             accept: Vec::new(),
+            max_concurrent: 8,
         }
     }
 
@@ -127,7 +131,7 @@ pub enum FetchError {
     /// The body is over the limit.
     #[error("the response is larger than the {0} bytes allowed")]
     TooLarge(usize),
-    /// The exchange took too long.
+    /// The exchange took too long (waiting for a turn included).
     #[error("the server did not answer in full within {0} seconds")]
     Timeout(u64),
     /// The media type is not one accepted.
@@ -154,6 +158,7 @@ pub struct Fetched {
 #[derive(Clone)]
 pub struct Fetcher {
     policy: Arc<FetchPolicy>,
+    turns: Arc<tokio::sync::Semaphore>,
     client: Client<hyper_rustls::HttpsConnector<HttpConnector<CheckedResolver>>, Empty<Bytes>>,
 }
 
@@ -190,7 +195,8 @@ impl Fetcher {
         // would fail the next fetch.
         let client =
             Client::builder(TokioExecutor::new()).pool_max_idle_per_host(0).build(connector);
-        Ok(Fetcher { policy: Arc::new(policy), client })
+        let turns = Arc::new(tokio::sync::Semaphore::new(policy.max_concurrent.max(1)));
+        Ok(Fetcher { policy: Arc::new(policy), turns, client })
     }
 
     /// The policy this client enforces.
@@ -201,7 +207,11 @@ impl Fetcher {
     /// Fetches `url` with `GET`, following allowed redirects.
     pub async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
         let seconds = self.policy.timeout.as_secs().max(1);
-        tokio::time::timeout(self.policy.timeout, self.follow(url))
+        let fetch = async {
+            let _turn = self.turns.acquire().await.map_err(|_| FetchError::Timeout(seconds))?;
+            self.follow(url).await
+        };
+        tokio::time::timeout(self.policy.timeout, fetch)
             .await
             .map_err(|_| FetchError::Timeout(seconds))?
     }

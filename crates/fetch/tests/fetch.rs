@@ -169,6 +169,29 @@ async fn size_type_status_and_time_are_bounded() {
 }
 
 #[tokio::test]
+async fn fetches_beyond_the_allowed_number_wait_their_turn() {
+    let addr = server().await;
+    let mut policy = loopback_policy();
+    policy.max_concurrent = 1;
+    policy.timeout = Duration::from_secs(1);
+    let fetcher = Fetcher::new(policy).unwrap();
+    // One fetch holds the only turn on a silent server; the next cannot start before that
+    // one gives up (after its one second), however fast its own server would answer.
+    let (silent_url, photo_url) =
+        (format!("http://{addr}/silent"), format!("http://{addr}/photo.jpg"));
+    let started = std::time::Instant::now();
+    let (silent, waited) = tokio::join!(fetcher.get(&silent_url), async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let _ = fetcher.get(&photo_url).await;
+        started.elapsed()
+    });
+    assert_eq!(silent.unwrap_err(), FetchError::Timeout(1));
+    assert!(waited >= Duration::from_millis(950), "the second fetch waited: {waited:?}");
+    // Once the turn is free again, a fetch goes through.
+    assert!(fetcher.get(&photo_url).await.is_ok());
+}
+
+#[tokio::test]
 async fn scheme_credentials_and_hosts_are_checked_first() {
     let addr = server().await;
     let error =
