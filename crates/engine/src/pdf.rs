@@ -82,7 +82,14 @@ impl Pdf {
         let skipped = |reason: String| Skipped { reason };
         let filters = image.filters.clone().unwrap_or_default();
         match filters.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-            ["DCTDecode"] => return Ok(PageImage::Jpeg(image.content)),
+            // Only a JPEG goes on to be read as a file: anything else (another PDF, say)
+            // could nest without end.
+            ["DCTDecode"] if image.content.starts_with(&[0xFF, 0xD8, 0xFF]) => {
+                return Ok(PageImage::Jpeg(image.content));
+            }
+            ["DCTDecode"] => {
+                return Err(skipped("a DCTDecode image that is not a JPEG".to_owned()));
+            }
             [] | ["FlateDecode"] => {}
             other => return Err(skipped(format!("an image compressed as {}", other.join(", ")))),
         }
@@ -184,4 +191,63 @@ fn to_gray(
         gray.iter_mut().for_each(|v| *v = 255 - *v);
     }
     gray
+}
+
+#[cfg(test)]
+mod tests {
+    use lopdf::{Document, Object, Stream, dictionary};
+
+    use crate::{EngineBuilder, ImageError, ParseOptions};
+
+    /// A one-page PDF whose page draws one 100 × 80 gray image with this filter (none when
+    /// empty) and content.
+    fn one_image_pdf(filter: &str, content: Vec<u8>) -> Vec<u8> {
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let mut dict = dictionary! {
+            "Type" => "XObject", "Subtype" => "Image", "Width" => 100, "Height" => 80,
+            "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+        };
+        if !filter.is_empty() {
+            dict.set("Filter", filter);
+        }
+        let image = Stream::new(dict, content);
+        let image_id = doc.add_object(image);
+        let page_id = doc.add_object(dictionary! {
+            "Type" => "Page", "Parent" => pages_id, "MediaBox" => vec![0.into(), 0.into(), 100.into(), 80.into()],
+            "Resources" => dictionary! { "XObject" => dictionary! { "Im0" => image_id } },
+        });
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1,
+            }),
+        );
+        let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog_id);
+        let mut bytes = Vec::new();
+        doc.save_to(&mut bytes).expect("a PDF");
+        bytes
+    }
+
+    #[test]
+    fn a_page_image_is_read_and_a_pdf_inside_an_image_is_not_followed() {
+        let engine = EngineBuilder::new().build();
+        let options = ParseOptions::default();
+        let blank = engine.read(&one_image_pdf("", vec![200; 100 * 80]), &options).unwrap();
+        assert_eq!((blank.page, blank.image_format), (Some(1), "pdf"));
+        assert_eq!((blank.image_width, blank.image_height), (100, 80));
+
+        // A "JPEG" that is itself a PDF, nested again and again, is skipped, not opened.
+        let mut nested = one_image_pdf("", vec![0; 10]);
+        for _ in 0..50 {
+            nested = one_image_pdf("DCTDecode", nested);
+        }
+        match engine.read(&nested, &options) {
+            Err(ImageError::Decode(message)) => {
+                assert!(message.contains("not a JPEG"), "{message}")
+            }
+            other => panic!("{:?}", other.map(|r| r.status)),
+        }
+    }
 }
