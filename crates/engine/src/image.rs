@@ -137,7 +137,9 @@ fn decode_heif(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageError> {
     if let Some((width, height)) = declared {
         check_pixels(width, height, limits)?;
     }
-    let options = heifer::Options { max_threads: 0, max_pixels: limits.max_pixels };
+    // One thread: the server already runs one read per core, and a decoder that spread each
+    // photo over every core would multiply the threads by the reads in flight.
+    let options = heifer::Options { max_threads: 1, max_pixels: limits.max_pixels };
     let image = heifer::decode_rgba8(bytes, &options).map_err(|error| match error {
         heifer::Error::Unsupported(_) => ImageError::UnsupportedFormat,
         other => ImageError::Decode(format!("HEIC: {other}")),
