@@ -24,6 +24,11 @@ const HALF_SIZE_FROM_PX: u32 = 3600;
 /// quarter of its pixels, so the decoded raster stays within the limit).
 const OVERSIZED_FACTOR: u64 = 4;
 
+/// How far over the pixel limit a HEIC may be and still be read at half size: a HEIC is
+/// decoded whole (to RGBA, four bytes a pixel) before it is halved, so twice the limit (an
+/// iPhone's 48 MP "HEIF Max" photo) rather than four times.
+const HEIC_OVERSIZED_FACTOR: u64 = 2;
+
 /// The character height, in half-size pixels, from which a half-size reading
 /// stands: the cell sampler then takes about one sample per pixel there, where
 /// at full size it would average 2x2 pixels per sample to the same effect.
@@ -238,10 +243,11 @@ impl Engine {
         Some(at_full_size(reading, &half))
     }
 
-    /// Reads a JPEG over the pixel limit (a 48 or 50 megapixel phone photo) from its
+    /// Reads a JPEG or HEIC over the pixel limit (a 48 or 50 megapixel phone photo) from its
     /// half-size decode, which holds a quarter of the pixels, instead of refusing it. Up to
-    /// [`OVERSIZED_FACTOR`] times the limit; `None` for larger files and for JPEGs the
-    /// half-size decoder does not handle (progressive), which stay refused.
+    /// [`OVERSIZED_FACTOR`] times the limit ([`HEIC_OVERSIZED_FACTOR`] for HEIC); `None` for
+    /// larger files and for JPEGs the half-size decoder does not handle (progressive), which
+    /// stay refused.
     fn read_oversized(
         &self,
         image_bytes: &[u8],
@@ -252,7 +258,12 @@ impl Engine {
             max_pixels: limits.max_pixels.saturating_mul(OVERSIZED_FACTOR),
             ..limits
         };
-        let half = decode_jpeg_half(image_bytes, wider, 0)?;
+        let heic_wider = DecodeLimits {
+            max_pixels: limits.max_pixels.saturating_mul(HEIC_OVERSIZED_FACTOR),
+            ..limits
+        };
+        let half = decode_jpeg_half(image_bytes, wider, 0)
+            .or_else(|| crate::image::decode_heif_half(image_bytes, heic_wider))?;
         Some(at_full_size(self.read_gray(&half.gray, options), &half))
     }
 
@@ -352,7 +363,7 @@ fn at_full_size(mut reading: ImageReading, half: &crate::image::HalfDecoded) -> 
     }
     reading.image_width = half.full_width;
     reading.image_height = half.full_height;
-    reading.image_format = "jpeg";
+    reading.image_format = half.format;
     reading
 }
 

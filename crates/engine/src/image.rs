@@ -189,7 +189,12 @@ pub(crate) fn decode_jpeg_half(
         half.gray.data,
     )?;
     let gray = upright_gray(DynamicImage::ImageLuma8(luma), orientation);
-    Some(HalfDecoded { gray, full_width: full_size.0 as usize, full_height: full_size.1 as usize })
+    Some(HalfDecoded {
+        gray,
+        full_width: full_size.0 as usize,
+        full_height: full_size.1 as usize,
+        format: "jpeg",
+    })
 }
 
 /// A JPEG decoded at half size.
@@ -200,6 +205,24 @@ pub(crate) struct HalfDecoded {
     pub(crate) full_width: usize,
     /// The upright full-size height.
     pub(crate) full_height: usize,
+    /// The container format.
+    pub(crate) format: &'static str,
+}
+
+/// A HEIC over the pixel limit, decoded whole within `limits` and halved (2 × 2 averages);
+/// `None` when it is no HEIC or cannot be decoded within them (the caller then reports the
+/// usual error).
+pub(crate) fn decode_heif_half(bytes: &[u8], limits: DecodeLimits) -> Option<HalfDecoded> {
+    if bytes.len() > limits.max_bytes || !is_heif(bytes) {
+        return None;
+    }
+    let full = decode_heif(bytes, limits).ok()?;
+    Some(HalfDecoded {
+        gray: full.shrink(2),
+        full_width: full.width,
+        full_height: full.height,
+        format: "heic",
+    })
 }
 
 /// Refuses a raster over the pixel limit, or without pixels, from its header.
