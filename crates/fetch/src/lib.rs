@@ -199,11 +199,6 @@ impl Fetcher {
         Ok(Fetcher { policy: Arc::new(policy), turns, client })
     }
 
-    /// The policy this client enforces.
-    pub fn policy(&self) -> &FetchPolicy {
-        &self.policy
-    }
-
     /// Fetches `url` with `GET`, following allowed redirects.
     pub async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
         let seconds = self.policy.timeout.as_secs().max(1);
@@ -220,6 +215,8 @@ impl Fetcher {
         let mut url = Url::parse(text.trim()).map_err(|e| FetchError::BadUrl(e.to_string()))?;
         let mut redirects = 0;
         loop {
+            // A fragment names a part of the page for the browser; it is never sent.
+            url.set_fragment(None);
             let host = self.check(&url).await?;
             let uri: http::Uri = url
                 .as_str()

@@ -99,7 +99,7 @@ async fn get(policy: FetchPolicy, url: &str) -> Result<mrtd_fetch::Fetched, Fetc
 #[tokio::test]
 async fn an_allowed_url_is_fetched_with_its_media_type() {
     let addr = server().await;
-    for path in ["/photo.jpg", "/relative", "/absolute"] {
+    for path in ["/photo.jpg", "/relative", "/absolute", "/photo.jpg#page=2"] {
         let fetched = get(loopback_policy(), &format!("http://{addr}{path}")).await.unwrap();
         assert_eq!(fetched.body, b"JPEG DATA", "{path}");
         assert_eq!(fetched.media_type.as_deref(), Some("image/jpeg"));
