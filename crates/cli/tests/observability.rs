@@ -148,17 +148,27 @@ fn metrics_probes_and_trace_context_end_to_end() {
         Some(1.0)
     );
 
-    // The scan's log line carries the caller's trace, inside the HTTP request's span.
-    let logs = server.logs.lock().unwrap().clone();
-    let finished: Vec<Value> = logs
-        .iter()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|line| line["fields"]["message"] == "tool call finished")
-        .collect();
-    let scan_line = finished
-        .iter()
-        .find(|line| line["span"]["tool"] == "scan_document")
-        .unwrap_or_else(|| panic!("no log of the scan's tool call in:\n{}", logs.join("\n")));
+    // The scan's log line carries the caller's trace, inside the HTTP request's span. The
+    // server's stderr is read by another thread: wait for the line rather than race it.
+    let scan_log = |logs: &[String]| {
+        logs.iter()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|line| line["fields"]["message"] == "tool call finished")
+            .find(|line| line["span"]["tool"] == "scan_document")
+    };
+    let waited = std::time::Instant::now();
+    let (logs, scan_line) = loop {
+        let logs = server.logs.lock().unwrap().clone();
+        if let Some(line) = scan_log(&logs) {
+            break (logs, line);
+        }
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(20),
+            "no log of the scan's tool call in:\n{}",
+            logs.join("\n")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
     assert_eq!(scan_line["span"]["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
     assert_eq!(scan_line["span"]["parent_span_id"], "00f067aa0ba902b7");
     assert_eq!(scan_line["span"]["tracestate"], "vendor=opaque");
