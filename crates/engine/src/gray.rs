@@ -71,6 +71,12 @@ impl Gray {
         mix(corners, ax, ay)
     }
 
+    /// ITU-R BT.601 luma of an RGB pixel, as the image crate computes it, in integers.
+    pub(crate) fn luma(r: u8, g: u8, b: u8) -> u8 {
+        let [r, g, b] = [r, g, b].map(u32::from);
+        ((r * 299 + g * 587 + b * 114 + 500) / 1000) as u8
+    }
+
     /// Shrinks the image by an integer factor, averaging each block of pixels.
     ///
     /// Box averaging keeps thin strokes visible as gray instead of dropping them,

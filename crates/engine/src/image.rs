@@ -148,15 +148,8 @@ fn decode_heif(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageError> {
     if image.data.len() != width * height * 4 {
         return Err(ImageError::Decode("the HEIC decoded to an unexpected size".to_owned()));
     }
-    // ITU-R BT.601 luma, as the image crate computes it, in integers.
-    let data = image
-        .data
-        .chunks_exact(4)
-        .map(|rgba| {
-            let [r, g, b] = [rgba[0], rgba[1], rgba[2]].map(u32::from);
-            ((r * 299 + g * 587 + b * 114 + 500) / 1000) as u8
-        })
-        .collect();
+    let data =
+        image.data.chunks_exact(4).map(|rgba| Gray::luma(rgba[0], rgba[1], rgba[2])).collect();
     Ok(Gray { width, height, data })
 }
 

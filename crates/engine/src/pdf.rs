@@ -154,7 +154,7 @@ fn decode_is_inverted(image: &PdfImage<'_>) -> bool {
     }
 }
 
-/// Samples to gray: ITU-R BT.601 luma from RGB, ink from CMYK, 1-bit rows unpacked.
+/// Samples to gray: luma from RGB, ink from CMYK, 1-bit rows unpacked.
 fn to_gray(
     samples: &[u8],
     width: usize,
@@ -174,14 +174,9 @@ fn to_gray(
         }
         gray.extend(row[..width * components].chunks_exact(components).map(|pixel| match pixel {
             [v] => *v,
-            [r, g, b] => {
-                let [r, g, b] = [*r, *g, *b].map(u32::from);
-                ((r * 299 + g * 587 + b * 114 + 500) / 1000) as u8
-            }
+            [r, g, b] => Gray::luma(*r, *g, *b),
             [c, m, y, k] => {
-                let ink = (u32::from(*c) * 299 + u32::from(*m) * 587 + u32::from(*y) * 114 + 500)
-                    / 1000
-                    + u32::from(*k);
+                let ink = u32::from(Gray::luma(*c, *m, *y)) + u32::from(*k);
                 255 - ink.min(255) as u8
             }
             _ => 0,

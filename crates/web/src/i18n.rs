@@ -104,7 +104,8 @@ fn text(key: &str, lang: Lang) -> &'static str {
     })
 }
 
-fn html_escape(text: &str) -> String {
+/// Text made safe inside HTML elements and double-quoted attributes.
+pub(crate) fn html_escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 

@@ -91,7 +91,7 @@ fn page(mcp_path: &str, lang: i18n::Lang) -> Response {
         .replace("{{version}}", env!("CARGO_PKG_VERSION"))
         .replace("{{asset_version}}", &crate::assets::version())
         .replace("{{json_ld}}", &ld)
-        .replace("{{mcp_path}}", &html_escape(mcp_path));
+        .replace("{{mcp_path}}", &i18n::html_escape(mcp_path));
     let mut response = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_POLICY));
@@ -120,8 +120,4 @@ fn plain(mcp_path: &str) -> Response {
         env!("CARGO_PKG_VERSION")
     );
     (StatusCode::OK, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
-}
-
-fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
