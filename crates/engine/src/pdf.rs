@@ -62,16 +62,17 @@ impl Pdf {
         self.document.get_pages().into_iter().take(MAX_PAGES).collect()
     }
 
-    /// The images of one page, largest first, each as read or why it was skipped.
+    /// The images of one page, largest first, each as read or why it was skipped. Each is
+    /// inflated only when it is taken, so that one image's samples are held at a time.
     pub(crate) fn images(
         &self,
         page: lopdf::ObjectId,
         limits: DecodeLimits,
-    ) -> Vec<Result<PageImage<'_>, Skipped>> {
-        let Ok(mut images) = self.document.get_page_images(page) else { return Vec::new() };
+    ) -> impl Iterator<Item = Result<PageImage<'_>, Skipped>> {
+        let mut images = self.document.get_page_images(page).unwrap_or_default();
         images.retain(|image| image.width >= MIN_SIDE && image.height >= MIN_SIDE);
         images.sort_by_key(|image| std::cmp::Reverse(image.width.saturating_mul(image.height)));
-        images.iter().map(|image| self.image(image, limits)).collect()
+        images.into_iter().map(move |image| self.image(&image, limits))
     }
 
     fn image<'a>(
