@@ -5,9 +5,9 @@
 //! - An operator's list of hosts, when given, is the only hosts fetched from.
 //! - Every address a host name resolves to is checked: private, loopback, link-local (cloud
 //!   metadata), unique-local, multicast and reserved addresses are refused unless they lie
-//!   in a network the operator allowed. The check runs in the connector's resolver, so the
-//!   connection goes only to addresses that passed: a second DNS answer cannot differ from
-//!   the checked one (DNS rebinding). An address written in the URL is checked the same way.
+//!   in a network the operator allowed. The check runs in the connector's resolver, on the
+//!   one answer the connection then uses, so no later DNS answer can slip past it (DNS
+//!   rebinding). An address written in the URL is checked the same way before connecting.
 //! - Redirects are followed up to a limit, each target checked like the first URL.
 //! - The whole exchange is bounded in time, the body in bytes while it is read (a
 //!   `Content-Length` over the limit is refused before reading), and the media type is
@@ -158,6 +158,8 @@ pub struct Fetched {
 #[derive(Clone)]
 pub struct Fetcher {
     policy: Arc<FetchPolicy>,
+    /// The address rule the resolver applies, also applied to addresses written in URLs.
+    rule: Arc<AddressRule>,
     turns: Arc<tokio::sync::Semaphore>,
     client: Client<hyper_rustls::HttpsConnector<HttpConnector<CheckedResolver>>, Empty<Bytes>>,
 }
@@ -173,7 +175,7 @@ impl Fetcher {
     /// that it works in an image without a system certificate store.
     pub fn new(policy: FetchPolicy) -> Result<Self, TlsSetupError> {
         let rule = Arc::new(AddressRule { allowed_networks: policy.allowed_networks.clone() });
-        let mut http = HttpConnector::new_with_resolver(CheckedResolver { rule });
+        let mut http = HttpConnector::new_with_resolver(CheckedResolver { rule: rule.clone() });
         http.enforce_http(false);
         http.set_connect_timeout(Some(policy.timeout));
         let roots =
@@ -196,7 +198,7 @@ impl Fetcher {
         let client =
             Client::builder(TokioExecutor::new()).pool_max_idle_per_host(0).build(connector);
         let turns = Arc::new(tokio::sync::Semaphore::new(policy.max_concurrent.max(1)));
-        Ok(Fetcher { policy: Arc::new(policy), turns, client })
+        Ok(Fetcher { policy: Arc::new(policy), rule, turns, client })
     }
 
     /// Fetches `url` with `GET`, following allowed redirects.
@@ -217,7 +219,7 @@ impl Fetcher {
         loop {
             // A fragment names a part of the page for the browser; it is never sent.
             url.set_fragment(None);
-            let host = self.check(&url).await?;
+            let host = self.check(&url)?;
             let uri: http::Uri = url
                 .as_str()
                 .parse()
@@ -229,11 +231,7 @@ impl Fetcher {
             let request =
                 request.body(Empty::new()).map_err(|e| FetchError::BadUrl(e.to_string()))?;
             let response = self.client.request(request).await.map_err(|error| {
-                if refused_address(&error) {
-                    FetchError::PrivateAddress(host.clone())
-                } else {
-                    FetchError::Connect(host.clone())
-                }
+                resolver_refusal(&error).unwrap_or_else(|| FetchError::Connect(host.clone()))
             })?;
             let status = response.status();
             if status.is_redirection() && status != http::StatusCode::NOT_MODIFIED {
@@ -287,7 +285,7 @@ impl Fetcher {
     }
 
     /// Checks a URL before it is requested; returns its host for error texts.
-    async fn check(&self, url: &Url) -> Result<String, FetchError> {
+    fn check(&self, url: &Url) -> Result<String, FetchError> {
         match url.scheme() {
             "https" => {}
             "http" if self.policy.allow_http => {}
@@ -307,18 +305,15 @@ impl Fetcher {
         {
             return Err(FetchError::HostNotAllowed(name));
         }
-        let rule = AddressRule { allowed_networks: self.policy.allowed_networks.clone() };
-        match host {
-            // An address written in the URL never reaches the resolver: check it here.
-            Host::Ipv4(ip) if !rule.permits(IpAddr::V4(ip)) => {
-                Err(FetchError::PrivateAddress(name))
-            }
-            Host::Ipv6(ip) if !rule.permits(IpAddr::V6(ip)) => {
-                Err(FetchError::PrivateAddress(name))
-            }
-            // A name is checked here for a clear error, and again by the connector's resolver
-            // at connect time, which is what the connection uses.
-            Host::Domain(_) => resolve_checked(&name, &rule).await.map(|_| name),
+        // An address written in the URL never reaches the resolver: check it here. A name
+        // is checked by the connector's resolver, on the very addresses it connects to.
+        let literal = match host {
+            Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
+            Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
+            Host::Domain(_) => None,
+        };
+        match literal {
+            Some(ip) if !self.rule.permits(ip) => Err(FetchError::PrivateAddress(name)),
             _ => Ok(name),
         }
     }
@@ -361,22 +356,26 @@ async fn resolve_checked(host: &str, rule: &AddressRule) -> Result<Vec<SocketAdd
     Ok(resolved)
 }
 
-/// The error the resolver gives when an address is refused, found again in hyper's chain.
+/// Why the resolver gave the connector no address, carried through hyper's error chain.
 #[derive(Debug, thiserror::Error)]
-#[error("address refused")]
-struct AddressRefused;
+#[error("{0}")]
+struct ResolverRefusal(FetchError);
 
-fn refused_address(error: &(dyn std::error::Error + 'static)) -> bool {
+/// The resolver's refusal (a private address, a name that does not resolve) inside an
+/// error from the client, if that is what failed.
+fn resolver_refusal(error: &(dyn std::error::Error + 'static)) -> Option<FetchError> {
     let mut next = Some(error);
     while let Some(current) = next {
-        if let Some(io) = current.downcast_ref::<std::io::Error>()
-            && io.get_ref().is_some_and(|inner| inner.is::<AddressRefused>())
+        if let Some(refusal) = current
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .and_then(|inner| inner.downcast_ref::<ResolverRefusal>())
         {
-            return true;
+            return Some(refusal.0.clone());
         }
         next = current.source();
     }
-    false
+    None
 }
 
 /// Resolves with the system resolver and gives the connector only permitted addresses.
@@ -398,11 +397,10 @@ impl tower::Service<Name> for CheckedResolver {
     fn call(&mut self, name: Name) -> Self::Future {
         let rule = self.rule.clone();
         Box::pin(async move {
-            match resolve_checked(name.as_str(), &rule).await {
-                Ok(addresses) => Ok(addresses.into_iter()),
-                Err(FetchError::PrivateAddress(_)) => Err(std::io::Error::other(AddressRefused)),
-                Err(_) => Err(std::io::Error::other("the host name did not resolve")),
-            }
+            resolve_checked(name.as_str(), &rule)
+                .await
+                .map(Vec::into_iter)
+                .map_err(|refusal| std::io::Error::other(ResolverRefusal(refusal)))
         })
     }
 }

@@ -3,7 +3,7 @@
 //! Fetching a URL chosen by configuration is still a server-side request, so it goes
 //! through `mrtd-fetch`'s SSRF guard: private, loopback, link-local (cloud metadata at
 //! 169.254.169.254), unique-local and reserved addresses are refused unless explicitly
-//! allowed, checked again at connect time; plain `http` is refused unless private addresses
+//! allowed, checked on the addresses the connection uses; plain `http` is refused unless private addresses
 //! are allowed; redirects are not followed; the body and the time are bounded.
 
 use std::{
