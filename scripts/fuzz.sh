@@ -18,7 +18,7 @@
 # cache so later runs start from it. A crash leaves its input in $MRTD_FUZZ_DIR/artifacts
 # and fails the script; rerun it with: BINARY ARTIFACT.
 #
-# Cost: a cold build of the three fuzz workspaces takes about 13 CPU-minutes (the server
+# Cost: a cold build of the four fuzz workspaces takes several CPU-minutes (the server
 # target links the whole HTTP front); with $MRTD_FUZZ_DIR/build kept between runs the builds
 # take seconds and the step is about 5 x SECONDS.
 set -euo pipefail

@@ -4,7 +4,6 @@ use std::time::Instant;
 
 use crate::cells::CellGeometry;
 use crate::components::Darkness;
-use crate::decode::Reading;
 use crate::error::ImageError;
 use crate::image::{DecodeLimits, decode, decode_jpeg_half};
 use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
@@ -292,12 +291,12 @@ impl Engine {
     ) -> (ImageReading, Option<Vec<Vec<CellGeometry>>>, bool) {
         let started = Instant::now();
         let work = work_image(gray);
-        let (mut best, mut report) = self.best_attempt(gray, &work, Darkness::NORMAL);
+        let (mut best, mut report) = self.best_attempt(gray, &work, Darkness::NORMAL, options);
         let mut candidates_seen = report.n_candidates > 0;
         // Faint or thin print breaks apart under the normal threshold; without a
         // confident reading, the photo gets a second look at a fainter one.
-        if best.as_ref().is_none_or(|b| !is_confident(&b.reading)) {
-            let (faint, faint_report) = self.best_attempt(gray, &work, Darkness::FAINT);
+        if best.as_ref().is_none_or(|b| !is_confident(b)) {
+            let (faint, faint_report) = self.best_attempt(gray, &work, Darkness::FAINT, options);
             candidates_seen |= faint_report.n_candidates > 0;
             if faint.as_ref().is_some_and(|f| best.as_ref().is_none_or(|b| rank(f) > rank(b))) {
                 (best, report) = (faint, faint_report);
@@ -318,16 +317,17 @@ impl Engine {
         gray: &crate::gray::Gray,
         work: &WorkImage,
         darkness: Darkness,
+        options: &ParseOptions,
     ) -> (Option<Attempt>, LocateReport) {
         let (candidates, report) = locate(&work.image, darkness);
         let mut best: Option<Attempt> = None;
         for candidate in candidates.iter().take(self.config.max_candidates) {
-            let attempts = read_candidate(&self.model, gray, work.scale, candidate);
+            let attempts = read_candidate(&self.model, gray, work.scale, candidate, options);
             if let Some(attempt) = attempts.into_iter().next() {
                 if best.as_ref().is_none_or(|b| rank(&attempt) > rank(b)) {
                     best = Some(attempt);
                 }
-                if best.as_ref().is_some_and(|b| is_confident(&b.reading)) {
+                if best.as_ref().is_some_and(is_confident) {
                     break;
                 }
             }
@@ -349,8 +349,8 @@ fn median_glyph_height(cells: &[Vec<CellGeometry>]) -> f32 {
 
 /// Whether a reading can be reported as read: every check digit passes and
 /// the characters no check digit protects were recognised with confidence.
-pub(crate) fn is_confident(reading: &Reading) -> bool {
-    reading.valid && reading.min_unchecked_confidence >= 0.5 && reading.min_confidence >= 0.2
+pub(crate) fn is_confident(attempt: &Attempt) -> bool {
+    attempt.reading.valid && attempt.least_unchecked >= 0.5 && attempt.least >= 0.2
 }
 
 /// A reading of a half-size decode, in the full-size image's geometry: half-size pixel

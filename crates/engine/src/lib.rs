@@ -4,7 +4,7 @@
 //! The pipeline is image → [decode](Engine::read) (EXIF orientation, limits) →
 //! locate (rows of evenly spaced glyph blobs at any angle, grouped into two or
 //! three parallel lines) → recognise (fixed-pitch cells classified by a small
-//! embedded network) → decode (layout, character classes and check digits).
+//! embedded network) → decode (by `mrtd-mrz`: layout, character classes, check digits).
 //!
 //! ```no_run
 //! let engine = mrtd_engine::EngineBuilder::new().build();
@@ -26,7 +26,6 @@
 mod cancelling;
 pub mod cells;
 mod components;
-mod decode;
 mod diagnose;
 mod engine;
 mod error;

@@ -3,8 +3,6 @@
 //! of personal names. Neither may vouch for a character: they only reorder what the
 //! classifier offered.
 
-use crate::decode::MrzFormat;
-
 /// How much more likely a look-alike is taken to be when its neighbours are of its kind.
 const CONTEXT_ODDS: f32 = 10.0;
 
@@ -120,14 +118,21 @@ fn name_index(symbol: char) -> Option<usize> {
     NAME_SYMBOLS.iter().position(|&s| char::from(s) == symbol)
 }
 
-/// Where the names are: (line, start, end).
-fn name_fields(format: MrzFormat) -> &'static [(usize, usize, usize)] {
-    match format {
-        MrzFormat::Td3 | MrzFormat::MrvA => &[(0, 5, 44)],
-        MrzFormat::Td2 | MrzFormat::MrvB => &[(0, 5, 36)],
-        MrzFormat::Td1 => &[(2, 0, 30)],
-        MrzFormat::FraId => &[(0, 5, 30), (1, 13, 27)],
+/// Where a reading's layout puts the names, as runs of cells (line, start, end), from 0.
+pub(crate) fn name_runs(reading: &mrtd_mrz::Reading) -> Vec<(usize, usize, usize)> {
+    let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+    for field in [mrtd_mrz::FieldName::Surname, mrtd_mrz::FieldName::GivenNames] {
+        for (line, column) in reading.field_cells(field) {
+            if runs.iter().any(|&(l, start, end)| l == line && (start..end).contains(&column)) {
+                continue;
+            }
+            match runs.last_mut() {
+                Some(run) if run.0 == line && run.2 == column => run.2 = column + 1,
+                _ => runs.push((line, column, column + 1)),
+            }
+        }
     }
+    runs
 }
 
 /// A cell's probabilities over [`NAME_SYMBOLS`] (a filler is a word's edge), the
@@ -156,10 +161,13 @@ fn name_distribution(cell: &mrtd_mrz::CellCandidates) -> Vec<(usize, f32)> {
 /// Names are not covered by any check digit, so where the glyph alone is in doubt (a
 /// dark `O` read as `0` then as `D`, a blurred `K` as `X`) this is the only evidence
 /// there is; the caller keeps the classifier's own probabilities for the verdict.
-pub(crate) fn weigh_names(format: MrzFormat, lines: &mut [Vec<mrtd_mrz::CellCandidates>]) {
+pub(crate) fn weigh_names(
+    names: &[(usize, usize, usize)],
+    lines: &mut [Vec<mrtd_mrz::CellCandidates>],
+) {
     let model = name_model();
     let edge = vec![(0usize, 1.0f32)];
-    for &(line, start, end) in name_fields(format) {
+    for &(line, start, end) in names {
         let Some(cells) = lines.get(line).filter(|cells| cells.len() >= end) else {
             continue;
         };
@@ -234,8 +242,8 @@ pub(crate) fn weigh_names(format: MrzFormat, lines: &mut [Vec<mrtd_mrz::CellCand
 }
 
 /// The cells [`weigh_names`] may change, as (line, position) from 0.
-pub(crate) fn is_name_cell(format: MrzFormat, line: usize, pos: usize) -> bool {
-    name_fields(format).iter().any(|&(l, start, end)| l == line && (start..end).contains(&pos))
+pub(crate) fn is_name_cell(names: &[(usize, usize, usize)], line: usize, pos: usize) -> bool {
+    names.iter().any(|&(l, start, end)| l == line && (start..end).contains(&pos))
 }
 
 #[cfg(test)]
@@ -281,6 +289,9 @@ mod tests {
         lines.iter().map(|l| l.chars().map(|c| cell(&[(c, 0.99)])).collect()).collect()
     }
 
+    /// Where a TD3's (and an MRV-A's) names are.
+    const TD3_NAMES: [(usize, usize, usize); 1] = [(0, 5, 44)];
+
     const BOOKER: [&str; 2] = [
         "P<UTOBOOKER<<OLGA<MARIA<<<<<<<<<<<<<<<<<<<<<",
         "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
@@ -312,7 +323,7 @@ mod tests {
         let mut lines = td3_cells(BOOKER);
         lines[0][6] = cell(&[('0', 0.85), ('D', 0.05), ('G', 0.047), ('O', 0.04)]);
         lines[0][7] = cell(&[('0', 0.82), ('O', 0.17), ('9', 0.007)]);
-        weigh_names(MrzFormat::Td3, &mut lines);
+        weigh_names(&TD3_NAMES, &mut lines);
         let letters: Vec<char> = lines[0][6].options.iter().map(|o| o.0).collect();
         assert_eq!(letters, ['0', 'O', 'D', 'G'], "{:?}", lines[0][6]);
         let total: f32 = lines[0][6].options.iter().map(|o| o.1).sum();
@@ -325,7 +336,7 @@ mod tests {
         let lines = ["V<CHEKOWALSKA<<ZOE<<<<<<<<<<<<<<<<<<<<<<<<<<", &"<".repeat(44)];
         let mut cells = td3_cells([lines[0], lines[1]]);
         cells[0][5] = cell(&[('X', 0.65), ('K', 0.29), ('<', 0.02), ('Z', 0.014)]);
-        weigh_names(MrzFormat::MrvA, &mut cells);
+        weigh_names(&TD3_NAMES, &mut cells);
         assert_eq!(top(&cells[0][5]), 'K');
         let filler = cells[0][5].options.iter().find(|o| o.0 == '<').expect("the filler");
         assert_eq!(filler.1, 0.02, "fillers are left as they were");
@@ -338,11 +349,11 @@ mod tests {
         let name = "P<UTOSREY<<FXUVTDVANI<<<<<<<<<<<<<<<<<<<<<<<";
         let mut lines = td3_cells([name, BOOKER[1]]);
         lines[0][15] = cell(&[('T', 0.94), ('I', 0.06)]);
-        weigh_names(MrzFormat::Td3, &mut lines);
+        weigh_names(&TD3_NAMES, &mut lines);
         assert_eq!(top(&lines[0][15]), 'T');
         // The same glyph in doubt is settled by the model.
         lines[0][15] = cell(&[('T', 0.7), ('I', 0.3)]);
-        weigh_names(MrzFormat::Td3, &mut lines);
+        weigh_names(&TD3_NAMES, &mut lines);
         assert_eq!(top(&lines[0][15]), 'I');
     }
 
@@ -352,9 +363,24 @@ mod tests {
         lines[1][0] = cell(&[('L', 0.5), ('I', 0.5)]);
         lines[0][2] = cell(&[('U', 0.5), ('V', 0.5)]);
         let before = lines.clone();
-        weigh_names(MrzFormat::Td3, &mut lines);
+        weigh_names(&TD3_NAMES, &mut lines);
         assert_eq!(lines, before);
-        assert!(is_name_cell(MrzFormat::Td3, 0, 5) && !is_name_cell(MrzFormat::Td3, 0, 4));
-        assert!(is_name_cell(MrzFormat::Td1, 2, 0) && !is_name_cell(MrzFormat::Td1, 0, 10));
+        assert!(is_name_cell(&TD3_NAMES, 0, 5) && !is_name_cell(&TD3_NAMES, 0, 4));
+    }
+
+    #[test]
+    fn the_names_are_where_each_layout_puts_them() {
+        let options = mrtd_mrz::ParseOptions::default();
+        let read = |lines: &[&str]| mrtd_mrz::parse_text(lines, &options).expect("an MRZ");
+        assert_eq!(name_runs(&read(&BOOKER)), TD3_NAMES);
+        let td1 = [
+            "I<UTOD231458907<<<<<<<<<<<<<<<",
+            "7408122F1204159UTO<<<<<<<<<<<6",
+            "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+        ];
+        assert_eq!(name_runs(&read(&td1)), [(2, 0, 30)]);
+        let french =
+            ["IDFRABERTHIER<<<<<<<<<<<<<<<<<<<<<<<", "9409923102854CORINNE<<<<<<<6512068F4"];
+        assert_eq!(name_runs(&read(&french)), [(0, 5, 30), (1, 13, 27)]);
     }
 }

@@ -44,6 +44,7 @@ mod layout;
 mod mrz_date;
 mod names;
 mod reading;
+mod recognised;
 mod shape;
 mod solve;
 

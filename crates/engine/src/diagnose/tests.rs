@@ -80,11 +80,14 @@ fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
     let mut classified = candidates(|_, _| 0.99, &[]);
     classified[0][8] = CellCandidates { options: vec![('X', 0.6), ('K', 0.35), ('<', 0.05)] };
     let mut weighed = classified.clone();
-    crate::weigh::weigh_names(crate::decode::MrzFormat::Td3, &mut weighed);
+    let names = crate::weigh::name_runs(
+        &mrtd_mrz::parse_text(&LINES, &ParseOptions::default()).expect("a TD3"),
+    );
+    crate::weigh::weigh_names(&names, &mut weighed);
     let mut published = mrtd_mrz::decode_cells(&weighed, &ParseOptions::default()).expect("a TD3");
     assert_eq!(published.lines[0], LINES[0]);
     assert!(published.corrections.is_empty(), "the decoder saw K on top");
-    note_name_letters(crate::decode::MrzFormat::Td3, &classified, &mut published);
+    note_name_letters(&names, &classified, &mut published);
     assert_eq!(
         published.corrections,
         [mrtd_mrz::Correction {
@@ -100,25 +103,16 @@ fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
     let probability = |line: usize, column: usize, symbol: char| {
         classified[line][column].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
     };
-    assert!(!unchecked_cells_certain(
-        crate::decode::MrzFormat::Td3,
-        &published.lines,
-        probability,
-        &[]
-    ));
+    assert!(!published.cells_certain(probability, &[]));
 }
 
 /// The specimen TD3 as an attempt read at 0.99 everywhere, cells 20 px apart, with
 /// the cells in `washed` bright and without contrast.
 fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
     let p = |line, pos| if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
-    let engine_cells: Vec<Vec<crate::decode::CellCandidates>> = candidates(p, &[])
-        .into_iter()
-        .map(|line| {
-            line.into_iter().map(|c| crate::decode::CellCandidates { options: c.options }).collect()
-        })
-        .collect();
-    let reading = crate::decode::decode_cells(&engine_cells).expect("a TD3");
+    let engine_cells = candidates(p, &[]);
+    let (reading, least_unchecked, least) =
+        crate::recognise::decode(&engine_cells, &ParseOptions::default()).expect("a TD3");
     let cells: Vec<Vec<CellGeometry>> = (0..2)
         .map(|line| {
             (0..44)
@@ -137,6 +131,8 @@ fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
         .collect();
     Attempt {
         reading,
+        least_unchecked,
+        least,
         candidates: engine_cells,
         cells,
         contrast,
@@ -191,7 +187,8 @@ fn read_with_covered_cells(changed: &[ReadAs], covered: &[(usize, usize)]) -> Im
     for &(line, column) in covered {
         attempt.covered[line][column] = true;
     }
-    attempt.reading = crate::decode::decode_cells(&attempt.candidates).expect("a TD3");
+    (attempt.reading, attempt.least_unchecked, attempt.least) =
+        crate::recognise::decode(&attempt.candidates, &ParseOptions::default()).expect("a TD3");
     conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
 }
 
