@@ -3,11 +3,11 @@
 
 use mrtd_mrz::ParseOptions;
 
+use crate::attempt::Attempt;
 use crate::cancelling::cancelling_misreads;
 use crate::cells::CellGeometry;
 use crate::gray::Gray;
 use crate::locate::LocateReport;
-use crate::recognise::Attempt;
 use crate::types::{Diagnostic, DiagnosticCode, ImageReading, Status};
 
 /// Glyphs below this height (original pixels) are too small to read reliably.

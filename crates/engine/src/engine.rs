@@ -2,13 +2,14 @@
 
 use std::time::Instant;
 
+use crate::attempt::{Attempt, rank};
 use crate::cells::CellGeometry;
 use crate::components::Darkness;
 use crate::error::ImageError;
 use crate::image::{DecodeLimits, decode, decode_jpeg_half};
 use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Mlp;
-use crate::recognise::{Attempt, rank, read_candidate};
+use crate::recognise::Reader;
 use crate::types::{DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::ParseOptions;
 
@@ -321,8 +322,9 @@ impl Engine {
     ) -> (Option<Attempt>, LocateReport) {
         let (candidates, report) = locate(&work.image, darkness);
         let mut best: Option<Attempt> = None;
+        let reader = Reader { model: &self.model, original: gray, scale: work.scale, options };
         for candidate in candidates.iter().take(self.config.max_candidates) {
-            let attempts = read_candidate(&self.model, gray, work.scale, candidate, options);
+            let attempts = reader.read_candidate(candidate);
             if let Some(attempt) = attempts.into_iter().next() {
                 if best.as_ref().is_none_or(|b| rank(&attempt) > rank(b)) {
                     best = Some(attempt);

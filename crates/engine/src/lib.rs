@@ -23,6 +23,7 @@
 //! geometry and sampling), [`geometry`], [`gray`], [`model`] (the classifier and its
 //! weight file) and [`jpeg::decode_half_luma`]. Nothing else is public.
 
+mod attempt;
 mod cancelling;
 pub mod cells;
 mod components;

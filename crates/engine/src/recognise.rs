@@ -1,38 +1,17 @@
 //! Recognition: laying fixed-pitch cells over located rows, classifying them
 //! and choosing the reading direction and line length the check digits prefer.
 
+use mrtd_mrz::{CellCandidates, ParseOptions};
+
+use crate::attempt::{Attempt, rank};
+use crate::attempt::{decode, mean_log_confidence};
 use crate::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use crate::gray::Gray;
 use crate::locate::{MrzCandidate, TextRow};
 use crate::model::{ALPHABET, Mlp, N_CLASSES};
-use mrtd_mrz::{CellCandidates, CheckStatus, ParseOptions, Reading};
 
 /// How many alternatives per cell are passed to the decoder.
 const TOP_K: usize = 4;
-
-/// One way of reading a candidate: direction and characters per line.
-#[derive(Clone, Debug)]
-pub(crate) struct Attempt {
-    /// The MRZ core's reading of the candidates.
-    pub(crate) reading: Reading,
-    /// The least probability the classifier gave a symbol of the reading: of those no
-    /// check digit covers, and of all.
-    pub(crate) least_unchecked: f32,
-    pub(crate) least: f32,
-    /// The classifier's top candidates per cell, line by line.
-    pub(crate) candidates: Vec<Vec<CellCandidates>>,
-    /// Cell geometry in original image pixels, line by line.
-    pub(crate) cells: Vec<Vec<CellGeometry>>,
-    /// Raw contrast (standard deviation of gray levels) per cell.
-    pub(crate) contrast: Vec<Vec<f32>>,
-    /// Per cell, whether something other than paper covers the band above or
-    /// below its glyph (`cells::Sampled::covered`).
-    pub(crate) covered: Vec<Vec<bool>>,
-    /// Mean log probability of the kept symbols.
-    pub(crate) score: f32,
-    /// Rotation of the document relative to upright, degrees clockwise in [0, 360).
-    pub(crate) rotation_degrees: f32,
-}
 
 /// Turns a row around, so that it reads in the opposite direction.
 fn reversed(row: &TextRow) -> TextRow {
@@ -532,219 +511,202 @@ fn shifted(row: &TextRow, shift: f32) -> TextRow {
     }
 }
 
-/// Reads a candidate; two rows of 30 cells are an ID card with one row
-/// missed (washed out, or its fillers merged), so the third is tried above
-/// and below at the same spacing.
-pub(crate) fn read_candidate(
-    model: &Mlp,
-    original: &Gray,
-    scale: f32,
-    candidate: &MrzCandidate,
-    options: &ParseOptions,
-) -> Vec<Attempt> {
-    let mut attempts = read_rows(model, original, scale, candidate, options);
-    if candidate.rows.len() == 2 && counted_length(candidate) == Some(30) {
-        let (a, b) = (&candidate.rows[0], &candidate.rows[1]);
-        let mid = (a.start + a.end) / 2.0;
-        let spacing = b.across_at(mid) - a.across_at(mid);
-        let below = vec![a.clone(), b.clone(), shifted(b, spacing)];
-        let above = vec![shifted(a, -spacing), a.clone(), b.clone()];
-        for rows in [below, above] {
-            attempts.extend(read_rows(model, original, scale, &MrzCandidate { rows }, options));
-        }
-        attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
-    }
-    // Two rows that do not read as an MRZ may be lines of 36 or 44 with glare
-    // or shadow over one end (two rows of 36, the lines of a passport or visa):
-    // the rows are lengthened by the missing cells at either end and read again.
-    let span = match counted_length(candidate) {
-        Some(36) => Some(36),
-        _ => candidate.rows.iter().filter_map(index_row).map(|i| i.span).max(),
-    };
-    if candidate.rows.len() == 2
-        && let Some(span) = span.filter(|&s| s >= 20)
-        && attempts.first().is_none_or(|a| !a.reading.valid)
-    {
-        let pitch = candidate
-            .rows
-            .iter()
-            .map(|row| row.length() / (span as f32 - 0.3))
-            .fold(0.0f32, f32::max);
-        for n in [36usize, 44].into_iter().filter(|&n| n > span && n - span <= 16) {
-            let missing = (n - span) as f32 * pitch;
-            for at_start in [true, false] {
-                let rows = candidate
-                    .rows
-                    .iter()
-                    .map(|row| {
-                        let mut longer = row.clone();
-                        if at_start {
-                            longer.start -= missing;
-                        } else {
-                            longer.end += missing;
-                        }
-                        longer
-                    })
-                    .collect();
-                let lengthened = MrzCandidate { rows };
-                attempts.extend(read_rows_at(model, original, scale, &lengthened, &[n], options));
-            }
-        }
-        attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
-    }
-    if let Some(longer) = attempts
-        .first()
-        .filter(|a| a.reading.valid)
-        .and_then(|best| continued_to_44(model, original, best, options))
-    {
-        attempts.insert(0, longer);
-    }
-    attempts
+/// What reading a candidate needs: the classifier, the image in its original pixels, the
+/// working image's scale, and how to parse.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    pub(crate) model: &'a Mlp,
+    pub(crate) original: &'a Gray,
+    pub(crate) scale: f32,
+    pub(crate) options: &'a ParseOptions,
 }
 
-/// A visa's two lines of 44 whose last eight cells (all fillers) went
-/// unseen read as a valid 36-character visa: the same text, the wrong format.
-/// When the cells past the end of a 36-character reading are fillers on both
-/// lines, the lines go on, and they are read as 44 cells instead.
-fn continued_to_44(
-    model: &Mlp,
-    original: &Gray,
-    attempt: &Attempt,
-    options: &ParseOptions,
-) -> Option<Attempt> {
-    const EXTRA: usize = 44 - 36;
-    if attempt.cells.len() != 2 || attempt.cells.iter().any(|line| line.len() != 36) {
-        return None;
-    }
-    let mut candidates = attempt.candidates.clone();
-    let mut cells = attempt.cells.clone();
-    let mut contrast = attempt.contrast.clone();
-    let mut covered = attempt.covered.clone();
-    for line in 0..2 {
-        let last = attempt.cells[line][35];
-        let extra: Vec<CellGeometry> = (1..=EXTRA)
-            .map(|k| {
-                let k = k as f32;
-                let centre = (last.centre.0 + last.along.0 * k, last.centre.1 + last.along.1 * k);
-                CellGeometry { centre, ..last }
-            })
-            .collect();
-        let inside = |c: &CellGeometry| {
-            let (x, y) = c.centre;
-            x >= 0.0 && y >= 0.0 && x < original.width as f32 && y < original.height as f32
+impl Reader<'_> {
+    /// Reads a candidate; two rows of 30 cells are an ID card with one row
+    /// missed (washed out, or its fillers merged), so the third is tried above
+    /// and below at the same spacing.
+    pub(crate) fn read_candidate(&self, candidate: &MrzCandidate) -> Vec<Attempt> {
+        let mut attempts = self.read_rows(candidate);
+        if candidate.rows.len() == 2 && counted_length(candidate) == Some(30) {
+            let (a, b) = (&candidate.rows[0], &candidate.rows[1]);
+            let mid = (a.start + a.end) / 2.0;
+            let spacing = b.across_at(mid) - a.across_at(mid);
+            let below = vec![a.clone(), b.clone(), shifted(b, spacing)];
+            let above = vec![shifted(a, -spacing), a.clone(), b.clone()];
+            for rows in [below, above] {
+                attempts.extend(self.read_rows(&MrzCandidate { rows }));
+            }
+            attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
+        }
+        // Two rows that do not read as an MRZ may be lines of 36 or 44 with glare
+        // or shadow over one end (two rows of 36, the lines of a passport or visa):
+        // the rows are lengthened by the missing cells at either end and read again.
+        let span = match counted_length(candidate) {
+            Some(36) => Some(36),
+            _ => candidate.rows.iter().filter_map(index_row).map(|i| i.span).max(),
         };
-        if !extra.iter().all(inside) {
-            return None;
-        }
-        let extra_read = classify(model, original, &extra);
-        let fillers = extra_read
-            .candidates
-            .iter()
-            .filter(|c| c.options[0].0 == '<' && c.options[0].1 >= 0.5)
-            .count();
-        if fillers < EXTRA - 1 {
-            return None;
-        }
-        candidates[line].extend(extra_read.candidates);
-        cells[line].extend(extra);
-        contrast[line].extend(extra_read.contrast);
-        covered[line].extend(extra_read.covered);
-    }
-    let (reading, least_unchecked, least) = decode(&candidates, options)?;
-    if !reading.valid {
-        return None;
-    }
-    let score = mean_log_confidence(&candidates);
-    Some(Attempt {
-        reading,
-        least_unchecked,
-        least,
-        candidates,
-        cells,
-        contrast,
-        covered,
-        score,
-        ..attempt.clone()
-    })
-}
-
-/// Mean log probability of the classifier's top symbol over every cell.
-fn mean_log_confidence(lines: &[Vec<CellCandidates>]) -> f32 {
-    let n_cells = lines.iter().map(Vec::len).sum::<usize>() as f32;
-    lines.iter().flatten().map(|c| c.options[0].1.max(1e-6).ln()).sum::<f32>() / n_cells
-}
-
-fn read_rows(
-    model: &Mlp,
-    original: &Gray,
-    scale: f32,
-    candidate: &MrzCandidate,
-    options: &ParseOptions,
-) -> Vec<Attempt> {
-    read_rows_at(model, original, scale, candidate, &line_lengths(candidate), options)
-}
-
-fn read_rows_at(
-    model: &Mlp,
-    original: &Gray,
-    scale: f32,
-    candidate: &MrzCandidate,
-    lengths: &[usize],
-    options: &ParseOptions,
-) -> Vec<Attempt> {
-    let mut attempts = Vec::new();
-    for &n in lengths {
-        let aligned = aligned_ends(&candidate.rows, n);
-        for backwards in [false, true] {
-            let rows: Vec<TextRow> = if backwards {
-                aligned.iter().rev().map(reversed).collect()
-            } else {
-                aligned.clone()
-            };
-            let Some(positions) = rows_positions(&rows, n) else {
-                continue;
-            };
-            let mut cells: Vec<Vec<CellGeometry>> = rows
+        if candidate.rows.len() == 2
+            && let Some(span) = span.filter(|&s| s >= 20)
+            && attempts.first().is_none_or(|a| !a.reading.valid)
+        {
+            let pitch = candidate
+                .rows
                 .iter()
-                .zip(&positions)
-                .map(|(row, positions)| row_cells(row, positions, scale))
-                .collect();
-            shear_to_columns(&mut cells);
-            let mut lines = Vec::new();
-            let mut contrast = Vec::new();
-            let mut covered = Vec::new();
-            for line_cells in &cells {
-                let read = classify(model, original, line_cells);
-                lines.push(read.candidates);
-                contrast.push(read.contrast);
-                covered.push(read.covered);
+                .map(|row| row.length() / (span as f32 - 0.3))
+                .fold(0.0f32, f32::max);
+            for n in [36usize, 44].into_iter().filter(|&n| n > span && n - span <= 16) {
+                let missing = (n - span) as f32 * pitch;
+                for at_start in [true, false] {
+                    let rows = candidate
+                        .rows
+                        .iter()
+                        .map(|row| {
+                            let mut longer = row.clone();
+                            if at_start {
+                                longer.start -= missing;
+                            } else {
+                                longer.end += missing;
+                            }
+                            longer
+                        })
+                        .collect();
+                    let lengthened = MrzCandidate { rows };
+                    attempts.extend(self.read_rows_at(&lengthened, &[n]));
+                }
             }
-            let mean_log = mean_log_confidence(&lines);
-            let Some((reading, least_unchecked, least)) = decode(&lines, options) else {
-                continue;
+            attempts.sort_by(|x, y| rank(y).total_cmp(&rank(x)));
+        }
+        if let Some(longer) =
+            attempts.first().filter(|a| a.reading.valid).and_then(|best| self.continued_to_44(best))
+        {
+            attempts.insert(0, longer);
+        }
+        attempts
+    }
+
+    /// A visa's two lines of 44 whose last eight cells (all fillers) went
+    /// unseen read as a valid 36-character visa: the same text, the wrong format.
+    /// When the cells past the end of a 36-character reading are fillers on both
+    /// lines, the lines go on, and they are read as 44 cells instead.
+    fn continued_to_44(&self, attempt: &Attempt) -> Option<Attempt> {
+        let Reader { model, original, options, .. } = *self;
+        const EXTRA: usize = 44 - 36;
+        if attempt.cells.len() != 2 || attempt.cells.iter().any(|line| line.len() != 36) {
+            return None;
+        }
+        let mut candidates = attempt.candidates.clone();
+        let mut cells = attempt.cells.clone();
+        let mut contrast = attempt.contrast.clone();
+        let mut covered = attempt.covered.clone();
+        for line in 0..2 {
+            let last = attempt.cells[line][35];
+            let extra: Vec<CellGeometry> = (1..=EXTRA)
+                .map(|k| {
+                    let k = k as f32;
+                    let centre =
+                        (last.centre.0 + last.along.0 * k, last.centre.1 + last.along.1 * k);
+                    CellGeometry { centre, ..last }
+                })
+                .collect();
+            let inside = |c: &CellGeometry| {
+                let (x, y) = c.centre;
+                x >= 0.0 && y >= 0.0 && x < original.width as f32 && y < original.height as f32
             };
-            let dir = rows[0].dir;
-            let rotation = (dir.1.atan2(dir.0).to_degrees() + 360.0) % 360.0;
-            attempts.push(Attempt {
-                reading,
-                least_unchecked,
-                least,
-                candidates: lines,
-                cells,
-                contrast,
-                covered,
-                score: mean_log,
-                rotation_degrees: rotation,
-            });
-            // A confident reading one way round settles the direction: the
-            // other way round reads upside-down glyphs and cannot beat it.
-            if attempts.last().is_some_and(crate::engine::is_confident) {
-                break;
+            if !extra.iter().all(inside) {
+                return None;
+            }
+            let extra_read = classify(model, original, &extra);
+            let fillers = extra_read
+                .candidates
+                .iter()
+                .filter(|c| c.options[0].0 == '<' && c.options[0].1 >= 0.5)
+                .count();
+            if fillers < EXTRA - 1 {
+                return None;
+            }
+            candidates[line].extend(extra_read.candidates);
+            cells[line].extend(extra);
+            contrast[line].extend(extra_read.contrast);
+            covered[line].extend(extra_read.covered);
+        }
+        let (reading, least_unchecked, least) = decode(&candidates, options)?;
+        if !reading.valid {
+            return None;
+        }
+        let score = mean_log_confidence(&candidates);
+        Some(Attempt {
+            reading,
+            least_unchecked,
+            least,
+            candidates,
+            cells,
+            contrast,
+            covered,
+            score,
+            ..attempt.clone()
+        })
+    }
+
+    fn read_rows(&self, candidate: &MrzCandidate) -> Vec<Attempt> {
+        self.read_rows_at(candidate, &line_lengths(candidate))
+    }
+
+    fn read_rows_at(&self, candidate: &MrzCandidate, lengths: &[usize]) -> Vec<Attempt> {
+        let Reader { model, original, scale, options } = *self;
+        let mut attempts = Vec::new();
+        for &n in lengths {
+            let aligned = aligned_ends(&candidate.rows, n);
+            for backwards in [false, true] {
+                let rows: Vec<TextRow> = if backwards {
+                    aligned.iter().rev().map(reversed).collect()
+                } else {
+                    aligned.clone()
+                };
+                let Some(positions) = rows_positions(&rows, n) else {
+                    continue;
+                };
+                let mut cells: Vec<Vec<CellGeometry>> = rows
+                    .iter()
+                    .zip(&positions)
+                    .map(|(row, positions)| row_cells(row, positions, scale))
+                    .collect();
+                shear_to_columns(&mut cells);
+                let mut lines = Vec::new();
+                let mut contrast = Vec::new();
+                let mut covered = Vec::new();
+                for line_cells in &cells {
+                    let read = classify(model, original, line_cells);
+                    lines.push(read.candidates);
+                    contrast.push(read.contrast);
+                    covered.push(read.covered);
+                }
+                let mean_log = mean_log_confidence(&lines);
+                let Some((reading, least_unchecked, least)) = decode(&lines, options) else {
+                    continue;
+                };
+                let dir = rows[0].dir;
+                let rotation = (dir.1.atan2(dir.0).to_degrees() + 360.0) % 360.0;
+                attempts.push(Attempt {
+                    reading,
+                    least_unchecked,
+                    least,
+                    candidates: lines,
+                    cells,
+                    contrast,
+                    covered,
+                    score: mean_log,
+                    rotation_degrees: rotation,
+                });
+                // A confident reading one way round settles the direction: the
+                // other way round reads upside-down glyphs and cannot beat it.
+                if attempts.last().is_some_and(crate::engine::is_confident) {
+                    break;
+                }
             }
         }
+        attempts.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
+        attempts
     }
-    attempts.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
-    attempts
 }
 
 /// MRZ lines start and end together: a row whose blobs do not number exactly
@@ -768,44 +730,6 @@ fn aligned_ends(rows: &[TextRow], n: usize) -> Vec<TextRow> {
             }
         })
         .collect()
-}
-
-/// The MRZ core's reading of the cells, with the least probability the classifier gave a
-/// symbol of it: of those no check digit covers, and of all.
-pub(crate) fn decode(
-    lines: &[Vec<CellCandidates>],
-    options: &ParseOptions,
-) -> Option<(Reading, f32, f32)> {
-    let reading = mrtd_mrz::decode_cells(lines, options).ok()?;
-    let covered = reading.covered_cells();
-    let (mut least_unchecked, mut least) = (1.0f32, 1.0f32);
-    for (line, text) in reading.lines.iter().enumerate() {
-        for (column, symbol) in text.chars().enumerate() {
-            let p = lines[line][column].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1);
-            least = least.min(p);
-            if !covered[line][column] {
-                least_unchecked = least_unchecked.min(p);
-            }
-        }
-    }
-    Some((reading, least_unchecked, least))
-}
-
-/// What each rule of the layout a reading breaks costs it in [`rank`]: a fifth of a zone's
-/// check digits when it has five; more than the classifier's confidence usually separates
-/// two readings of one zone. A TD1 card turned and blurred read as `SD<Q<…` (no document code,
-/// no issuer) ranked above its true reading when nothing but check digits and confidence
-/// counted: both readings fitted their check digits.
-const RULE_BREAK_COST: f32 = 0.5;
-
-/// Orders attempts: the share of printed check digits that hold, less what the rules of the
-/// layout the reading breaks cost, then classifier confidence.
-pub(crate) fn rank(attempt: &Attempt) -> f32 {
-    let printed = attempt.reading.checks.iter().filter(|c| c.status != CheckStatus::Absent);
-    let n_checks = printed.clone().count().max(1) as f32;
-    let n_valid = printed.filter(|c| c.status == CheckStatus::Verified).count() as f32;
-    let breaks = attempt.reading.rule_breaks() as f32;
-    n_valid / n_checks * 4.0 - breaks * RULE_BREAK_COST + attempt.score
 }
 
 #[cfg(test)]

@@ -86,14 +86,10 @@ pub async fn verify_chip(
             Some((lines, "scan"))
         }
         (None, Some(lines)) => {
-            if lines.len() > 3
-                || lines.iter().map(String::len).sum::<usize>() > ops::MAX_PARSE_CHARS
-            {
-                return Err(ServiceError::InvalidInput(
-                    "'mrz_lines' is far longer than any MRZ (at most 3 lines of 44 characters)."
-                        .to_owned(),
-                ));
+            if lines.len() > 3 {
+                return Err(ops::overlong("mrz_lines"));
             }
+            ops::refuse_overlong(&lines, "mrz_lines")?;
             Some((lines, "mrz_lines"))
         }
         (None, None) => None,

@@ -241,6 +241,25 @@ pub async fn list(
 /// Longest text [`parse`] accepts, far above any MRZ (3 lines of 44 characters).
 pub(crate) const MAX_PARSE_CHARS: usize = 1_000;
 
+/// Refuses MRZ text of more than [`MAX_PARSE_CHARS`], naming the argument (`lines`,
+/// `mrz_lines`).
+pub(crate) fn refuse_overlong<S: AsRef<str>>(
+    lines: &[S],
+    argument: &str,
+) -> Result<(), ServiceError> {
+    if lines.iter().map(|l| l.as_ref().len()).sum::<usize>() > MAX_PARSE_CHARS {
+        return Err(overlong(argument));
+    }
+    Ok(())
+}
+
+/// The refusal of MRZ text far longer than any MRZ.
+pub(crate) fn overlong(argument: &str) -> ServiceError {
+    ServiceError::InvalidInput(format!(
+        "'{argument}' is far longer than any MRZ (at most 3 lines of 44 characters)."
+    ))
+}
+
 /// Parses typed or pasted MRZ lines (one string holding all lines also works).
 ///
 /// Typed text is taken as printed unless `correct` asks for recognition-style correction
@@ -252,11 +271,7 @@ pub fn parse<S: AsRef<str>>(
     correct: bool,
 ) -> Result<DocumentResult, ServiceError> {
     let date = self::reference_date(reference_date)?;
-    if lines.iter().map(|l| l.as_ref().len()).sum::<usize>() > MAX_PARSE_CHARS {
-        return Err(ServiceError::InvalidInput(
-            "'lines' is far longer than any MRZ (at most 3 lines of 44 characters).".to_owned(),
-        ));
-    }
+    refuse_overlong(lines, "lines")?;
     if lines.is_empty() {
         return Err(ServiceError::InvalidInput("'lines' is required".to_owned()));
     }

@@ -112,7 +112,7 @@ fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
     let p = |line, pos| if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
     let engine_cells = candidates(p, &[]);
     let (reading, least_unchecked, least) =
-        crate::recognise::decode(&engine_cells, &ParseOptions::default()).expect("a TD3");
+        crate::attempt::decode(&engine_cells, &ParseOptions::default()).expect("a TD3");
     let cells: Vec<Vec<CellGeometry>> = (0..2)
         .map(|line| {
             (0..44)
@@ -188,7 +188,7 @@ fn read_with_covered_cells(changed: &[ReadAs], covered: &[(usize, usize)]) -> Im
         attempt.covered[line][column] = true;
     }
     (attempt.reading, attempt.least_unchecked, attempt.least) =
-        crate::recognise::decode(&attempt.candidates, &ParseOptions::default()).expect("a TD3");
+        crate::attempt::decode(&attempt.candidates, &ParseOptions::default()).expect("a TD3");
     conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
 }
 
