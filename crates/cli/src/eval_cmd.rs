@@ -91,7 +91,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
     let options = ParseOptions::default();
     let (mut n_mrz, mut n_exact, mut n_read_exact, mut n_valid, mut n_valid_wrong) =
         (0, 0, 0, 0, 0);
-    let mut n_read_wrong = 0;
+    let (mut n_read_wrong, mut n_valid_over_wrong_covered) = (0, 0);
     let (mut n_negative, mut n_false_positive, mut n_errors) = (0, 0, 0);
     let (mut chars_right, mut chars_total) = (0usize, 0usize);
     let mut timings = Vec::new();
@@ -131,6 +131,8 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         n_read_exact += usize::from(exact && status == Some(Status::Read));
         n_valid += usize::from(valid);
         n_valid_wrong += usize::from(valid && !exact);
+        n_valid_over_wrong_covered += usize::from(matches!(&outcome,
+            FileOutcome::Reading(image) if crate::robustness::valid_over_wrong_covered_cell(image, &case.truth)));
         n_read_wrong += usize::from(status == Some(Status::Read) && !exact);
         for (idx, truth_line) in case.truth.iter().enumerate() {
             chars_total += truth_line.len();
@@ -161,6 +163,7 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             "read_and_exact": n_read_exact,
             "all_check_digits_valid": n_valid,
             "valid_but_wrong": n_valid_wrong,
+            "valid_over_wrong_covered_cell": n_valid_over_wrong_covered,
             "read_but_wrong": n_read_wrong,
             "character_accuracy": ratio(chars_right, chars_total) / 100.0,
             "without_mrz": n_negative,
@@ -185,7 +188,8 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         report
             .push(format!("all check digits valid     {n_valid} ({:.1} %)", ratio(n_valid, n_mrz)));
         report.push(format!("valid but wrong            {n_valid_wrong}"));
-        report.push(format!("  of which status read     {n_read_wrong}"));
+        report.push(format!("  over a covered cell      {n_valid_over_wrong_covered}"));
+        report.push(format!("read but wrong             {n_read_wrong}"));
         report.push(format!("character accuracy         {:.2} %", ratio(chars_right, chars_total)));
         report.push(format!("without an MRZ             {n_negative}"));
         report.push(format!("false positives            {n_false_positive}"));

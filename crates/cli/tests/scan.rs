@@ -69,6 +69,7 @@ fn eval_scores_the_specimen_manifest() {
     assert_eq!(summary["images"], 12);
     assert_eq!(summary["exact"], 12);
     assert_eq!(summary["read_but_wrong"], 0);
+    assert_eq!(summary["valid_over_wrong_covered_cell"], 0);
     assert_eq!(summary["false_positives"], 0);
 }
 
