@@ -8,9 +8,10 @@
 //! - `bare`: an axum handler that answers `POST /mcp` with the very bytes our endpoint returns.
 //!
 //! It drives `tools/call` at 1, 16 and 64 keep-alive connections. A shared machine's speed
-//! drifts from second to second, so each level runs ROUNDS short rounds (default 5) that take
-//! the three servers in turn, and prints the median of the rounds for each: requests per second,
-//! p50, p99, and the ratios of mrtd to bare and to rmcp.
+//! drifts from second to second, so each level runs ROUNDS short rounds (default 6) that take
+//! the three servers in turn, each server first in a third of the rounds, and prints the median
+//! of the rounds for each: requests per second, p50, p99, and the ratios of mrtd to bare and
+//! to rmcp.
 
 use std::{
     net::SocketAddr,
@@ -147,7 +148,7 @@ fn median(rounds: &[Figures]) -> Figures {
 fn main() {
     let mut numbers = std::env::args().skip(1).filter_map(|a| a.parse::<f64>().ok());
     let seconds = numbers.next().unwrap_or(3.0);
-    let rounds = numbers.next().map_or(5, |n| n.max(1.0) as usize);
+    let rounds = numbers.next().map_or(6, |n| n.max(1.0) as usize);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async move {
         let config = HttpConfig::default();
@@ -161,6 +162,8 @@ fn main() {
             StreamableHttpServerConfig::default()
                 .with_legacy_session_mode(false)
                 .with_json_response(true)
+                .with_sse_keep_alive(Some(Duration::from_secs(15)))
+                .with_max_request_body_bytes(config.max_body_bytes.saturating_add(1))
                 .disable_allowed_hosts()
                 .disable_allowed_origins(),
         );
@@ -210,10 +213,17 @@ fn main() {
         );
         for connections in [1, 16, 64] {
             let (mut mine, mut protocol_only, mut plain) = (Vec::new(), Vec::new(), Vec::new());
-            for _ in 0..rounds {
-                mine.push(load(ours, connections, duration).await);
-                protocol_only.push(load(rmcp_alone, connections, duration).await);
-                plain.push(load(bare, connections, duration).await);
+            for round in 0..rounds {
+                // Each server takes each place in the order in turn, so that whatever the
+                // machine does over a round (a frequency step, another process) falls on all
+                // three alike.
+                for turn in 0..3 {
+                    match (round + turn) % 3 {
+                        0 => mine.push(load(ours, connections, duration).await),
+                        1 => protocol_only.push(load(rmcp_alone, connections, duration).await),
+                        _ => plain.push(load(bare, connections, duration).await),
+                    }
+                }
             }
             let (m, r, b) = (median(&mine), median(&protocol_only), median(&plain));
             let failed = m.failures + r.failures + b.failures;
