@@ -116,7 +116,7 @@ fn evidence_and_risk(
     let mut evidence = Vec::new();
     let mut risk = Vec::new();
     for spec in &layout.fields {
-        let cells: Vec<(usize, usize)> = spec.spans.iter().flat_map(|s| s.cells()).collect();
+        let cells: Vec<(usize, usize)> = spec.cells().collect();
         let covering: Vec<CheckName> = layout
             .checks
             .iter()

@@ -152,6 +152,13 @@ pub(crate) struct FieldSpec {
     pub(crate) class: CellClass,
 }
 
+impl FieldSpec {
+    /// The field's cells, as (line, column) from 0, in reading order.
+    pub(crate) fn cells(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.spans.iter().flat_map(|span| span.cells())
+    }
+}
+
 /// Where a check digit lies and what it covers; `digit: None` when the format has none.
 #[derive(Debug, Clone)]
 pub(crate) struct CheckSpec {
@@ -350,7 +357,7 @@ impl Layout {
         // except the overflow marker, which is a filler that must not be "corrected" to a digit.
         let mut classes = vec![vec![CellClass::Digit; width]; n_lines];
         for spec in &self.fields {
-            for (line, column) in spec.spans.iter().flat_map(|span| span.cells()) {
+            for (line, column) in spec.cells() {
                 if let Some(cell) = classes.get_mut(line).and_then(|row| row.get_mut(column)) {
                     *cell = spec.class;
                 }

@@ -132,7 +132,7 @@ pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, Not
 fn keep_typed_codes(layout: &Layout, cells: &mut [Vec<Cell>]) {
     for name in [F::Issuer, F::Nationality] {
         let Some(spec) = layout.field(name) else { continue };
-        let positions: Vec<(usize, usize)> = spec.spans.iter().flat_map(|s| s.cells()).collect();
+        let positions: Vec<(usize, usize)> = spec.cells().collect();
         if !positions.iter().any(|&(line, column)| cells[line][column].forced.is_some()) {
             continue;
         }
@@ -266,7 +266,7 @@ impl Reading {
                 other => other,
             };
             let Some(spec) = layout.field(name) else { continue };
-            let all_right: f32 = spec.spans.iter().flat_map(|span| span.cells()).map(p).product();
+            let all_right: f32 = spec.cells().map(p).product();
             let own: Vec<CheckStatus> = evidence
                 .checks
                 .iter()
@@ -310,7 +310,7 @@ fn read(
 ) -> Reading {
     // Fillers misread as letters in the name's trailing run.
     if let Some(spec) = layout.field(F::Surname).filter(|_| layout.format != Format::FraId) {
-        let positions: Vec<(usize, usize)> = spec.spans.iter().flat_map(|s| s.cells()).collect();
+        let positions: Vec<(usize, usize)> = spec.cells().collect();
         let field: Vec<char> =
             positions.iter().map(|(line, column)| cells[*line][*column].base()).collect();
         for idx in names::misread_fillers(&field) {

@@ -55,9 +55,7 @@ impl Reading {
     /// identity card the names are one field, which `Surname` gives whole.
     pub fn field_cells(&self, field: FieldName) -> Vec<(usize, usize)> {
         let (layout, _) = self.layout();
-        layout
-            .field(field)
-            .map_or_else(Vec::new, |spec| spec.spans.iter().flat_map(|span| span.cells()).collect())
+        layout.field(field).map_or_else(Vec::new, |spec| spec.cells().collect())
     }
 
     /// How many rules of the layout the reading breaks that documents keep: a document code
@@ -89,15 +87,7 @@ impl Reading {
     /// included).
     pub fn covered_cells(&self) -> Vec<Vec<bool>> {
         let (layout, grid) = self.layout();
-        let mut covered: Vec<Vec<bool>> = grid.iter().map(|row| vec![false; row.len()]).collect();
-        for check in &layout.checks {
-            for (line, column) in check.covered_cells().chain(check.digit) {
-                if let Some(cell) = covered.get_mut(line).and_then(|row| row.get_mut(column)) {
-                    *cell = true;
-                }
-            }
-        }
-        covered
+        covered(&layout, &grid)
     }
 
     /// Whether a recogniser saw every cell well enough for this reading to be reported as
@@ -122,7 +112,7 @@ impl Reading {
             return false;
         }
         let classes = layout.cell_classes();
-        let covered = self.covered_cells();
+        let covered = covered(&layout, &grid);
         for check in &layout.checks {
             let n_doubtful = check
                 .covered_cells()
@@ -138,7 +128,7 @@ impl Reading {
         let unknown_codes: Vec<(usize, usize)> = [FieldName::Issuer, FieldName::Nationality]
             .into_iter()
             .filter_map(|name| layout.field(name))
-            .map(|spec| spec.spans.iter().flat_map(|span| span.cells()).collect::<Vec<_>>())
+            .map(|spec| spec.cells().collect::<Vec<_>>())
             .filter(|cells| {
                 let code: String = cells.iter().map(|&(line, column)| grid[line][column]).collect();
                 !is_known_code(&code)
@@ -180,6 +170,19 @@ impl Reading {
         }
         true
     }
+}
+
+/// Per cell of `grid`, whether one of `layout`'s check digits covers it (the digits included).
+fn covered(layout: &Layout, grid: &[Vec<char>]) -> Vec<Vec<bool>> {
+    let mut covered: Vec<Vec<bool>> = grid.iter().map(|row| vec![false; row.len()]).collect();
+    for check in &layout.checks {
+        for (line, column) in check.covered_cells().chain(check.digit) {
+            if let Some(cell) = covered.get_mut(line).and_then(|row| row.get_mut(column)) {
+                *cell = true;
+            }
+        }
+    }
+    covered
 }
 
 /// Whether a recognised cell may hold `symbol`: its class's symbols, the sex `M`, `F`, `X` or
