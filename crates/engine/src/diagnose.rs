@@ -246,10 +246,23 @@ pub(crate) fn conclude(
         if let Some(published) = published.as_mut() {
             published.valid = false;
         }
+        // The part in the photo does not show how long the lines are: a passport's lines cut
+        // at 80 % fit a visa's or a card's format. A document code that format does not
+        // allow (a `P` on 36-character lines) says the format was fit to the cut, so every
+        // field would be read from the wrong cells: no reading is given rather than that one.
+        let format_fit_to_cut = published.as_ref().is_some_and(|p| {
+            p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::NonconformantDocumentCode)
+        });
+        let withheld = if format_fit_to_cut {
+            published = None;
+            " The part in the photo does not show how long its lines are, so no reading is given."
+        } else {
+            ""
+        };
         diagnostics.push(diagnostic(
             DiagnosticCode::MrzCutAtEdge,
             format!(
-                "The MRZ runs off the {} edge of the photo, so some of its characters were not seen; take the photo again with the whole zone in the frame.",
+                "The MRZ runs off the {} edge of the photo, so some of its characters were not seen; take the photo again with the whole zone in the frame.{withheld}",
                 cut_off.join(" and ")
             ),
         ));
@@ -377,7 +390,7 @@ pub(crate) fn conclude(
     }
     // Each field's confidence from what the classifier saw (the lower of its probability and
     // the weighed one), a covered or washed-out cell counting at most `COVERED_TRUST`, and
-    // every cell of a zone the photo cuts off too: where a line runs off the photo, which
+    // every cell of a zone the photo cuts off at most `CUT_TRUST`: where a line runs off the photo, which
     // cell is which is itself in doubt (a passport's lines cut at 80 % were read as a
     // 36-character zone, every field shifted, at confidence 1).
     if let Some(published) = published.as_mut() {

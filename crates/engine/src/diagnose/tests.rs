@@ -300,3 +300,75 @@ fn an_issuer_that_is_no_known_code_needs_its_letters_near_certain() {
     // Printed so (real documents carry codes the list lacks) and read without doubt.
     assert_eq!(read(0.9995).status, Status::Read);
 }
+
+/// `lines` read at 0.99 everywhere, cells 20 px apart from x = 40, concluded on a page
+/// `width` px wide: a width under the zone's own cuts it at the right edge.
+fn read_on_page(lines: &[&str], width: usize) -> ImageReading {
+    let cells: Vec<Vec<CellCandidates>> = lines
+        .iter()
+        .map(|text| {
+            let cell = |c: char| CellCandidates { options: vec![(c, 0.99), ('X', 0.01)] };
+            text.chars().map(cell).collect()
+        })
+        .collect();
+    let (reading, least_unchecked, least) =
+        crate::attempt::decode(&cells, &ParseOptions::default()).expect("a reading");
+    let columns = cells[0].len();
+    let geometry: Vec<Vec<CellGeometry>> = (0..lines.len())
+        .map(|line| {
+            (0..columns)
+                .map(|pos| CellGeometry {
+                    centre: (40.0 + 20.0 * pos as f32, 40.0 + 30.0 * line as f32),
+                    along: (20.0, 0.0),
+                    across: (0.0, 22.0),
+                })
+                .collect()
+        })
+        .collect();
+    let attempt = Attempt {
+        reading,
+        least_unchecked,
+        least,
+        candidates: cells,
+        cells: geometry,
+        contrast: vec![vec![40.0; columns]; lines.len()],
+        covered: vec![vec![false; columns]; lines.len()],
+        score: 0.99f32.ln(),
+        rotation_degrees: 0.0,
+    };
+    let gray = Gray { width, height: 200, data: vec![200; width * 200] };
+    conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
+}
+
+#[test]
+fn a_passport_cut_to_36_characters_is_not_published_as_a_td2() {
+    // The specimen's lines cut at the 36th character by the photo's right edge: they fit
+    // a TD2's shape, but a TD2 has no `P`, and every field would come from the wrong cells.
+    let cut: Vec<&str> = LINES.iter().map(|line| &line[..36]).collect();
+    let read = read_on_page(&cut, 740);
+    assert!(read.reading.is_none(), "{:?}", read.reading.map(|r| r.lines));
+    assert_eq!(read.status, Status::Partial);
+    let said: Vec<&str> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::MrzCutAtEdge)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        matches!(said[..], [m] if m.contains("right edge") && m.contains("no reading is given")),
+        "{said:?}"
+    );
+    // The same cells with the page around them: what was seen is given, as seen.
+    let whole = read_on_page(&cut, 1000);
+    assert!(whole.diagnostics.iter().all(|d| d.code != DiagnosticCode::MrzCutAtEdge));
+    let reading = whole.reading.expect("a reading");
+    assert!(
+        reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::NonconformantDocumentCode)
+    );
+    // A visa's 36-character lines cut at their end keep their reading, marked not valid.
+    let visa = ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "L8988901C4XXX4009078F9612109<<<<<<<<"];
+    let cut_visa = read_on_page(&visa, 740);
+    let reading = cut_visa.reading.expect("a reading");
+    assert!(!reading.valid);
+    assert_eq!(cut_visa.status, Status::Partial);
+}
