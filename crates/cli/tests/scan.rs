@@ -105,15 +105,26 @@ fn an_empty_folder_is_reported_and_exits_three() {
 fn the_table_of_a_partly_read_photo_gives_the_advice_and_never_says_valid() {
     let dir = tempfile::tempdir().unwrap();
     let picture = image::open(images().join("100_pass-uto.jpg")).unwrap();
-    let cut = picture.crop_imm(0, 0, picture.width() * 2 / 3, picture.height());
-    let path = dir.path().join("cut.png");
-    cut.save(&path).unwrap();
-    let output = mrtd().args(["scan", "--format", "table"]).arg(&path).output().unwrap();
-    assert_eq!(output.status.code(), Some(1), "partly read");
-    let table = String::from_utf8(output.stdout).unwrap();
+    let table_of_cut = |tenths: u32| {
+        let cut = picture.crop_imm(0, 0, picture.width() * tenths / 10, picture.height());
+        let path = dir.path().join(format!("cut-{tenths}.png"));
+        cut.save(&path).unwrap();
+        let output = mrtd().args(["scan", "--format", "table"]).arg(&path).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "partly read");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // The MRZ's last character runs off the right edge: read, with the advice to retake.
+    let table = table_of_cut(9);
     assert!(table.contains("partial"), "{table}");
-    assert!(!table.contains("VALID: all"), "{table}");
+    assert!(table.contains("NOT VALID"), "{table}");
     assert!(table.lines().any(|line| line.starts_with("Advice")), "{table}");
+    assert!(table.contains("runs off the right edge"), "{table}");
+    // Cut at two thirds, the lines could be a shorter format's: no reading is given.
+    let table = table_of_cut(6);
+    assert!(table.contains("partial"), "{table}");
+    assert!(!table.contains("VALID"), "{table}");
+    assert!(table.contains("no reading is given"), "{table}");
+    assert!(!table.contains("verify"), "no advice on characters not given: {table}");
 }
 
 #[test]

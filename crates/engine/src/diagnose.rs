@@ -74,6 +74,21 @@ fn cut_edges(quad: &[(f32, f32); 4], gray: &Gray, pitch: f32) -> Vec<&'static st
     edges
 }
 
+/// The share of a glyph's pitch and height, about its centre, that must lie inside the
+/// photo for the glyph to count as seen: the middle half of it each way. A glyph the edge
+/// cuts nearer its side than that is read from most of its strokes.
+const SEEN_SHARE: f32 = 0.5;
+
+/// Whether the middle of the cell's glyph (`SEEN_SHARE` of it each way) lies inside the photo.
+fn glyph_inside(cell: &CellGeometry, gray: &Gray) -> bool {
+    let half = SEEN_SHARE / 2.0;
+    [(-half, -half), (-half, half), (half, -half), (half, half)].iter().all(|&(a, b)| {
+        let x = cell.centre.0 + a * cell.along.0 + b * cell.across.0;
+        let y = cell.centre.1 + a * cell.along.1 + b * cell.across.1;
+        (0.0..=gray.width as f32).contains(&x) && (0.0..=gray.height as f32).contains(&y)
+    })
+}
+
 /// Finds runs of washed-out cells (low contrast and bright) inside a line.
 fn glare_runs(attempt: &Attempt) -> Vec<(usize, usize, usize)> {
     let mut all: Vec<f32> = attempt.contrast.iter().flatten().copied().collect();
@@ -139,6 +154,13 @@ pub(crate) fn conclude(
     let reading = &attempt.reading;
     let mut cells = attempt.candidates.clone();
     crate::weigh::weigh_look_alikes(&mut cells);
+    // A glyph the photo's edge cuts was not seen: the MRZ core keeps it as read, and
+    // neither a correction nor a check digit may settle it.
+    for (line, geometry) in cells.iter_mut().zip(&attempt.cells) {
+        for (cell, at) in line.iter_mut().zip(geometry) {
+            cell.unseen = !glyph_inside(at, gray);
+        }
+    }
     // Name letters are chosen with the name model (letter triples usual in names) and
     // judged by the lower of the classifier's probability and the weighed one: the model
     // may change a letter and may doubt one, never vouch for one.
@@ -239,22 +261,27 @@ pub(crate) fn conclude(
         return empty(Status::NoMrz, diagnostics);
     }
 
-    diagnostics.extend(unproven_note);
+    // The part in the photo of a zone it cuts does not show how long the lines are: a
+    // passport's lines cut at 80 % fit a visa's or a card's format. A document code that
+    // format does not allow (a `P` on 36-character lines) says the format was fit to the cut,
+    // so every field would be read from the wrong cells: no reading is given rather than that
+    // one, nor advice about its characters.
+    let withheld = cut
+        && published.as_ref().is_some_and(|p| {
+            p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::NonconformantDocumentCode)
+        });
+    if withheld {
+        published = None;
+    } else {
+        diagnostics.extend(unproven_note);
+    }
     if cut {
         // Characters beyond the edge were not seen: whatever the check digits say of the
         // cells read there, the reading is not valid.
         if let Some(published) = published.as_mut() {
             published.valid = false;
         }
-        // The part in the photo does not show how long the lines are: a passport's lines cut
-        // at 80 % fit a visa's or a card's format. A document code that format does not
-        // allow (a `P` on 36-character lines) says the format was fit to the cut, so every
-        // field would be read from the wrong cells: no reading is given rather than that one.
-        let format_fit_to_cut = published.as_ref().is_some_and(|p| {
-            p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::NonconformantDocumentCode)
-        });
-        let withheld = if format_fit_to_cut {
-            published = None;
+        let withheld = if withheld {
             " The part in the photo does not show how long its lines are, so no reading is given."
         } else {
             ""
@@ -305,7 +332,9 @@ pub(crate) fn conclude(
             ),
         ));
     }
-    if let Some((check, places)) = &cancelling {
+    if withheld {
+        // Nothing more to say of characters no reading is given for.
+    } else if let Some((check, places)) = &cancelling {
         let places: Vec<String> =
             places.iter().map(|(line, column)| format!("line {line} character {column}")).collect();
         diagnostics.push(diagnostic(
@@ -356,13 +385,15 @@ pub(crate) fn conclude(
             "More than one reading of the MRZ fits the check digits; the characters should be verified.".to_owned(),
         ));
     }
-    if unusual_name {
+    if unusual_name && !withheld {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The name field holds a character that names do not have there (after the fillers that end the names, or not a letter); it was probably misread, so verify the names.".to_owned(),
         ));
     }
-    if filler_inside_number {
+    if withheld {
+        // Nothing to say of characters no reading is given for.
+    } else if filler_inside_number {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The document number has a filler (<) inside it, which documents do not print there; it was probably misread, so verify it.".to_owned(),
@@ -374,7 +405,7 @@ pub(crate) fn conclude(
         ));
     }
     let n_corrected = published.as_ref().unwrap_or(reading).corrections.len();
-    if n_corrected > 0 {
+    if n_corrected > 0 && !withheld {
         let by_names = published
             .as_ref()
             .is_some_and(|p| p.corrections.iter().any(|c| c.why == mrtd_mrz::Why::NameLetters));

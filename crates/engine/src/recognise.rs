@@ -469,7 +469,7 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
             logits.iter().enumerate().map(|(idx, &p)| (char::from(ALPHABET[idx]), p)).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         ranked.truncate(TOP_K);
-        candidates.push(CellCandidates { options: ranked });
+        candidates.push(CellCandidates::new(ranked));
     }
     Classified { candidates, contrast, covered }
 }

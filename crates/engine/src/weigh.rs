@@ -251,7 +251,7 @@ mod tests {
     use super::*;
 
     fn cell(options: &[(char, f32)]) -> mrtd_mrz::CellCandidates {
-        mrtd_mrz::CellCandidates { options: options.to_vec() }
+        mrtd_mrz::CellCandidates::new(options.to_vec())
     }
 
     fn top(cell: &mrtd_mrz::CellCandidates) -> char {

@@ -12,12 +12,21 @@ pub struct CellCandidates {
     /// `(character, probability)` pairs. Characters outside the MRZ alphabet are ignored
     /// (lowercase letters are uppercased); the order is re-established by probability.
     pub options: Vec<(char, f32)>,
+    /// The recogniser did not see the cell's glyph whole (it runs off the image): the top
+    /// option is kept as read, no correction changes it, and a reading with such a cell under
+    /// a check digit is not `valid`, since nothing seen can prove what the cell holds.
+    pub unseen: bool,
 }
 
 impl CellCandidates {
+    /// A cell seen whole, with these `(character, probability)` options.
+    pub fn new(options: Vec<(char, f32)>) -> CellCandidates {
+        CellCandidates { options, unseen: false }
+    }
+
     /// A cell known with certainty.
     pub fn certain(c: char) -> CellCandidates {
-        CellCandidates { options: vec![(c, 1.0)] }
+        CellCandidates::new(vec![(c, 1.0)])
     }
 }
 
@@ -43,6 +52,8 @@ pub(crate) struct Cell {
     /// The base is allowed in this cell's class; when not, no check digit may count it as
     /// agreeing (a `K` in a date has the value of `0` but is no digit).
     pub(crate) valid_base: bool,
+    /// The recogniser did not see the glyph whole ([`CellCandidates::unseen`]).
+    pub(crate) unseen: bool,
 }
 
 impl Cell {
@@ -169,13 +180,18 @@ pub(crate) fn text_cell(read: char, class: CellClass) -> Cell {
         options.extend(class_alphabet(class).into_iter().map(|c| (c, UNKNOWN_COST)));
     }
     let valid_base = class_allows(class, base);
-    Cell { read, options: tidy(options, valid_base), forced, valid_base }
+    Cell { read, options: tidy(options, valid_base), forced, valid_base, unseen: false }
 }
 
 /// A typed character kept as it is, whatever its cell's class allows: no alternative, so
 /// no correction can change it, and no check digit counts it as a valid character.
 pub(crate) fn as_typed(read: char) -> Cell {
-    Cell { read, options: vec![(read, 0.0)], forced: None, valid_base: false }
+    Cell { read, options: vec![(read, 0.0)], forced: None, valid_base: false, unseen: false }
+}
+
+/// A cell the recogniser did not see whole: kept as read, like a typed one.
+fn unseen(read: char) -> Cell {
+    Cell { unseen: true, ..as_typed(read) }
 }
 
 /// A cell from a recogniser's candidates.
@@ -189,8 +205,11 @@ pub(crate) fn decoded_cell(candidates: &CellCandidates, class: CellClass) -> Cel
     options.sort_by(|a, b| b.1.total_cmp(&a.1));
     let Some(&(top, _)) = options.first() else {
         let read = candidates.options.first().map_or('\u{fffd}', |option| option.0);
-        return text_cell(read, class);
+        return if candidates.unseen { unseen(read) } else { text_cell(read, class) };
     };
+    if candidates.unseen {
+        return unseen(top);
+    }
     if options.len() == 1 {
         // A single candidate carries no ranking: fall back to the usual confusions.
         return text_cell(top, class);
@@ -215,7 +234,7 @@ pub(crate) fn decoded_cell(candidates: &CellCandidates, class: CellClass) -> Cel
             .filter(|(c, _)| *c != base && class_allows(class, *c))
             .map(|(c, p)| (*c, cost(*p))),
     );
-    Cell { read: top, options: tidy(cell_options, true), forced, valid_base: true }
+    Cell { read: top, options: tidy(cell_options, true), forced, valid_base: true, unseen: false }
 }
 
 /// Makes a letter the base of a cell that must hold one (the first cell of the document code),
@@ -274,16 +293,27 @@ mod tests {
 
     #[test]
     fn recogniser_candidates_are_ranked_and_class_filtered() {
-        let candidates = CellCandidates { options: vec![('O', 0.6), ('0', 0.3), ('Q', 0.1)] };
+        let candidates = CellCandidates::new(vec![('O', 0.6), ('0', 0.3), ('Q', 0.1)]);
         let cell = decoded_cell(&candidates, CellClass::Digit);
         assert_eq!((cell.read, cell.base(), cell.forced), ('O', '0', Some(Why::DigitOnlyField)));
         assert_eq!(cell.options.len(), 1);
         let cell = decoded_cell(&candidates, CellClass::Alnum);
         assert_eq!(cell.base(), 'O');
         assert!((cell.options[1].1 - (0.6f64.ln() - 0.3f64.ln())).abs() < 1e-6);
-        let unordered = CellCandidates { options: vec![('a', 0.1), ('B', 0.9)] };
+        let unordered = CellCandidates::new(vec![('a', 0.1), ('B', 0.9)]);
         assert_eq!(decoded_cell(&unordered, CellClass::Alnum).base(), 'B');
         let empty = CellCandidates::default();
         assert_eq!(decoded_cell(&empty, CellClass::Digit).options.len(), 11);
+    }
+
+    #[test]
+    fn an_unseen_cell_is_kept_as_read() {
+        // A glyph cut by the image's edge read `O` in a digit cell: not turned into `0`, no
+        // alternative offered, and no check digit may count it.
+        let unseen =
+            CellCandidates { unseen: true, ..CellCandidates::new(vec![('O', 0.6), ('0', 0.4)]) };
+        let cell = decoded_cell(&unseen, CellClass::Digit);
+        assert_eq!((cell.read, cell.base(), cell.forced, cell.unseen), ('O', 'O', None, true));
+        assert_eq!(cell.options.len(), 1);
     }
 }

@@ -316,6 +316,9 @@ fn read(
         for idx in names::misread_fillers(&field) {
             let (line, column) = positions[idx];
             let cell = &mut cells[line][column];
+            if cell.unseen {
+                continue;
+            }
             cell.options = vec![('<', 0.0)];
             cell.forced = Some(Why::FillerRun);
         }
@@ -400,10 +403,14 @@ fn read(
 
     let interpretation = interpret::interpret_grid(&layout, &grid, options.reference_date);
     warnings.extend(interpretation.warnings);
+    // A check digit that holds over a cell nobody saw whole proves nothing of it.
+    let unseen_checked = layout.checks.iter().filter(|spec| spec.digit.is_some()).any(|spec| {
+        spec.covered_cells().chain(spec.digit).any(|(line, column)| cells[line][column].unseen)
+    });
     Reading {
         format: layout.format,
         lines: grid.iter().map(|row| row.iter().collect()).collect(),
-        valid: interpretation.valid,
+        valid: interpretation.valid && !unseen_checked,
         fields: interpretation.fields,
         dates: interpretation.dates,
         codes: interpretation.codes,

@@ -25,7 +25,7 @@ fn cells(doubts: &[(usize, usize, f32, char)]) -> Vec<Vec<CellCandidates>> {
                 .enumerate()
                 .map(|(column, c)| match doubts.iter().find(|d| d.0 == line && d.1 == column) {
                     Some(&(_, _, p, other)) => {
-                        CellCandidates { options: vec![(c, p), (other, 1.0 - p - 0.01)] }
+                        CellCandidates::new(vec![(c, p), (other, 1.0 - p - 0.01)])
                     }
                     None => CellCandidates::certain(c),
                 })

@@ -173,7 +173,7 @@ fn recogniser_top_choice_that_satisfies_every_check_is_kept() {
     let truth = emit(Format::Td3, &specimen());
     let mut grid = cells(&truth);
     // A close second choice that would also be a valid letter: the top choice stands.
-    grid[1][1] = CellCandidates { options: vec![('8', 0.51), ('B', 0.49)] };
+    grid[1][1] = CellCandidates::new(vec![('8', 0.51), ('B', 0.49)]);
     let reading = decode_cells(&grid, &options()).unwrap();
     assert_eq!(reading.lines, truth);
     assert!(reading.corrections.is_empty());
@@ -183,8 +183,8 @@ fn recogniser_top_choice_that_satisfies_every_check_is_kept() {
 fn recogniser_second_choice_is_taken_when_check_digits_require_it() {
     let truth = emit(Format::Td3, &specimen());
     let mut grid = cells(&truth);
-    grid[1][1] = CellCandidates { options: vec![('B', 0.7), ('8', 0.25), ('3', 0.05)] };
-    grid[1][2] = CellCandidates { options: vec![('9', 0.9), ('8', 0.1)] };
+    grid[1][1] = CellCandidates::new(vec![('B', 0.7), ('8', 0.25), ('3', 0.05)]);
+    grid[1][2] = CellCandidates::new(vec![('9', 0.9), ('8', 0.1)]);
     let reading = decode_cells(&grid, &options()).unwrap();
     assert_eq!(reading.lines, truth);
     assert_eq!(reading.corrections.len(), 1);
@@ -196,10 +196,30 @@ fn recogniser_probabilities_break_ties_that_plain_text_cannot() {
     let truth = emit(Format::Td3, &specimen());
     let mut grid = cells(&truth);
     // A letter in a date cell is replaced by the best digit candidate.
-    grid[1][14] = CellCandidates { options: vec![('Z', 0.6), ('4', 0.3), ('2', 0.1)] };
+    grid[1][14] = CellCandidates::new(vec![('Z', 0.6), ('4', 0.3), ('2', 0.1)]);
     let reading = decode_cells(&grid, &options()).unwrap();
     assert_eq!(reading.lines, truth);
     assert_eq!(reading.corrections[0].why, Why::DigitOnlyField);
+}
+
+#[test]
+fn an_unseen_cell_is_neither_corrected_nor_counted() {
+    let truth = emit(Format::Td3, &specimen());
+    let mut grid = cells(&truth);
+    // The B-for-8 misread the check digits correct above, in a glyph the photo's edge cut.
+    grid[1][1] = CellCandidates {
+        unseen: true,
+        ..CellCandidates::new(vec![('B', 0.7), ('8', 0.25), ('3', 0.05)])
+    };
+    let reading = decode_cells(&grid, &options()).unwrap();
+    assert_eq!(&reading.lines[1][..2], "LB", "kept as read");
+    assert!(reading.corrections.is_empty(), "{:?}", reading.corrections);
+    assert!(!reading.valid);
+    // Even read right, an unseen cell proves nothing: its check digits do not hold on it.
+    grid[1][1] = CellCandidates { unseen: true, ..CellCandidates::certain('8') };
+    let reading = decode_cells(&grid, &options()).unwrap();
+    assert_eq!(reading.lines, truth);
+    assert!(!reading.valid);
 }
 
 #[test]

@@ -322,7 +322,7 @@ proptest! {
             .map(|line| line.chars().map(CellCandidates::certain).collect())
             .collect();
         grid[line - 1][column - 1] =
-            CellCandidates { options: vec![(wrong, top), (true_char, 1.0 - top)] };
+            CellCandidates::new(vec![(wrong, top), (true_char, 1.0 - top)]);
         let reading = decode_cells(&grid, &options()).unwrap();
         if reading.lines == truth {
             prop_assert!(reading.valid);
@@ -367,7 +367,7 @@ proptest! {
         let mut grid: Vec<Vec<CellCandidates>> = Vec::new();
         let mut iter = cells.into_iter();
         for _ in 0..shape.0 {
-            grid.push((0..shape.1).map(|_| CellCandidates { options: iter.next().unwrap_or_default() }).collect());
+            grid.push((0..shape.1).map(|_| CellCandidates::new(iter.next().unwrap_or_default())).collect());
         }
         if let Ok(reading) = decode_cells(&grid, &options()) {
             let _ = serde_json::to_string(&reading).unwrap();
@@ -376,7 +376,7 @@ proptest! {
         let lines = emit(valid.format, &valid.doc);
         let grid: Vec<Vec<CellCandidates>> = lines
             .iter()
-            .map(|line| line.chars().map(|c| CellCandidates { options: vec![(c, 0.9), ('0', 0.05), ('<', 0.05)] }).collect())
+            .map(|line| line.chars().map(|c| CellCandidates::new(vec![(c, 0.9), ('0', 0.05), ('<', 0.05)])).collect())
             .collect();
         let reading = decode_cells(&grid, &options()).unwrap();
         prop_assert!(reading.valid);

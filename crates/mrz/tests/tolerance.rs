@@ -192,7 +192,7 @@ fn recogniser_first_cell_falls_back_to_a_letter_candidate() {
     let lines = emit(Format::Td3, &specimen());
     let mut grid: Vec<Vec<CellCandidates>> =
         lines.iter().map(|line| line.chars().map(CellCandidates::certain).collect()).collect();
-    grid[0][0] = CellCandidates { options: vec![('<', 0.6), ('P', 0.4)] };
+    grid[0][0] = CellCandidates::new(vec![('<', 0.6), ('P', 0.4)]);
     let reading = decode_cells(&grid, &options()).unwrap();
     assert_eq!(reading.format, Format::Td3);
     assert_eq!(reading.lines, lines);

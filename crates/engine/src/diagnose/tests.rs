@@ -29,7 +29,7 @@ fn candidates(
                     } else {
                         vec![(truth, p), (other, 0.01)]
                     };
-                    CellCandidates { options }
+                    CellCandidates::new(options)
                 })
                 .collect()
         })
@@ -78,7 +78,7 @@ fn half_the_check_digits_of_a_doubtful_reading_do_not_make_an_mrz() {
 fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
     // ERIKSSON with its K read as X at 0.6 and K at 0.35.
     let mut classified = candidates(|_, _| 0.99, &[]);
-    classified[0][8] = CellCandidates { options: vec![('X', 0.6), ('K', 0.35), ('<', 0.05)] };
+    classified[0][8] = CellCandidates::new(vec![('X', 0.6), ('K', 0.35), ('<', 0.05)]);
     let mut weighed = classified.clone();
     let names = crate::weigh::name_runs(
         &mrtd_mrz::parse_text(&LINES, &ParseOptions::default()).expect("a TD3"),
@@ -301,16 +301,20 @@ fn an_issuer_that_is_no_known_code_needs_its_letters_near_certain() {
     assert_eq!(read(0.9995).status, Status::Read);
 }
 
-/// `lines` read at 0.99 everywhere, cells 20 px apart from x = 40, concluded on a page
-/// `width` px wide: a width under the zone's own cuts it at the right edge.
-fn read_on_page(lines: &[&str], width: usize) -> ImageReading {
-    let cells: Vec<Vec<CellCandidates>> = lines
+/// `lines` read at 0.99 everywhere but at the cells `changed` gives, cells 20 px apart from
+/// x = 40, concluded on a page `width` px wide: a width under the zone's own cuts it at the
+/// right edge.
+fn read_on_page(lines: &[&str], width: usize, changed: &[ReadAs]) -> ImageReading {
+    let mut cells: Vec<Vec<CellCandidates>> = lines
         .iter()
         .map(|text| {
-            let cell = |c: char| CellCandidates { options: vec![(c, 0.99), ('X', 0.01)] };
+            let cell = |c: char| CellCandidates::new(vec![(c, 0.99), ('X', 0.01)]);
             text.chars().map(cell).collect()
         })
         .collect();
+    for (line, column, options) in changed {
+        cells[*line][*column].options = options.clone();
+    }
     let (reading, least_unchecked, least) =
         crate::attempt::decode(&cells, &ParseOptions::default()).expect("a reading");
     let columns = cells[0].len();
@@ -345,7 +349,7 @@ fn a_passport_cut_to_36_characters_is_not_published_as_a_td2() {
     // The specimen's lines cut at the 36th character by the photo's right edge: they fit
     // a TD2's shape, but a TD2 has no `P`, and every field would come from the wrong cells.
     let cut: Vec<&str> = LINES.iter().map(|line| &line[..36]).collect();
-    let read = read_on_page(&cut, 740);
+    let read = read_on_page(&cut, 740, &[]);
     assert!(read.reading.is_none(), "{:?}", read.reading.map(|r| r.lines));
     assert_eq!(read.status, Status::Partial);
     let said: Vec<&str> = read
@@ -358,8 +362,19 @@ fn a_passport_cut_to_36_characters_is_not_published_as_a_td2() {
         matches!(said[..], [m] if m.contains("right edge") && m.contains("no reading is given")),
         "{said:?}"
     );
+    // Nor advice about the characters of the reading not given.
+    let about_characters = [
+        DiagnosticCode::CheckDigitFailed,
+        DiagnosticCode::Corrected,
+        DiagnosticCode::LowConfidence,
+    ];
+    assert!(
+        !read.diagnostics.iter().any(|d| about_characters.contains(&d.code)),
+        "{:?}",
+        read.diagnostics
+    );
     // The same cells with the page around them: what was seen is given, as seen.
-    let whole = read_on_page(&cut, 1000);
+    let whole = read_on_page(&cut, 1000, &[]);
     assert!(whole.diagnostics.iter().all(|d| d.code != DiagnosticCode::MrzCutAtEdge));
     let reading = whole.reading.expect("a reading");
     assert!(
@@ -367,8 +382,26 @@ fn a_passport_cut_to_36_characters_is_not_published_as_a_td2() {
     );
     // A visa's 36-character lines cut at their end keep their reading, marked not valid.
     let visa = ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "L8988901C4XXX4009078F9612109<<<<<<<<"];
-    let cut_visa = read_on_page(&visa, 740);
+    let cut_visa = read_on_page(&visa, 740, &[]);
     let reading = cut_visa.reading.expect("a reading");
     assert!(!reading.valid);
     assert_eq!(cut_visa.status, Status::Partial);
+}
+
+#[test]
+fn a_glyph_the_edge_cuts_is_not_corrected() {
+    // The page's edge at x = 900 cuts the last cell of each line (centred on 900): line 2's
+    // composite check digit 0 was read C, with 0 its runner-up.
+    let misread = [(1, 43, vec![('C', 0.6), ('0', 0.4)])];
+    let cut = read_on_page(&LINES, 900, &misread);
+    let reading = cut.reading.expect("a reading");
+    assert!(reading.lines[1].ends_with("<1C"), "kept as read: {}", reading.lines[1]);
+    assert!(reading.corrections.is_empty(), "{:?}", reading.corrections);
+    assert!(!reading.valid);
+    assert_eq!(cut.status, Status::Partial);
+    // The same misread on a page that holds the whole glyph: the class rule (a digit
+    // there) takes the classifier's runner-up, and the composite check digit proves it.
+    let whole = read_on_page(&LINES, 1000, &misread).reading.expect("a reading");
+    assert_eq!(whole.lines[1], LINES[1]);
+    assert_eq!(whole.corrections.len(), 1, "{:?}", whole.corrections);
 }

@@ -22,6 +22,8 @@ fuzz_target!(|data: &[u8]| {
                         let p = f32::from(*weight) / 255.0;
                         CellCandidates {
                             options: vec![(char::from(*first), p), (char::from(*second), 1.0 - p)],
+                            // A quarter of the cells (by their weight byte) as unseen.
+                            unseen: weight % 4 == 0,
                         }
                     }
                     _ => CellCandidates::certain('<'),
