@@ -11,7 +11,10 @@
 //! drifts from second to second, so each level runs ROUNDS short rounds (default 6) that take
 //! the three servers in turn, each server first in a third of the rounds, and prints the median
 //! of the rounds for each: requests per second, p50, p99, and the ratios of mrtd to bare and
-//! to rmcp.
+//! to rmcp. Each server runs on a runtime of its own whose threads carry its name, apart from
+//! the load generator's, and the bench also prints the CPU time those threads spent per
+//! request over all rounds (from `/proc/self/task`): on a machine whose other load moves the
+//! throughput by tens of percent, that cost is the steadier measure of what the front adds.
 
 use std::{
     net::SocketAddr,
@@ -67,15 +70,54 @@ fn request(address: SocketAddr) -> Request<Full<Bytes>> {
         .expect("valid request")
 }
 
-async fn spawn(app: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let address = listener.local_addr().expect("address");
-    tokio::spawn(mrtd_server::http::serve(listener, app, std::future::pending()));
-    address
+/// A server under test: its own runtime, whose threads all carry `name`, so that the CPU
+/// time it spends can be told from the load generator's.
+struct Server {
+    name: &'static str,
+    runtime: tokio::runtime::Runtime,
+    address: SocketAddr,
+}
+
+impl Server {
+    fn start(name: &'static str, app: impl FnOnce() -> Router) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .thread_name(name)
+            .enable_all()
+            .build()
+            .expect("server runtime");
+        let address = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let address = listener.local_addr().expect("address");
+            tokio::spawn(mrtd_server::http::serve(listener, app(), std::future::pending()));
+            address
+        });
+        Server { name, runtime, address }
+    }
+
+    /// CPU time (user and system) its threads have used so far, in clock ticks (USER_HZ,
+    /// 100 a second on Linux); `None` where `/proc` cannot tell.
+    fn cpu_ticks(&self) -> Option<u64> {
+        let mut ticks = 0;
+        for task in std::fs::read_dir("/proc/self/task").ok()? {
+            let path = task.ok()?.path();
+            let Ok(comm) = std::fs::read_to_string(path.join("comm")) else { continue };
+            if comm.trim_end() != self.name {
+                continue;
+            }
+            let Ok(stat) = std::fs::read_to_string(path.join("stat")) else { continue };
+            // The fields after the parenthesised command name: state is the 3rd field of
+            // the line, utime the 14th and stime the 15th.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            ticks += fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        }
+        Some(ticks)
+    }
 }
 
 #[derive(Clone, Copy)]
 struct Figures {
+    requests: u64,
     requests_per_second: f64,
     p50_ms: f64,
     p99_ms: f64,
@@ -123,6 +165,7 @@ async fn load(address: SocketAddr, connections: usize, duration: Duration) -> Fi
             .map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0)
     };
     Figures {
+        requests: latencies.len() as u64,
         requests_per_second: latencies.len() as f64 / duration.as_secs_f64(),
         p50_ms: quantile(0.5),
         p99_ms: quantile(0.99),
@@ -138,6 +181,7 @@ fn median(rounds: &[Figures]) -> Figures {
         values[values.len() / 2]
     };
     Figures {
+        requests: rounds.iter().map(|f| f.requests).sum(),
         requests_per_second: pick(|f| f.requests_per_second),
         p50_ms: pick(|f| f.p50_ms),
         p99_ms: pick(|f| f.p99_ms),
@@ -145,17 +189,44 @@ fn median(rounds: &[Figures]) -> Figures {
     }
 }
 
+/// One server's rounds at one connection count, and the CPU its threads spent in them.
+#[derive(Default)]
+struct Measured {
+    rounds: Vec<Figures>,
+    cpu_ticks: Option<u64>,
+}
+
+impl Measured {
+    async fn round(&mut self, server: &Server, connections: usize, duration: Duration) {
+        let before = server.cpu_ticks();
+        self.rounds.push(load(server.address, connections, duration).await);
+        let spent = before.zip(server.cpu_ticks()).map(|(b, a)| a.saturating_sub(b));
+        self.cpu_ticks = match (self.cpu_ticks, spent) {
+            (Some(total), Some(spent)) => Some(total + spent),
+            (None, spent) if self.rounds.len() == 1 => spent,
+            _ => None,
+        };
+    }
+
+    /// Microseconds of server CPU per answered request over all rounds.
+    fn cpu_us_per_request(&self) -> Option<f64> {
+        let requests: u64 = self.rounds.iter().map(|f| f.requests).sum();
+        let ticks = self.cpu_ticks?;
+        (requests > 0).then(|| ticks as f64 * 10_000.0 / requests as f64)
+    }
+}
+
 fn main() {
     let mut numbers = std::env::args().skip(1).filter_map(|a| a.parse::<f64>().ok());
     let seconds = numbers.next().unwrap_or(3.0);
     let rounds = numbers.next().map_or(6, |n| n.max(1.0) as usize);
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    runtime.block_on(async move {
-        let config = HttpConfig::default();
+    let config = HttpConfig::default();
+    let ours = Server::start("bench-mrtd", || {
         let endpoint = McpEndpoint::new(|| Ok(Echo), &config);
-        let ours = spawn(mrtd_server::http::router(endpoint, &config, Router::new())).await;
-
-        // rmcp alone, configured as our endpoint configures it.
+        mrtd_server::http::router(endpoint, &config, Router::new())
+    });
+    // rmcp alone, configured as our endpoint configures it.
+    let rmcp_alone = Server::start("bench-rmcp", || {
         let protocol = StreamableHttpService::new(
             || Ok(Echo),
             Arc::new(LocalSessionManager::default()),
@@ -167,82 +238,122 @@ fn main() {
                 .disable_allowed_hosts()
                 .disable_allowed_origins(),
         );
-        let rmcp_alone = spawn(Router::new().route_service("/mcp", protocol)).await;
-
-        // Capture the exact bytes our endpoint answers, so the bare handler returns the same.
+        Router::new().route_service("/mcp", protocol)
+    });
+    // The load generator runs on a runtime of its own, apart from the servers'.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    // Capture the exact bytes our endpoint answers, so the bare handler returns the same.
+    let (answer, content_type) = runtime.block_on(async {
         let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
-        let response = client.request(request(ours)).await.expect("endpoint answers");
+        let response = client.request(request(ours.address)).await.expect("endpoint answers");
         let content_type = response.headers().get("content-type").cloned();
         let answer = response.into_body().collect().await.expect("body").to_bytes();
-        assert!(answer.windows(4).any(|w| w == b"pong"), "the endpoint answered the call");
-        let answer = Arc::new(answer);
-        let bare = spawn(Router::new().route(
+        (answer, content_type)
+    });
+    assert!(answer.windows(4).any(|w| w == b"pong"), "the endpoint answered the call");
+    let bare = Server::start("bench-bare", move || {
+        Router::new().route(
             "/mcp",
             post(move || {
                 let answer = answer.clone();
                 let content_type = content_type.clone();
                 async move {
-                    let mut response = Response::new(Body::from((*answer).clone()));
+                    let mut response = Response::new(Body::from(answer));
                     if let Some(value) = content_type {
                         response.headers_mut().insert("content-type", value);
                     }
                     response
                 }
             }),
-        ))
-        .await;
+        )
+    });
 
-        let duration = Duration::from_secs_f64(seconds);
-        println!(
-            "tools/call on loopback, median of {rounds} rounds of {seconds} s, TCP_NODELAY on every server"
-        );
-        println!(
-            "{:>5}  {:>10} {:>7} {:>7}  {:>10} {:>7} {:>7}  {:>10} {:>7} {:>7}  {:>9} {:>9}",
-            "conns",
-            "mrtd req/s",
-            "p50 ms",
-            "p99 ms",
-            "rmcp req/s",
-            "p50 ms",
-            "p99 ms",
-            "bare req/s",
-            "p50 ms",
-            "p99 ms",
-            "mrtd/bare",
-            "mrtd/rmcp"
-        );
-        for connections in [1, 16, 64] {
-            let (mut mine, mut protocol_only, mut plain) = (Vec::new(), Vec::new(), Vec::new());
+    let duration = Duration::from_secs_f64(seconds);
+    println!(
+        "tools/call on loopback, median of {rounds} rounds of {seconds} s, TCP_NODELAY on every server"
+    );
+    println!(
+        "{:>5}  {:>10} {:>7} {:>7}  {:>10} {:>7} {:>7}  {:>10} {:>7} {:>7}  {:>9} {:>9}",
+        "conns",
+        "mrtd req/s",
+        "p50 ms",
+        "p99 ms",
+        "rmcp req/s",
+        "p50 ms",
+        "p99 ms",
+        "bare req/s",
+        "p50 ms",
+        "p99 ms",
+        "mrtd/bare",
+        "mrtd/rmcp"
+    );
+    let mut costs = Vec::new();
+    for connections in [1, 16, 64] {
+        let (mut mine, mut protocol_only, mut plain) =
+            (Measured::default(), Measured::default(), Measured::default());
+        runtime.block_on(async {
             for round in 0..rounds {
                 // Each server takes each place in the order in turn, so that whatever the
                 // machine does over a round (a frequency step, another process) falls on all
                 // three alike.
                 for turn in 0..3 {
                     match (round + turn) % 3 {
-                        0 => mine.push(load(ours, connections, duration).await),
-                        1 => protocol_only.push(load(rmcp_alone, connections, duration).await),
-                        _ => plain.push(load(bare, connections, duration).await),
+                        0 => mine.round(&ours, connections, duration).await,
+                        1 => protocol_only.round(&rmcp_alone, connections, duration).await,
+                        _ => plain.round(&bare, connections, duration).await,
                     }
                 }
             }
-            let (m, r, b) = (median(&mine), median(&protocol_only), median(&plain));
-            let failed = m.failures + r.failures + b.failures;
-            println!(
-                "{:>5}  {:>10.0} {:>7.3} {:>7.3}  {:>10.0} {:>7.3} {:>7.3}  {:>10.0} {:>7.3} {:>7.3}  {:>8.1}% {:>8.1}%{}",
-                connections,
-                m.requests_per_second,
-                m.p50_ms,
-                m.p99_ms,
-                r.requests_per_second,
-                r.p50_ms,
-                r.p99_ms,
-                b.requests_per_second,
-                b.p50_ms,
-                b.p99_ms,
-                100.0 * m.requests_per_second / b.requests_per_second,
-                100.0 * m.requests_per_second / r.requests_per_second,
-                if failed > 0 { format!("  ({failed} failed requests)") } else { String::new() }
-            );
-        }
-    });
+        });
+        let (m, r, b) =
+            (median(&mine.rounds), median(&protocol_only.rounds), median(&plain.rounds));
+        let failed = m.failures + r.failures + b.failures;
+        println!(
+            "{:>5}  {:>10.0} {:>7.3} {:>7.3}  {:>10.0} {:>7.3} {:>7.3}  {:>10.0} {:>7.3} {:>7.3}  {:>8.1}% {:>8.1}%{}",
+            connections,
+            m.requests_per_second,
+            m.p50_ms,
+            m.p99_ms,
+            r.requests_per_second,
+            r.p50_ms,
+            r.p99_ms,
+            b.requests_per_second,
+            b.p50_ms,
+            b.p99_ms,
+            100.0 * m.requests_per_second / b.requests_per_second,
+            100.0 * m.requests_per_second / r.requests_per_second,
+            if failed > 0 { format!("  ({failed} failed requests)") } else { String::new() }
+        );
+        costs.push((
+            connections,
+            mine.cpu_us_per_request(),
+            protocol_only.cpu_us_per_request(),
+            plain.cpu_us_per_request(),
+        ));
+    }
+    // Throughput on a small shared machine moves with whatever else runs; the CPU time each
+    // server's own threads spend per request is its cost, and moves far less.
+    println!("\nserver CPU time per request (user and system, all rounds), lower is better");
+    println!(
+        "{:>5}  {:>9} {:>9} {:>9}  {:>9} {:>9}",
+        "conns", "mrtd µs", "rmcp µs", "bare µs", "mrtd/rmcp", "rmcp/bare"
+    );
+    let show = |v: Option<f64>| v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.1}"));
+    let ratio = |a: Option<f64>, b: Option<f64>| {
+        a.zip(b).map_or_else(|| "n/a".to_owned(), |(a, b)| format!("{:.1}%", 100.0 * a / b))
+    };
+    for (connections, m, r, b) in costs {
+        println!(
+            "{:>5}  {:>9} {:>9} {:>9}  {:>9} {:>9}",
+            connections,
+            show(m),
+            show(r),
+            show(b),
+            ratio(m, r),
+            ratio(r, b)
+        );
+    }
+    for server in [ours, rmcp_alone, bare] {
+        server.runtime.shutdown_background();
+    }
 }
