@@ -98,6 +98,14 @@ pub struct CodeInfo {
     pub meaning: Option<&'static str>,
 }
 
+/// Whether an issuer or nationality field, its cells as printed, holds a known code. Codes
+/// are written from the field's first cell and padded with fillers at the end (`D<<`); a
+/// filler before or inside the letters fits no code, however the letters classify.
+pub(crate) fn known_as_printed(cells: &str) -> bool {
+    let code = cells.trim_end_matches('<');
+    !code.is_empty() && !code.contains('<') && classify(code).kind != CodeKind::Unknown
+}
+
 /// Classifies a printed code (fillers already removed).
 pub fn classify(code: &str) -> CodeInfo {
     let special = ICAO_SPECIAL.iter().find(|(special, _)| *special == code);
@@ -139,6 +147,16 @@ mod tests {
     fn iso_table_is_sorted_and_unique() {
         assert!(ISO_3166_ALPHA3.windows(2).all(|pair| pair[0] < pair[1]));
         assert!(ISO_3166_ALPHA3.iter().all(|code| code.len() == 3));
+    }
+
+    #[test]
+    fn a_code_is_known_only_as_codes_are_printed() {
+        for known in ["UTO", "D<<", "XPO", "EUE"] {
+            assert!(known_as_printed(known), "{known}");
+        }
+        for unknown in ["<D<", "<<D", "U<O", "<<<", "I3Z", "TUX"] {
+            assert!(!known_as_printed(unknown), "{unknown}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::candidates::in_alphabet;
 use crate::check_digit::{agrees, compute};
-use crate::codes::{CodeKind, classify};
+use crate::codes::{classify, known_as_printed};
 use crate::date::Date;
 use crate::layout::{CellClass, CheckName, FieldName, Format, Layout, Span, field_chars};
 use crate::mrz_date::{DateKind, DateRole, MrzDate, interpret};
@@ -242,19 +242,25 @@ pub(crate) fn interpret_grid(
             first_cell(FieldName::DocumentCode),
         ));
     }
-    let issuer = strip(&chars_of(FieldName::Issuer).unwrap_or_default());
-    let nationality = chars_of(FieldName::Nationality).map(|chars| strip(&chars));
-    // No check digit covers these codes, so an unknown one is the only hint of a misread.
+    let issuer_cells = chars_of(FieldName::Issuer).unwrap_or_default();
+    let nationality_cells = chars_of(FieldName::Nationality);
+    let issuer = strip(&issuer_cells);
+    let nationality = nationality_cells.as_deref().map(strip);
     let issuer_info = classify(&issuer);
     let nationality_info = nationality.as_deref().map(classify);
-    for (info, name) in [
-        (Some(&issuer_info), FieldName::Issuer),
-        (nationality_info.as_ref(), FieldName::Nationality),
+    // No check digit covers these codes, so an unknown one is the only hint of a misread.
+    for (cells, name) in [
+        (Some(&issuer_cells), FieldName::Issuer),
+        (nationality_cells.as_ref(), FieldName::Nationality),
     ] {
-        if let Some(info) = info.filter(|info| info.kind == CodeKind::Unknown) {
+        let Some(printed) = cells.map(|chars| chars.iter().collect::<String>()) else { continue };
+        if !known_as_printed(&printed) {
             warnings.push(warning(
                 WarningCode::UnknownCode,
-                format!("{:?} is not a known state or organisation code", info.code),
+                format!(
+                    "{:?} is not a known state or organisation code",
+                    printed.trim_end_matches('<')
+                ),
                 first_cell(name),
             ));
         }

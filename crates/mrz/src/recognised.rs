@@ -3,7 +3,7 @@
 //! enough for the reading to be used without a person looking.
 
 use crate::check_digit::char_value;
-use crate::codes::{CodeKind, classify as classify_code};
+use crate::codes::known_as_printed;
 use crate::layout::{CellClass, FieldName, Format, Layout};
 use crate::reading::Reading;
 
@@ -131,7 +131,7 @@ impl Reading {
             .map(|spec| spec.cells().collect::<Vec<_>>())
             .filter(|cells| {
                 let code: String = cells.iter().map(|&(line, column)| grid[line][column]).collect();
-                !is_known_code(&code)
+                !known_as_printed(&code)
             })
             .flatten()
             .collect();
@@ -215,14 +215,6 @@ fn blind_alternatives(class: CellClass, symbol: char, probability: impl Fn(char)
         .filter(|&other| char_value(other).unwrap_or(0) % 10 == residue)
         .map(probability)
         .sum()
-}
-
-/// Whether a printed three-cell code is a known issuer or nationality code.
-fn is_known_code(code: &str) -> bool {
-    let trimmed = code.trim_end_matches('<');
-    !trimmed.is_empty()
-        && !trimmed.contains('<')
-        && classify_code(trimmed).kind != CodeKind::Unknown
 }
 
 #[cfg(test)]
