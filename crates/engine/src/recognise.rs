@@ -218,7 +218,7 @@ fn cell_positions(row: &TextRow, n: usize) -> Option<Vec<f32>> {
 /// The number of cells the blob numbering finds in each row, when they agree.
 fn counted_length(candidate: &MrzCandidate) -> Option<usize> {
     let spans: Vec<usize> = candidate.rows.iter().filter_map(index_row).map(|i| i.span).collect();
-    spans.iter().copied().find(|s| [30, 36, 44].contains(s))
+    spans.iter().copied().find(|&s| mrtd_mrz::ZONE_SHAPES.iter().any(|shape| shape.1 == s))
 }
 
 fn fit_linear(pairs: &[(f32, f32)]) -> Option<(f32, f32)> {
@@ -477,16 +477,17 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
 /// Line lengths worth trying for a candidate, from its shape.
 fn line_lengths(candidate: &MrzCandidate) -> Vec<usize> {
     if candidate.rows.len() == 3 {
-        return vec![30];
+        return mrtd_mrz::line_widths(3);
     }
-    if let Some(n @ (36 | 44)) = counted_length(candidate) {
+    let widths = mrtd_mrz::line_widths(2);
+    if let Some(n) = counted_length(candidate).filter(|n| widths.contains(n)) {
         return vec![n];
     }
     let row = &candidate.rows[0];
     let ratio = row.length() / row.height;
     // Pitch is about 1.0-1.2 glyph heights, so a 44 line is ~44-53 heights long.
     let mut lengths = Vec::new();
-    for n in [36usize, 44] {
+    for n in widths {
         let pitch_ratio = ratio / n as f32;
         if (0.8..=1.5).contains(&pitch_ratio) {
             lengths.push(n);
@@ -527,7 +528,10 @@ impl Reader<'_> {
     /// and below at the same spacing.
     pub(crate) fn read_candidate(&self, candidate: &MrzCandidate) -> Vec<Attempt> {
         let mut attempts = self.read_rows(candidate);
-        if candidate.rows.len() == 2 && counted_length(candidate) == Some(30) {
+        let card_width = mrtd_mrz::line_widths(3);
+        if candidate.rows.len() == 2
+            && counted_length(candidate).is_some_and(|n| card_width.contains(&n))
+        {
             let (a, b) = (&candidate.rows[0], &candidate.rows[1]);
             let mid = (a.start + a.end) / 2.0;
             let spacing = b.across_at(mid) - a.across_at(mid);
@@ -541,8 +545,9 @@ impl Reader<'_> {
         // Two rows that do not read as an MRZ may be lines of 36 or 44 with glare
         // or shadow over one end (two rows of 36, the lines of a passport or visa):
         // the rows are lengthened by the missing cells at either end and read again.
+        let widths = mrtd_mrz::line_widths(2);
         let span = match counted_length(candidate) {
-            Some(36) => Some(36),
+            Some(n) if widths.contains(&n) => Some(n),
             _ => candidate.rows.iter().filter_map(index_row).map(|i| i.span).max(),
         };
         if candidate.rows.len() == 2
@@ -554,7 +559,7 @@ impl Reader<'_> {
                 .iter()
                 .map(|row| row.length() / (span as f32 - 0.3))
                 .fold(0.0f32, f32::max);
-            for n in [36usize, 44].into_iter().filter(|&n| n > span && n - span <= 16) {
+            for n in widths.into_iter().filter(|&n| n > span && n - span <= 16) {
                 let missing = (n - span) as f32 * pitch;
                 for at_start in [true, false] {
                     let rows = candidate
@@ -590,8 +595,12 @@ impl Reader<'_> {
     /// lines, the lines go on, and they are read as 44 cells instead.
     fn continued_to_44(&self, attempt: &Attempt) -> Option<Attempt> {
         let Reader { model, original, options, .. } = *self;
-        const EXTRA: usize = 44 - 36;
-        if attempt.cells.len() != 2 || attempt.cells.iter().any(|line| line.len() != 36) {
+        let (short, long) = match mrtd_mrz::line_widths(2)[..] {
+            [short, long] => (short, long),
+            _ => return None,
+        };
+        let extra_cells = long - short;
+        if attempt.cells.len() != 2 || attempt.cells.iter().any(|line| line.len() != short) {
             return None;
         }
         let mut candidates = attempt.candidates.clone();
@@ -599,8 +608,8 @@ impl Reader<'_> {
         let mut contrast = attempt.contrast.clone();
         let mut covered = attempt.covered.clone();
         for line in 0..2 {
-            let last = attempt.cells[line][35];
-            let extra: Vec<CellGeometry> = (1..=EXTRA)
+            let last = attempt.cells[line][short - 1];
+            let extra: Vec<CellGeometry> = (1..=extra_cells)
                 .map(|k| {
                     let k = k as f32;
                     let centre =
@@ -621,7 +630,7 @@ impl Reader<'_> {
                 .iter()
                 .filter(|c| c.options[0].0 == '<' && c.options[0].1 >= 0.5)
                 .count();
-            if fillers < EXTRA - 1 {
+            if fillers < extra_cells - 1 {
                 return None;
             }
             candidates[line].extend(extra_read.candidates);

@@ -63,7 +63,7 @@ pub use reading::{
     Derived, EvidenceStatus, FieldEvidence, Fields, Reading, ResidualRisk, Sex, Warning,
     WarningCode, Why,
 };
-pub use shape::NotMrz;
+pub use shape::{NotMrz, ZONE_SHAPES, line_widths};
 
 use candidates::{Cell, decoded_cell, text_cell};
 use layout::{FieldName as F, Layout};
@@ -138,7 +138,7 @@ fn keep_typed_codes(layout: &Layout, cells: &mut [Vec<Cell>]) {
         }
         let mapped: String =
             positions.iter().map(|&(line, column)| cells[line][column].base()).collect();
-        if classify_code(mapped.trim_end_matches('<')).kind != CodeKind::Unknown {
+        if codes::known_as_printed(&mapped) {
             continue;
         }
         for &(line, column) in &positions {

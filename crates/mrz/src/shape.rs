@@ -78,15 +78,31 @@ pub(crate) fn text_lines(input: &[&str]) -> Vec<Vec<char>> {
     lines
 }
 
+/// The shapes an MRZ comes in, as (lines, characters per line): the one place their sizes
+/// are written ([`Format::shape`] gives each format's).
+pub const ZONE_SHAPES: [(usize, usize); 3] = [(3, 30), (2, 44), (2, 36)];
+
+/// The line widths of the zones with `lines` lines, shortest first: `[30]` for three lines,
+/// `[36, 44]` for two, none otherwise.
+pub fn line_widths(lines: usize) -> Vec<usize> {
+    let mut widths: Vec<usize> =
+        ZONE_SHAPES.iter().filter(|shape| shape.0 == lines).map(|shape| shape.1).collect();
+    widths.sort_unstable();
+    widths
+}
+
 /// Brings text lines to a common width, padding or trimming trailing fillers by up to two cells
 /// (recognisers drop or repeat cells in long `<` runs), or explains why the shape is wrong.
 pub(crate) fn fit_width(lines: Vec<Vec<char>>) -> Result<(Vec<Vec<char>>, Vec<Warning>), NotMrz> {
     let shape_error = |lines: &[Vec<char>]| NotMrz::Shape { got: describe(lines) };
-    let width = match lines.len() {
-        3 => 30,
-        2 if lines.iter().any(|line| line.len() == 44) => 44,
-        2 if lines.iter().any(|line| line.len() == 36) => 36,
-        _ => return Err(shape_error(&lines)),
+    // Three lines have one width; of two, the longer width any line has exactly.
+    let widths = line_widths(lines.len());
+    let width = match widths[..] {
+        [width] => width,
+        _ => match widths.iter().rev().find(|&&width| lines.iter().any(|l| l.len() == width)) {
+            Some(&width) => width,
+            None => return Err(shape_error(&lines)),
+        },
     };
     let mut warnings = Vec::new();
     let mut fitted = Vec::with_capacity(lines.len());
@@ -132,10 +148,7 @@ pub(crate) fn select_zone(lines: Vec<Vec<char>>) -> Result<(Vec<Vec<char>>, Vec<
         lines.get(start..start + n).is_some_and(|run| run.iter().all(|line| line.len() == width))
     };
     let zone = (0..n_lines).rev().find_map(|start| {
-        [(3, 30), (2, 44), (2, 36)]
-            .into_iter()
-            .find(|(n, width)| exact(start, *n, *width))
-            .map(|(n, _)| (start, n))
+        ZONE_SHAPES.into_iter().find(|(n, width)| exact(start, *n, *width)).map(|(n, _)| (start, n))
     });
     let Some((start, n)) = zone else { return fitted };
     let warning = Warning {
@@ -244,11 +257,9 @@ pub(crate) fn detect_format(grid: &[Vec<char>]) -> Result<Format, NotMrz> {
 /// Checks the shape of recogniser output. Cells are positional, so unlike text no padding or
 /// trimming is attempted: a missing cell would shift every field after it.
 pub(crate) fn check_cells_shape(lengths: &[usize]) -> Result<(), NotMrz> {
-    let ok = match lengths {
-        [a, b, c] => [a, b, c].iter().all(|len| **len == 30),
-        [a, b] => a == b && (*a == 36 || *a == 44),
-        _ => false,
-    };
+    let ok = lengths.first().is_some_and(|&width| {
+        ZONE_SHAPES.contains(&(lengths.len(), width)) && lengths.iter().all(|&len| len == width)
+    });
     if ok {
         return Ok(());
     }
@@ -300,6 +311,17 @@ mod tests {
         assert_eq!(grid[0][0], 'P');
         assert_eq!(warnings[0].code, WarningCode::LinesIgnored);
         assert!(select_zone(text_lines(&["A", "B", "C", "D"])).is_err());
+    }
+
+    #[test]
+    fn every_format_has_one_of_the_zone_shapes() {
+        use Format::*;
+        for format in [Td1, Td2, Td3, MrvA, MrvB, FraId] {
+            assert!(ZONE_SHAPES.contains(&format.shape()), "{format:?}");
+        }
+        assert_eq!(line_widths(3), [30]);
+        assert_eq!(line_widths(2), [36, 44]);
+        assert!(line_widths(1).is_empty() && line_widths(4).is_empty());
     }
 
     #[test]
