@@ -106,16 +106,11 @@ fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
     assert!(!published.cells_certain(probability, &[]));
 }
 
-/// The specimen TD3 as an attempt read at 0.99 everywhere, cells 20 px apart, with
-/// the cells in `washed` bright and without contrast.
-fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
-    let p = |line, pos| if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
-    let engine_cells = candidates(p, &[]);
-    let (reading, least_unchecked, least) =
-        crate::attempt::decode(&engine_cells, &ParseOptions::default()).expect("a TD3");
-    let cells: Vec<Vec<CellGeometry>> = (0..2)
+/// Cells of `lines` lines of `columns` characters, 20 px apart from (40, 40), lines 30 px apart.
+fn geometry(lines: usize, columns: usize) -> Vec<Vec<CellGeometry>> {
+    (0..lines)
         .map(|line| {
-            (0..44)
+            (0..columns)
                 .map(|pos| CellGeometry {
                     centre: (40.0 + 20.0 * pos as f32, 40.0 + 30.0 * line as f32),
                     along: (20.0, 0.0),
@@ -123,7 +118,17 @@ fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
                 })
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+/// The specimen TD3 as an attempt read at 0.99 everywhere, cells 20 px apart, with
+/// the cells in `washed` bright and without contrast.
+fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
+    let p = |line, pos| if washed.contains(&(line, pos)) { p_washed } else { 0.99 };
+    let engine_cells = candidates(p, &[]);
+    let (reading, least_unchecked, least) =
+        crate::attempt::decode(&engine_cells, &ParseOptions::default()).expect("a TD3");
+    let cells = geometry(2, 44);
     let contrast: Vec<Vec<f32>> = (0..2)
         .map(|line| {
             (0..44).map(|pos| if washed.contains(&(line, pos)) { 3.0 } else { 40.0 }).collect()
@@ -318,23 +323,12 @@ fn read_on_page(lines: &[&str], width: usize, changed: &[ReadAs]) -> ImageReadin
     let (reading, least_unchecked, least) =
         crate::attempt::decode(&cells, &ParseOptions::default()).expect("a reading");
     let columns = cells[0].len();
-    let geometry: Vec<Vec<CellGeometry>> = (0..lines.len())
-        .map(|line| {
-            (0..columns)
-                .map(|pos| CellGeometry {
-                    centre: (40.0 + 20.0 * pos as f32, 40.0 + 30.0 * line as f32),
-                    along: (20.0, 0.0),
-                    across: (0.0, 22.0),
-                })
-                .collect()
-        })
-        .collect();
     let attempt = Attempt {
         reading,
         least_unchecked,
         least,
         candidates: cells,
-        cells: geometry,
+        cells: geometry(lines.len(), columns),
         contrast: vec![vec![40.0; columns]; lines.len()],
         covered: vec![vec![false; columns]; lines.len()],
         score: 0.99f32.ln(),
