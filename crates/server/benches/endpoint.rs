@@ -13,8 +13,9 @@
 //! of the rounds for each: requests per second, p50, p99, and the ratios of mrtd to bare and
 //! to rmcp. Each server runs on a runtime of its own whose threads carry its name, apart from
 //! the load generator's, and the bench also prints the CPU time those threads spent per
-//! request over all rounds (from `/proc/self/task`): on a machine whose other load moves the
-//! throughput by tens of percent, that cost is the steadier measure of what the front adds.
+//! request over all rounds (from `/proc/self/task`): what each server costs, apart from what
+//! the client costs. On a small machine shared with the client both figures move by ten
+//! percent or more from run to run; compare runs, not single rows.
 
 use std::{
     net::SocketAddr,
@@ -331,8 +332,8 @@ fn main() {
             plain.cpu_us_per_request(),
         ));
     }
-    // Throughput on a small shared machine moves with whatever else runs; the CPU time each
-    // server's own threads spend per request is its cost, and moves far less.
+    // Throughput counts the client's work too; the CPU time each server's own threads spend
+    // per request is the server's cost alone.
     println!("\nserver CPU time per request (user and system, all rounds), lower is better");
     println!(
         "{:>5}  {:>9} {:>9} {:>9}  {:>9} {:>9}",

@@ -76,21 +76,18 @@ impl McpEndpoint {
             .with_max_request_body_bytes(config.max_body_bytes.saturating_add(1))
             .disable_allowed_hosts()
             .disable_allowed_origins();
-        let service = StreamableHttpService::new(
+        // Shared, and called through `handle(&self)`: cloning the service (as its `Service`
+        // impl does on every call) copies its configuration and registers a cancellation
+        // token under a lock, which showed in profiles of the hot path.
+        let service = Arc::new(StreamableHttpService::new(
             factory,
             Arc::new(LocalSessionManager::default()),
             protocol_config,
-        );
+        ));
         let protocol =
             BoxCloneSyncService::new(tower::service_fn(move |request: Request<Full<Bytes>>| {
-                let service = service.clone();
-                async move {
-                    let response = match service.oneshot(request).await {
-                        Ok(response) => response,
-                        Err(never) => match never {},
-                    };
-                    Ok::<_, Infallible>(response.map(Body::new))
-                }
+                let service = Arc::clone(&service);
+                async move { Ok::<_, Infallible>(service.handle(request).await.map(Body::new)) }
             }));
         McpEndpoint {
             protocol,
