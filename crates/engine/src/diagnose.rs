@@ -281,7 +281,7 @@ pub(crate) fn conclude(
         if let Some(published) = published.as_mut() {
             published.valid = false;
         }
-        let withheld = if withheld {
+        let withheld_note = if withheld {
             " The part in the photo does not show how long its lines are, so no reading is given."
         } else {
             ""
@@ -289,7 +289,7 @@ pub(crate) fn conclude(
         diagnostics.push(diagnostic(
             DiagnosticCode::MrzCutAtEdge,
             format!(
-                "The MRZ runs off the {} edge of the photo, so some of its characters were not seen; take the photo again with the whole zone in the frame.{withheld}",
+                "The MRZ runs off the {} edge of the photo, so some of its characters were not seen; take the photo again with the whole zone in the frame.{withheld_note}",
                 cut_off.join(" and ")
             ),
         ));
@@ -421,9 +421,9 @@ pub(crate) fn conclude(
     }
     // Each field's confidence from what the classifier saw (the lower of its probability and
     // the weighed one), a covered or washed-out cell counting at most `COVERED_TRUST`, and
-    // every cell of a zone the photo cuts off at most `CUT_TRUST`: where a line runs off the photo, which
-    // cell is which is itself in doubt (a passport's lines cut at 80 % were read as a
-    // 36-character zone, every field shifted, at confidence 1).
+    // every cell of a zone the photo cuts off at most `CUT_TRUST`: where a line runs off the
+    // photo, which cell is which is itself in doubt (a passport's lines cut at 80 % were read
+    // as a 36-character zone, every field shifted, at confidence 1).
     if let Some(published) = published.as_mut() {
         published.weigh_confidence(|line, pos, symbol| {
             let washed =
