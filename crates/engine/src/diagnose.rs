@@ -347,24 +347,45 @@ pub(crate) fn conclude(
     } else if !published_valid {
         // The published reading's verdicts when there is one; the ranking reading's otherwise.
         let judged = published.as_ref().unwrap_or(reading);
-        let mut failed: Vec<&str> = judged
-            .checks
-            .iter()
-            .filter(|c| c.status == mrtd_mrz::CheckStatus::Refuted)
-            .map(|c| c.name.label())
-            .collect();
-        if failed.is_empty() {
-            failed.push("the document");
-        }
-        diagnostics.push(diagnostic(
-            DiagnosticCode::CheckDigitFailed,
-            format!("Check digits do not match for: {}. Some characters were misread; a sharper, evenly lit photo usually fixes this.", failed.join(", ")),
-        ));
-        if mean_confidence < 0.7 && glyph_px >= SMALL_GLYPH_PX {
+        // A check digit over a glyph the photo's edge cuts fails for want of the glyph, not
+        // for a misread a sharper photo would fix.
+        let unseen = |line: usize, column: usize| {
+            line.checked_sub(1)
+                .zip(column.checked_sub(1))
+                .and_then(|(line, column)| cells.get(line).and_then(|row| row.get(column)))
+                .is_some_and(|cell| cell.unseen)
+        };
+        let at_edge = |check: &mrtd_mrz::Check| {
+            check.line.zip(check.column).is_some_and(|(line, column)| unseen(line, column))
+                || check.covers.iter().any(|r| (r.from..=r.to).any(|column| unseen(r.line, column)))
+        };
+        let refuted = judged.checks.iter().filter(|c| c.status == mrtd_mrz::CheckStatus::Refuted);
+        let (cut_short, failed): (Vec<&mrtd_mrz::Check>, Vec<&mrtd_mrz::Check>) =
+            refuted.partition(|check| at_edge(check));
+        let labels = |checks: &[&mrtd_mrz::Check]| {
+            checks.iter().map(|c| c.name.label()).collect::<Vec<_>>().join(", ")
+        };
+        if !cut_short.is_empty() {
             diagnostics.push(diagnostic(
-                DiagnosticCode::TooBlurred,
-                "The MRZ characters are hard to tell apart (blurred or out of focus); hold the camera still and let it focus.".to_owned(),
+                DiagnosticCode::CheckDigitFailed,
+                format!("Check digits over characters the photo's edge cuts do not match ({}): those characters were not seen whole.", labels(&cut_short)),
             ));
+        }
+        // Not valid for the cut alone: the cut diagnostic says so.
+        let only_cut = cut && failed.is_empty();
+        if !only_cut {
+            let failed =
+                if failed.is_empty() { "the document".to_owned() } else { labels(&failed) };
+            diagnostics.push(diagnostic(
+                DiagnosticCode::CheckDigitFailed,
+                format!("Check digits do not match for: {failed}. Some characters were misread; a sharper, evenly lit photo usually fixes this."),
+            ));
+            if mean_confidence < 0.7 && glyph_px >= SMALL_GLYPH_PX {
+                diagnostics.push(diagnostic(
+                    DiagnosticCode::TooBlurred,
+                    "The MRZ characters are hard to tell apart (blurred or out of focus); hold the camera still and let it focus.".to_owned(),
+                ));
+            }
         }
     }
     for (line_idx, contrasts) in attempt.contrast.iter().enumerate() {

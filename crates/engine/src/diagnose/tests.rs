@@ -393,6 +393,17 @@ fn a_glyph_the_edge_cuts_is_not_corrected() {
     assert!(reading.corrections.is_empty(), "{:?}", reading.corrections);
     assert!(!reading.valid);
     assert_eq!(cut.status, Status::Partial);
+    // The composite fails for want of the glyph: no advice about a misread.
+    let failed: Vec<&str> = cut
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == DiagnosticCode::CheckDigitFailed)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        matches!(failed[..], [m] if m.contains("edge cuts do not match (composite)")),
+        "{failed:?}"
+    );
     // The same misread on a page that holds the whole glyph: the class rule (a digit
     // there) takes the classifier's runner-up, and the composite check digit proves it.
     let whole = read_on_page(&LINES, 1000, &misread).reading.expect("a reading");
