@@ -119,6 +119,8 @@ fn the_table_of_a_partly_read_photo_gives_the_advice_and_never_says_valid() {
     assert!(table.contains("NOT VALID"), "{table}");
     assert!(table.lines().any(|line| line.starts_with("Advice")), "{table}");
     assert!(table.contains("runs off the right edge"), "{table}");
+    // The photo is upright: the turn is measured along the cells read, not the search angle.
+    assert!(!table.contains("turned"), "{table}");
     // Cut at two thirds, the lines could be a shorter format's: no reading is given.
     let table = table_of_cut(6);
     assert!(table.contains("partial"), "{table}");

@@ -455,7 +455,8 @@ pub(crate) fn conclude(
             p.powf(CELL_CONFIDENCE_EXPONENT)
         });
     }
-    let rotation = (attempt.rotation_degrees * 10.0).round() / 10.0;
+    // To a tenth of a degree, 359.96 being 0.0, not 360.0.
+    let rotation = ((attempt.rotation_degrees * 10.0).round() / 10.0) % 360.0;
     let off_upright = rotation.min(360.0 - rotation);
     if off_upright > 5.0 {
         diagnostics.push(diagnostic(

@@ -693,7 +693,11 @@ impl Reader<'_> {
                 let Some((reading, least_unchecked, least)) = decode(&lines, options) else {
                     continue;
                 };
-                let dir = rows[0].dir;
+                // The turn is measured along the cells of the first line as read, not taken
+                // from the localiser's search direction (15 degrees apart): an upright zone
+                // found at the 15-degree search was said to be turned 15 degrees.
+                let (first, last) = (&cells[0][0], &cells[0][cells[0].len() - 1]);
+                let dir = (last.centre.0 - first.centre.0, last.centre.1 - first.centre.1);
                 let rotation = (dir.1.atan2(dir.0).to_degrees() + 360.0) % 360.0;
                 attempts.push(Attempt {
                     reading,
