@@ -190,23 +190,23 @@ fn median(rounds: &[Figures]) -> Figures {
     }
 }
 
-/// One server's rounds at one connection count, and the CPU its threads spent in them.
-#[derive(Default)]
+/// One server's rounds at one connection count, and the CPU its threads spent in them
+/// (`None` once a round could not be measured).
 struct Measured {
     rounds: Vec<Figures>,
     cpu_ticks: Option<u64>,
 }
 
 impl Measured {
+    fn new() -> Self {
+        Measured { rounds: Vec::new(), cpu_ticks: Some(0) }
+    }
+
     async fn round(&mut self, server: &Server, connections: usize, duration: Duration) {
         let before = server.cpu_ticks();
         self.rounds.push(load(server.address, connections, duration).await);
         let spent = before.zip(server.cpu_ticks()).map(|(b, a)| a.saturating_sub(b));
-        self.cpu_ticks = match (self.cpu_ticks, spent) {
-            (Some(total), Some(spent)) => Some(total + spent),
-            (None, spent) if self.rounds.len() == 1 => spent,
-            _ => None,
-        };
+        self.cpu_ticks = self.cpu_ticks.zip(spent).map(|(total, spent)| total + spent);
     }
 
     /// Microseconds of server CPU per answered request over all rounds.
@@ -291,7 +291,7 @@ fn main() {
     let mut costs = Vec::new();
     for connections in [1, 16, 64] {
         let (mut mine, mut protocol_only, mut plain) =
-            (Measured::default(), Measured::default(), Measured::default());
+            (Measured::new(), Measured::new(), Measured::new());
         runtime.block_on(async {
             for round in 0..rounds {
                 // Each server takes each place in the order in turn, so that whatever the
