@@ -224,8 +224,13 @@ pub(crate) fn conclude(
     let unusual_name = warned(mrtd_mrz::WarningCode::UnusualName);
     // A cell whose window something other than paper covers (a page edge cutting the
     // line, a finger) was read from part of its glyph, however sure the classifier is.
+    // A name holds no digit: its cells are judged among the letters and the filler.
+    let as_letters = published.as_ref().map(|p| p.names_as_letters(probability));
     let trusted = |line: usize, pos: usize, symbol: char| {
-        let p = probability(line, pos, symbol);
+        let p = match &as_letters {
+            Some(names) => names(line, pos, symbol),
+            None => probability(line, pos, symbol),
+        };
         if attempt.covered[line][pos] { p.min(COVERED_TRUST) } else { p }
     };
     let certain = published.as_ref().is_some_and(|p| {

@@ -90,6 +90,42 @@ impl Reading {
         covered(&layout, &grid)
     }
 
+    /// `probability(line, column, symbol)` (from 0) with each name cell's conditioned on what
+    /// a name may hold: a symbol's probability among the letters and the filler, where the
+    /// recogniser's share for a digit goes, the share of symbols it did not offer counted as
+    /// letters. No document prints a digit in a name, so a round
+    /// glyph the classifier takes for `0` (some fonts print `O` and `0` alike) is an `O` as
+    /// surely as it is one of the letters, by the classifier's own odds between them.
+    /// Codes keep their probabilities: national variants print digits where letters belong
+    /// (a numeric nationality), and reading those as letters would be inventing them.
+    pub fn names_as_letters<F>(&self, probability: F) -> impl Fn(usize, usize, char) -> f32 + use<F>
+    where
+        F: Fn(usize, usize, char) -> f32,
+    {
+        let mut names = self.field_cells(FieldName::Surname);
+        if self.format == Format::FraId {
+            names.extend(self.field_cells(FieldName::GivenNames));
+        }
+        let in_a_name = |symbol: char| symbol.is_ascii_uppercase() || symbol == '<';
+        move |line, column, symbol| {
+            let p = probability(line, column, symbol);
+            if !names.contains(&(line, column)) || !in_a_name(symbol) {
+                return p;
+            }
+            let (mut letters, mut all) = (0.0f32, 0.0f32);
+            for other in ALPHABET.chars() {
+                let q = probability(line, column, other);
+                if q.is_finite() && q > 0.0 {
+                    all += q;
+                    letters += if in_a_name(other) { q } else { 0.0 };
+                }
+            }
+            // What the recogniser did not offer may all have been letters.
+            let total = letters + (1.0 - all).max(0.0);
+            if total > 0.0 { (p / total).clamp(0.0, 1.0) } else { p }
+        }
+    }
+
     /// Whether a recogniser saw every cell well enough for this reading to be reported as
     /// read, `probability(line, column, symbol)` (from 0) giving how likely it saw `symbol`
     /// there, and `washed` the runs of cells glare washed out, as (line, first, last).
@@ -271,6 +307,50 @@ mod tests {
         assert!(read.cells_certain(one, &[]));
         let two = saw(&read, |l, c| if l == 1 && (c == 2 || c == 4) { 0.5 } else { 1.0 });
         assert!(!read.cells_certain(two, &[]));
+    }
+
+    #[test]
+    fn a_name_letter_is_judged_among_letters_and_a_code_is_not() {
+        let read = reading(&TD3);
+        // The recogniser took the E of the surname (line 1, column 6) for a 3 and the T of
+        // the issuer (column 4) for a 7.
+        let saw = |line, column, symbol| match ((line, column), symbol) {
+            ((0, 5), 'E') | ((0, 3), 'T') => 0.05,
+            ((0, 5), '3') => 0.95,
+            ((0, 3), '7') => 0.95,
+            _ if read.lines[line].chars().nth(column) == Some(symbol) => 1.0,
+            _ => 0.0,
+        };
+        assert!(!read.cells_certain(saw, &[]));
+        let names = read.names_as_letters(saw);
+        assert!((names(0, 5, 'E') - 1.0).abs() < 1e-6, "no letter but E was offered");
+        assert!((names(0, 3, 'T') - 0.05).abs() < 1e-6, "a code is not judged as letters");
+        assert_eq!(names(0, 5, '3'), 0.95, "a digit's own probability is kept");
+        // The name is certain now; the issuer's T still is not.
+        assert!(!read.cells_certain(&names, &[]));
+        let issuer_seen = |line, column, symbol| {
+            if (line, column) == (0, 3) {
+                f32::from(u8::from(symbol == 'T'))
+            } else {
+                saw(line, column, symbol)
+            }
+        };
+        assert!(read.cells_certain(read.names_as_letters(issuer_seen), &[]));
+        // Among letters the classifier's own odds hold: E at 0.05 against F at 0.05 is even.
+        let split = |line, column, symbol| match ((line, column), symbol) {
+            ((0, 5), 'E' | 'F') => 0.05,
+            _ => issuer_seen(line, column, symbol),
+        };
+        assert!((read.names_as_letters(split)(0, 5, 'E') - 0.5).abs() < 1e-6);
+        assert!(!read.cells_certain(read.names_as_letters(split), &[]));
+        // What the recogniser left unsaid may have been letters: E at 0.05 and a 3 at 0.5,
+        // nothing else offered, leave 0.45 unsaid, and E among letters at 0.05 / 0.5.
+        let unsaid = |line, column, symbol| match ((line, column), symbol) {
+            ((0, 5), '3') => 0.5,
+            _ => saw(line, column, symbol),
+        };
+        let at_most = read.names_as_letters(unsaid)(0, 5, 'E');
+        assert!((at_most - 0.1).abs() < 1e-6, "{at_most}");
     }
 
     #[test]

@@ -292,6 +292,32 @@ fn a_name_letter_the_name_model_doubts_is_not_certain() {
 }
 
 #[test]
+fn a_name_letter_taken_for_its_look_alike_digit_is_read_and_a_code_letter_is_not() {
+    // ERIKSSON's I seen as a 1, as where a font prints them alike: no name holds a digit,
+    // and of letters the classifier offered only the I.
+    let name = read_with_cells(&[(0, 7, vec![('1', 0.95), ('I', 0.05)])]);
+    let published = name.reading.as_ref().expect("a reading");
+    assert_eq!(published.lines[0], LINES[0]);
+    assert_eq!(name.status, Status::Read);
+    // The names are as sure as where the I was seen as an I (each cell at 0.99).
+    let surname = |read: &ImageReading| {
+        let evidence = read.reading.as_ref().map(|r| r.evidence.clone()).unwrap_or_default();
+        let names = evidence.iter().find(|e| e.field == mrtd_mrz::FieldName::Surname);
+        names.map_or(0.0, |e| e.confidence)
+    };
+    let plain = read_with_cells(&[]);
+    assert!((surname(&name) - surname(&plain)).abs() < 0.01, "{}", surname(&name));
+    // A glyph nearly as like an L as a 1 is in doubt among letters.
+    let letters = read_with_cells(&[(0, 7, vec![('1', 0.6), ('L', 0.35), ('I', 0.05)])]);
+    assert_eq!(letters.status, Status::Partial);
+    // UTO's O seen as a 0: a code may be printed with digits (a numeric nationality), so
+    // the O is not vouched for.
+    let code = read_with_cells(&[(0, 4, vec![('0', 0.95), ('O', 0.05)])]);
+    assert_eq!(code.reading.as_ref().map(|r| &r.lines[0][2..5]), Some("UTO"));
+    assert_eq!(code.status, Status::Partial);
+}
+
+#[test]
 fn an_issuer_that_is_no_known_code_needs_its_letters_near_certain() {
     // UTO's T seen as an I or a Z, as under a printed background pattern: no
     // known code is among the candidates.
