@@ -14,7 +14,7 @@ use crate::types::{DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::ParseOptions;
 
 /// The classifier weights, trained by `mrtd-train` and embedded at build time.
-static MODEL_BYTES: &[u8] = include_bytes!("../model/mrz-cells.bin");
+pub(crate) static MODEL_BYTES: &[u8] = include_bytes!("../model/mrz-cells.bin");
 
 /// JPEGs this long on their longest side (phone photos) are read at half size
 /// first.

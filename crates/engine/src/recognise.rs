@@ -474,6 +474,10 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
     Classified { candidates, contrast, covered }
 }
 
+/// A cell past a line's end holds a glyph of the line when its contrast is at least this
+/// share of the median of the line's own cells; paper beyond a zone has little.
+const INKED_SHARE: f32 = 0.5;
+
 /// Line lengths worth trying for a candidate, from its shape.
 fn line_lengths(candidate: &MrzCandidate) -> Vec<usize> {
     if candidate.rows.len() == 3 {
@@ -589,10 +593,11 @@ impl Reader<'_> {
         attempts
     }
 
-    /// A visa's two lines of 44 whose last eight cells (all fillers) went
-    /// unseen read as a valid 36-character visa: the same text, the wrong format.
-    /// When the cells past the end of a 36-character reading are fillers on both
-    /// lines, the lines go on, and they are read as 44 cells instead.
+    /// A visa's two lines of 44 whose last eight cells went unseen read as a valid
+    /// 36-character visa: the same text, the wrong format, and as valid, since a visa has
+    /// no composite check digit. When the cells past the end of a 36-character reading hold
+    /// characters on both lines (fillers, or glyphs inked like the line's own), the lines
+    /// go on, and they are read as 44 cells instead.
     fn continued_to_44(&self, attempt: &Attempt) -> Option<Attempt> {
         let Reader { model, original, options, .. } = *self;
         let (short, long) = match mrtd_mrz::line_widths(2)[..] {
@@ -625,12 +630,19 @@ impl Reader<'_> {
                 return None;
             }
             let extra_read = classify(model, original, &extra);
-            let fillers = extra_read
+            let mut own = attempt.contrast[line].clone();
+            own.sort_by(f32::total_cmp);
+            let inked = own.get(own.len() / 2).map_or(f32::INFINITY, |median| median * INKED_SHARE);
+            let characters = extra_read
                 .candidates
                 .iter()
-                .filter(|c| c.options[0].0 == '<' && c.options[0].1 >= 0.5)
+                .zip(&extra_read.contrast)
+                .filter(|&(c, &contrast)| {
+                    let (top, p) = c.options[0];
+                    p >= 0.5 && (top == '<' || contrast >= inked)
+                })
                 .count();
-            if fillers < extra_cells - 1 {
+            if characters < extra_cells - 1 {
                 return None;
             }
             candidates[line].extend(extra_read.candidates);

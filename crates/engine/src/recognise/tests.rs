@@ -177,3 +177,59 @@ fn implausible_spacings_are_refused() {
     assert!(!Spacing::linear(0.0, 30.0).plausible(44, 20.0));
     assert!(Spacing::linear(0.0, 21.0).plausible(44, 20.0));
 }
+
+/// The best reading of a repository photo, from its located candidates, and the reader.
+fn read_photo(name: &str, check: impl FnOnce(&Reader, Attempt)) {
+    let path = format!("{}/../../tests/data/images/{name}", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(path).expect("a repository photo");
+    let limits = crate::image::DecodeLimits { max_pixels: 50_000_000, max_bytes: 50_000_000 };
+    let gray = crate::image::decode(&bytes, limits).expect("decodes").gray;
+    let work = crate::locate::work_image(&gray);
+    let (candidates, _) = crate::locate::locate(&work.image, crate::components::Darkness::NORMAL);
+    let model = Mlp::from_bytes(crate::engine::MODEL_BYTES).expect("the weights");
+    let options = ParseOptions::default();
+    let reader = Reader { model: &model, original: &gray, scale: work.scale, options: &options };
+    let best = candidates
+        .iter()
+        .filter_map(|candidate| reader.read_candidate(candidate).into_iter().next())
+        .max_by(|a, b| rank(a).total_cmp(&rank(b)))
+        .expect("a reading");
+    check(&reader, best);
+}
+
+/// An attempt's first `width` cells of each line, decoded again.
+fn cut_to(attempt: &Attempt, width: usize) -> Attempt {
+    let mut short = attempt.clone();
+    for line in 0..short.cells.len() {
+        short.cells[line].truncate(width);
+        short.candidates[line].truncate(width);
+        short.contrast[line].truncate(width);
+        short.covered[line].truncate(width);
+    }
+    (short.reading, short.least_unchecked, short.least) =
+        decode(&short.candidates, &ParseOptions::default()).expect("a reading");
+    short
+}
+
+#[test]
+fn lines_that_go_on_past_36_cells_are_read_as_44() {
+    // The specimen passport's second line ends `6B<<<<<10`: past cell 36, characters as
+    // well as fillers.
+    read_photo("passporteye_test_passport-td3.png", |reader, attempt| {
+        let full = attempt.reading.lines.clone();
+        assert_eq!(full[1], "L898902C36UTO7408122F1204159ZE184226B<<<<<10");
+        let short = cut_to(&attempt, 36);
+        let longer = reader.continued_to_44(&short).expect("the lines go on");
+        assert_eq!(longer.reading.lines, full);
+        assert!(longer.reading.valid);
+    });
+}
+
+#[test]
+fn a_visa_of_36_cells_is_not_lengthened_over_the_paper_beyond() {
+    read_photo("100_visa-polx.jpg", |reader, attempt| {
+        assert_eq!(attempt.reading.lines[0].len(), 36);
+        assert!(attempt.reading.valid);
+        assert!(reader.continued_to_44(&attempt).is_none());
+    });
+}
