@@ -233,12 +233,32 @@ pub(crate) fn conclude(
         };
         if attempt.covered[line][pos] { p.min(COVERED_TRUST) } else { p }
     };
+    // Where nothing checks a cell and letters and digits both may stand (a visa's optional
+    // data), only the glyph can tell a look-alike pair apart: the neighbours' kind may order
+    // the pair there, not vouch for it.
+    let unchecked_data: Vec<(usize, usize)> = published.as_ref().map_or_else(Vec::new, |p| {
+        let covered = p.covered_cells();
+        [mrtd_mrz::FieldName::OptionalData, mrtd_mrz::FieldName::OptionalData2]
+            .into_iter()
+            .flat_map(|field| p.field_cells(field))
+            .filter(|&(line, column)| !covered[line][column])
+            .collect()
+    });
+    let judged = |line: usize, pos: usize, symbol: char| {
+        let p = trusted(line, pos, symbol);
+        if unchecked_data.contains(&(line, pos)) {
+            let seen = &attempt.candidates[line][pos].options;
+            p.min(seen.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1))
+        } else {
+            p
+        }
+    };
     let certain = published.as_ref().is_some_and(|p| {
         p.valid
             && p.ambiguities.is_empty()
             && !filler_inside_number
             && !unusual_name
-            && p.cells_certain(trusted, &glare)
+            && p.cells_certain(judged, &glare)
     });
     let quad = region(&attempt.cells);
     let pitch = length(attempt.cells[0][0].along);
