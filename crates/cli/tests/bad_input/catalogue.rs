@@ -38,6 +38,24 @@ pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             Rpc(-32700),
         ),
         case(
+            "invalid UTF-8 in a member nothing reads",
+            body(
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{},\"x\":\"\xff\"}"
+                    .to_vec(),
+            ),
+            400,
+            Rpc(-32700),
+        ),
+        case(
+            "invalid UTF-8 in params metadata",
+            body(
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{\"x\":\"\xc3\x28\"}}}"
+                    .to_vec(),
+            ),
+            400,
+            Rpc(-32700),
+        ),
+        case(
             "byte order mark",
             body([b"\xef\xbb\xbf".as_slice(), list.as_bytes()].concat()),
             400,
