@@ -16,6 +16,10 @@
 //! request over all rounds (from `/proc/self/task`): what each server costs, apart from what
 //! the client costs. On a small machine shared with the client both figures move by ten
 //! percent or more from run to run; compare runs, not single rows.
+//!
+//! `endpoint serve mrtd|rmcp|bare` runs one of the servers alone, and `endpoint load ADDRESS N`
+//! sends it N requests: `scripts/endpoint-instructions.sh` counts each server's instructions per
+//! request with them under callgrind, a figure that does not drift.
 
 use std::{
     net::SocketAddr,
@@ -217,17 +221,17 @@ impl Measured {
     }
 }
 
-fn main() {
-    let mut numbers = std::env::args().skip(1).filter_map(|a| a.parse::<f64>().ok());
-    let seconds = numbers.next().unwrap_or(3.0);
-    let rounds = numbers.next().map_or(6, |n| n.max(1.0) as usize);
-    let config = HttpConfig::default();
-    let ours = Server::start("bench-mrtd", || {
-        let endpoint = McpEndpoint::new(|| Ok(Echo), &config);
-        mrtd_server::http::router(endpoint, &config, Router::new())
-    });
-    // rmcp alone, configured as our endpoint configures it.
-    let rmcp_alone = Server::start("bench-rmcp", || {
+/// Our full front around the one-tool server.
+fn start_mrtd(config: &HttpConfig) -> Server {
+    Server::start("bench-mrtd", || {
+        let endpoint = McpEndpoint::new(|| Ok(Echo), config);
+        mrtd_server::http::router(endpoint, config, Router::new())
+    })
+}
+
+/// rmcp alone, configured as our endpoint configures it.
+fn start_rmcp(config: &HttpConfig) -> Server {
+    Server::start("bench-rmcp", || {
         let protocol = StreamableHttpService::new(
             || Ok(Echo),
             Arc::new(LocalSessionManager::default()),
@@ -240,11 +244,13 @@ fn main() {
                 .disable_allowed_origins(),
         );
         Router::new().route_service("/mcp", protocol)
-    });
-    // The load generator runs on a runtime of its own, apart from the servers'.
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    // Capture the exact bytes our endpoint answers, so the bare handler returns the same.
-    let (answer, content_type) = runtime.block_on(async {
+    })
+}
+
+/// An axum handler answering `POST /mcp` with the very bytes our endpoint answers (asked of
+/// `ours` with `client_runtime`).
+fn start_bare(ours: &Server, client_runtime: &tokio::runtime::Runtime) -> Server {
+    let (answer, content_type) = client_runtime.block_on(async {
         let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
         let response = client.request(request(ours.address)).await.expect("endpoint answers");
         let content_type = response.headers().get("content-type").cloned();
@@ -252,7 +258,7 @@ fn main() {
         (answer, content_type)
     });
     assert!(answer.windows(4).any(|w| w == b"pong"), "the endpoint answered the call");
-    let bare = Server::start("bench-bare", move || {
+    Server::start("bench-bare", move || {
         Router::new().route(
             "/mcp",
             post(move || {
@@ -267,7 +273,60 @@ fn main() {
                 }
             }),
         )
+    })
+}
+
+/// `serve NAME`: one server alone, its address on stdout, until stdin closes; for counting
+/// the instructions a server spends per request under callgrind
+/// (`scripts/endpoint-instructions.sh`), with the load from another, uninstrumented process.
+fn serve_alone(name: &str, config: &HttpConfig) {
+    let client_runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let server = match name {
+        "mrtd" => start_mrtd(config),
+        "rmcp" => start_rmcp(config),
+        "bare" => start_bare(&start_mrtd(config), &client_runtime),
+        other => panic!("serve mrtd, rmcp or bare, not {other}"),
+    };
+    println!("{}", server.address);
+    std::io::Write::flush(&mut std::io::stdout()).expect("stdout");
+    let mut sink = String::new();
+    while std::io::stdin().read_line(&mut sink).is_ok_and(|n| n > 0) {}
+    server.runtime.shutdown_background();
+}
+
+/// `load ADDRESS N`: N `tools/call` requests one after another on one connection.
+fn load_alone(address: &str, count: usize) {
+    let address: SocketAddr = address.parse().expect("an address");
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
+        for _ in 0..count {
+            let response = client.request(request(address)).await.expect("the server answers");
+            assert!(response.status().is_success());
+            let body = response.into_body().collect().await.expect("a body").to_bytes();
+            assert!(body.windows(4).any(|w| w == b"pong"), "the tool answered");
+        }
     });
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let config = HttpConfig::default();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["serve", name] => return serve_alone(name, &config),
+        ["load", address, count] => {
+            return load_alone(address, count.parse().expect("a request count"));
+        }
+        _ => {}
+    }
+    let mut numbers = args.iter().filter_map(|a| a.parse::<f64>().ok());
+    let seconds = numbers.next().unwrap_or(3.0);
+    let rounds = numbers.next().map_or(6, |n| n.max(1.0) as usize);
+    let ours = start_mrtd(&config);
+    let rmcp_alone = start_rmcp(&config);
+    // The load generator runs on a runtime of its own, apart from the servers'.
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let bare = start_bare(&ours, &runtime);
 
     let duration = Duration::from_secs_f64(seconds);
     println!(

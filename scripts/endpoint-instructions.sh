@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Instructions each endpoint server spends per `tools/call`, counted by callgrind: the cost of
+# our HTTP front against rmcp alone (and a bare axum handler), free of the scheduling noise
+# that moves the throughput bench by ten percent on a small shared machine.
+#
+# Usage: scripts/endpoint-instructions.sh [FEW] [MANY]   (defaults 100 and 600 requests)
+#
+# Each server runs alone under `valgrind --tool=callgrind` (the endpoint bench's `serve`
+# mode) while an uninstrumented process sends it FEW, then in a fresh run MANY, requests one
+# after another on one connection; (instructions(MANY) - instructions(FEW)) / (MANY - FEW) is
+# what one request costs the server, start-up and first-request work cancelled out.
+set -euo pipefail
+
+few=${1:-100}
+many=${2:-600}
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "endpoint-instructions: needs valgrind" >&2; exit 1; }
+
+bin=$(cargo bench -p mrtd-server --bench endpoint --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "endpoint" and m.get("executable"):
+        print(m["executable"])')
+[ -x "$bin" ] || { echo "endpoint-instructions: the bench did not build" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Total instructions one server spent serving `count` requests.
+instructions() {
+    local name=$1 count=$2 out="$work/$1-$2"
+    mkfifo "$out.in"
+    valgrind --tool=callgrind --callgrind-out-file="$out.cg" "$bin" serve "$name" \
+        <"$out.in" >"$out.address" 2>"$out.log" &
+    local server=$!
+    exec {hold}>"$out.in"
+    for _ in $(seq 600); do
+        [ -s "$out.address" ] && break
+        sleep 0.1
+    done
+    [ -s "$out.address" ] || { echo "endpoint-instructions: $name did not start" >&2; cat "$out.log" >&2; exit 1; }
+    "$bin" load "$(head -n1 "$out.address")" "$count"
+    exec {hold}>&-
+    wait "$server"
+    awk '/^(summary|totals):/ { print $2; exit }' "$out.cg"
+}
+
+echo "server instructions per tools/call (callgrind, $few and $many requests on one connection)"
+printf '%-6s %14s\n' server "instr/request"
+declare -A per
+for name in mrtd rmcp bare; do
+    a=$(instructions "$name" "$few")
+    b=$(instructions "$name" "$many")
+    per[$name]=$(( (b - a) / (many - few) ))
+    printf '%-6s %14d\n' "$name" "${per[$name]}"
+done
+awk -v m="${per[mrtd]}" -v r="${per[rmcp]}" -v b="${per[bare]}" 'BEGIN {
+    printf "mrtd/rmcp %.1f%%   rmcp/bare %.1f%%   front over rmcp %d instructions per request\n",
+        100 * m / r, 100 * r / b, m - r
+}'
