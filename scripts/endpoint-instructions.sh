@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions each endpoint server spends per `tools/call`, counted by callgrind: the cost of
-# our HTTP front against rmcp alone (and a bare axum handler), free of the scheduling noise
-# that moves the throughput bench by ten percent on a small shared machine.
+# our HTTP front (alone, and behind the guard `mrtd serve` adds) against rmcp alone and a bare
+# axum handler, free of the scheduling noise that moves the throughput bench by ten percent on
+# a small shared machine.
 #
 # Usage: scripts/endpoint-instructions.sh [FEW] [MANY]   (defaults 100 and 600 requests)
 #
@@ -49,13 +50,13 @@ instructions() {
 echo "server instructions per tools/call (callgrind, $few and $many requests on one connection)"
 printf '%-6s %14s\n' server "instr/request"
 declare -A per
-for name in mrtd rmcp bare; do
+for name in mrtd guarded rmcp bare; do
     a=$(instructions "$name" "$few")
     b=$(instructions "$name" "$many")
     per[$name]=$(( (b - a) / (many - few) ))
     printf '%-6s %14d\n' "$name" "${per[$name]}"
 done
-awk -v m="${per[mrtd]}" -v r="${per[rmcp]}" -v b="${per[bare]}" 'BEGIN {
-    printf "mrtd/rmcp %.1f%%   rmcp/bare %.1f%%   front over rmcp %d instructions per request\n",
-        100 * m / r, 100 * r / b, m - r
+awk -v m="${per[mrtd]}" -v g="${per[guarded]}" -v r="${per[rmcp]}" -v b="${per[bare]}" 'BEGIN {
+    printf "mrtd/rmcp %.1f%%   guarded/rmcp %.1f%%   rmcp/bare %.1f%%\n", 100 * m / r, 100 * g / r, 100 * r / b
+    printf "front over rmcp: %d instructions per request, %d with the guard\n", m - r, g - r
 }'

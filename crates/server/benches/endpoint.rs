@@ -17,7 +17,8 @@
 //! the client costs. On a small machine shared with the client both figures move by ten
 //! percent or more from run to run; compare runs, not single rows.
 //!
-//! `endpoint serve mrtd|rmcp|bare` runs one of the servers alone, and `endpoint load ADDRESS N`
+//! `endpoint serve mrtd|guarded|rmcp|bare` runs one of the servers alone (`guarded`: `mrtd`
+//! behind the guard `mrtd serve` puts in front of every route), and `endpoint load ADDRESS N`
 //! sends it N requests: `scripts/endpoint-instructions.sh` counts each server's instructions per
 //! request with them under callgrind, a figure that does not drift.
 
@@ -32,6 +33,7 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::{BodyExt, Full};
 use hyper_util::{client::legacy::Client, rt::TokioExecutor};
+use mrtd_server::auth::{AuthGuard, AuthMode, AuthSettings};
 use mrtd_server::{HttpConfig, McpEndpoint};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -229,6 +231,22 @@ fn start_mrtd(config: &HttpConfig) -> Server {
     })
 }
 
+/// The front as `mrtd serve` runs it without authentication: the guard (the body read within
+/// its limits and timeouts, the scan of the body for what it needs, the recognition gate)
+/// around the endpoint, without a rate limit.
+fn start_guarded(config: &HttpConfig) -> Server {
+    Server::start("bench-guarded", || {
+        let settings = AuthSettings {
+            rate_limit: None,
+            failure_limit: None,
+            ..AuthSettings::new(AuthMode::None)
+        };
+        let guard = AuthGuard::new(settings, config);
+        let endpoint = McpEndpoint::new(|| Ok(Echo), config);
+        guard.protect(mrtd_server::http::router(endpoint, config, Router::new()))
+    })
+}
+
 /// rmcp alone, configured as our endpoint configures it.
 fn start_rmcp(config: &HttpConfig) -> Server {
     Server::start("bench-rmcp", || {
@@ -283,9 +301,10 @@ fn serve_alone(name: &str, config: &HttpConfig) {
     let client_runtime = tokio::runtime::Runtime::new().expect("runtime");
     let server = match name {
         "mrtd" => start_mrtd(config),
+        "guarded" => start_guarded(config),
         "rmcp" => start_rmcp(config),
         "bare" => start_bare(&start_mrtd(config), &client_runtime),
-        other => panic!("serve mrtd, rmcp or bare, not {other}"),
+        other => panic!("serve mrtd, guarded, rmcp or bare, not {other}"),
     };
     println!("{}", server.address);
     std::io::Write::flush(&mut std::io::stdout()).expect("stdout");
