@@ -222,10 +222,10 @@ pub(crate) fn conclude(
     // Nor can they see a name letter; one after the fillers that end the names (a filler
     // at the page's edge read as H) is a misread, however sure the classifier.
     let unusual_name = warned(mrtd_mrz::WarningCode::UnusualName);
-    // A cell whose window something other than paper covers (a page edge cutting the
-    // line, a finger) was read from part of its glyph, however sure the classifier is.
     // A name holds no digit: its cells are judged among the letters and the filler.
     let as_letters = published.as_ref().map(|p| p.names_as_letters(probability));
+    // A cell whose window something other than paper covers (a page edge cutting the
+    // line, a finger) was read from part of its glyph, however sure the classifier is.
     let trusted = |line: usize, pos: usize, symbol: char| {
         let p = match &as_letters {
             Some(names) => names(line, pos, symbol),

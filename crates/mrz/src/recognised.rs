@@ -97,11 +97,10 @@ impl Reading {
     }
 
     /// `probability(line, column, symbol)` (from 0) with each name cell's conditioned on what
-    /// a name may hold: a symbol's probability among the letters and the filler, where the
-    /// recogniser's share for a digit goes, the share of symbols it did not offer counted as
-    /// letters. No document prints a digit in a name, so a round
-    /// glyph the classifier takes for `0` (some fonts print `O` and `0` alike) is an `O` as
-    /// surely as it is one of the letters, by the classifier's own odds between them.
+    /// a name may hold: a symbol's probability among the letters and the filler, the share of
+    /// symbols the recogniser did not offer counted as letters. No document prints a digit in
+    /// a name, so a round glyph the classifier takes for `0` (some fonts print `O` and `0`
+    /// alike) is an `O` as surely as the classifier prefers the O to every other letter.
     /// Codes keep their probabilities: national variants print digits where letters belong
     /// (a numeric nationality), and reading those as letters would be inventing them.
     pub fn names_as_letters<F>(&self, probability: F) -> impl Fn(usize, usize, char) -> f32 + use<F>

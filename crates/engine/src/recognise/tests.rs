@@ -213,8 +213,8 @@ fn cut_to(attempt: &Attempt, width: usize) -> Attempt {
 
 #[test]
 fn lines_that_go_on_past_36_cells_are_read_as_44() {
-    // The specimen passport's second line ends `6B<<<<<10`: past cell 36, characters as
-    // well as fillers.
+    // The specimen passport's second line holds `B<<<<<10` past its 36th cell: characters
+    // as well as fillers.
     read_photo("passporteye_test_passport-td3.png", |reader, attempt| {
         let full = attempt.reading.lines.clone();
         assert_eq!(full[1], "L898902C36UTO7408122F1204159ZE184226B<<<<<10");
