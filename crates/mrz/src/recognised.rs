@@ -19,11 +19,11 @@ const UNKNOWN_CODE_MIN_P: f32 = 0.99;
 
 /// A letter cell no check digit covers (names, codes, the sex) needs this probability: a
 /// name letter at 0.8 is one in five another letter, and nothing checks names. Over 3,500
-/// synthetic photos with every fault and uniformly random names (where the name model cannot
-/// help), 0.7 let six wrong readings through as `read` (among them a filler read `K` at 0.83
-/// and an `H` read `N` at 0.94 that the name model weighed down) and 0.9 two, neither for a
-/// name letter under 0.99; no real photo of the repository's, the shared second set's or
-/// their perspective views lost its `read`.
+/// synthetic photos with every fault, 3,000 of them with uniformly random names (where the
+/// name model cannot help), 0.7 let six wrong readings through as `read` (among them a filler
+/// read `K` at 0.83, and an `H` read `N` at 0.94 that the name model weighed down) and 0.9
+/// two, neither for a name letter under 0.99; no real photo of the repository's, the shared
+/// second set's or their perspective views lost its `read`.
 const LETTER_MIN_P: f32 = 0.9;
 
 /// A cell no check digit covers where letters and digits both may stand (optional data) needs
