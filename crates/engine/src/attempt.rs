@@ -41,7 +41,7 @@ pub(crate) fn decode(
     let (mut least_unchecked, mut least) = (1.0f32, 1.0f32);
     for (line, text) in reading.lines.iter().enumerate() {
         for (column, symbol) in text.chars().enumerate() {
-            let p = lines[line][column].options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1);
+            let p = lines[line][column].probability(symbol);
             least = least.min(p);
             if !covered[line][column] {
                 least_unchecked = least_unchecked.min(p);

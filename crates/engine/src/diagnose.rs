@@ -168,10 +168,7 @@ pub(crate) fn conclude(
     let names = crate::weigh::name_runs(reading);
     crate::weigh::weigh_names(&names, &mut cells);
     let probability = |line: usize, pos: usize, symbol: char| {
-        let of = |cell: &mrtd_mrz::CellCandidates| {
-            cell.options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
-        };
-        of(&classified[line][pos]).min(of(&cells[line][pos]))
+        classified[line][pos].probability(symbol).min(cells[line][pos].probability(symbol))
     };
     let mut published = mrtd_mrz::decode_cells(&cells, options).ok();
     let unproven =
@@ -247,8 +244,7 @@ pub(crate) fn conclude(
     let judged = |line: usize, pos: usize, symbol: char| {
         let p = trusted(line, pos, symbol);
         if unchecked_data.contains(&(line, pos)) {
-            let seen = &attempt.candidates[line][pos].options;
-            p.min(seen.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1))
+            p.min(attempt.candidates[line][pos].probability(symbol))
         } else {
             p
         }

@@ -28,6 +28,11 @@ impl CellCandidates {
     pub fn certain(c: char) -> CellCandidates {
         CellCandidates::new(vec![(c, 1.0)])
     }
+
+    /// The probability the recogniser gave `symbol` here; 0 when it did not offer it.
+    pub fn probability(&self, symbol: char) -> f32 {
+        self.options.iter().find(|o| o.0 == symbol).map_or(0.0, |o| o.1)
+    }
 }
 
 /// The cost of a usual confusion when reading plain text: each such change counts the same, so
