@@ -14,6 +14,11 @@ const PLAUSIBLE_ALTERNATIVE_SMALL: f32 = 0.002;
 /// Glyph height (original pixels) below which [`PLAUSIBLE_ALTERNATIVE_SMALL`] applies.
 pub(crate) const SMALL_GLYPH_PX: f32 = 12.0;
 
+/// How likely another reading of a cell seen at `glyph_px` must be to count as plausible.
+pub(crate) fn plausible_alternative(glyph_px: f32) -> f32 {
+    if glyph_px < SMALL_GLYPH_PX { PLAUSIBLE_ALTERNATIVE_SMALL } else { PLAUSIBLE_ALTERNATIVE }
+}
+
 /// Two or three doubtful cells (1-based line and column) whose plausible other readings
 /// would satisfy every check digit as well as the published reading does, with the label
 /// of a check digit covering them; `None` when the check digits prove every such cell.
@@ -38,8 +43,7 @@ pub(crate) fn cancelling_misreads(
             .position(|covered| covered == place)
             .map_or(0, mrtd_mrz::check_digit_weight)
     };
-    let plausible =
-        if glyph_px < SMALL_GLYPH_PX { PLAUSIBLE_ALTERNATIVE_SMALL } else { PLAUSIBLE_ALTERNATIVE };
+    let plausible = plausible_alternative(glyph_px);
     // Each doubtful covered cell with the value changes its plausible other readings make.
     let mut doubtful: Vec<((usize, usize), Vec<u32>)> = Vec::new();
     for (line, text) in reading.lines.iter().enumerate() {

@@ -171,8 +171,13 @@ pub(crate) fn conclude(
         classified[line][pos].probability(symbol).min(cells[line][pos].probability(symbol))
     };
     let mut published = mrtd_mrz::decode_cells(&cells, options).ok();
-    let unproven =
-        published.as_ref().map_or_else(Vec::new, |p| unproven_corrections(p, probability));
+    let glyph_px = length(attempt.cells[0][0].across);
+    let unproven = published.as_ref().map_or_else(Vec::new, |p| {
+        unproven_corrections(p, probability, |line, pos, digits_only| {
+            let published = p.lines[line].chars().nth(pos);
+            doubtful(&classified[line][pos], published, digits_only, glyph_px)
+        })
+    });
     let mut unproven_note = None;
     if !unproven.is_empty() {
         // Decoding again without the check-digit search keeps the reading as the classifier
@@ -198,7 +203,6 @@ pub(crate) fn conclude(
     // check digit have plausible other readings that change its sum by amounts adding up
     // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
     // digit fits the other reading as well as this one, and proves neither.
-    let glyph_px = length(attempt.cells[0][0].across);
     let cancelling = published.as_ref().and_then(|p| {
         cancelling_misreads(p, glyph_px, |line, pos| classified[line][pos].options.clone())
     });
@@ -513,6 +517,22 @@ fn runs_of(flags: &[bool]) -> Vec<(usize, usize)> {
     runs
 }
 
+/// Whether the classifier offered a plausible symbol other than `published` for a cell
+/// (plausible as [`crate::cancelling::plausible_alternative`] judges at `glyph_px`). In a
+/// cell only digits may fill (a date, a check digit) only digits count: the layout reads a
+/// letter there as its look-alike digit.
+fn doubtful(
+    cell: &mrtd_mrz::CellCandidates,
+    published: Option<char>,
+    digits_only: bool,
+    glyph_px: f32,
+) -> bool {
+    let plausible = crate::cancelling::plausible_alternative(glyph_px);
+    cell.options.iter().any(|&(symbol, p)| {
+        Some(symbol) != published && p >= plausible && (!digits_only || symbol.is_ascii_digit())
+    })
+}
+
 /// Adds to the audit trail the name letters that stand where the classifier ranked another
 /// letter first: chosen by the name model (see `weigh::weigh_names`).
 fn note_name_letters(
@@ -554,9 +574,50 @@ fn note_name_letters(
 fn unproven_corrections(
     reading: &mrtd_mrz::Reading,
     probability: impl Fn(usize, usize, char) -> f32,
+    doubtful: impl Fn(usize, usize, bool) -> bool,
 ) -> Vec<(usize, usize)> {
     let mut unproven = Vec::new();
+    // The check digits a cell (from 0) counts under, its own digit cells included.
+    let under = |line: usize, column: usize| -> Vec<&mrtd_mrz::Check> {
+        let place = (line + 1, column + 1);
+        let covers = |range: &mrtd_mrz::CellRange| {
+            range.line == place.0 && (range.from..=range.to).contains(&place.1)
+        };
+        let digit = |check: &mrtd_mrz::Check| check.line.zip(check.column) == Some(place);
+        reading
+            .checks
+            .iter()
+            .filter(|check| digit(check) || check.covers.iter().any(covers))
+            .collect()
+    };
     for correction in reading.corrections.iter().filter(|c| c.why == mrtd_mrz::Why::CheckDigit) {
+        let corrected = (correction.line - 1, correction.column - 1);
+        // The check digits spent on this correction vouch for nothing else: a cell they alone
+        // cover, read with another plausible symbol, could be the misread instead, with this
+        // cell read right (a `0` read `O` beside the `0` the correction made an `O`).
+        let names = |checks: &[&mrtd_mrz::Check]| -> Vec<mrtd_mrz::CheckName> {
+            checks.iter().map(|check| check.name).collect()
+        };
+        let spent = names(&under(corrected.0, corrected.1));
+        let rival = reading.lines.iter().enumerate().any(|(line, text)| {
+            (0..text.chars().count()).any(|column| {
+                let checks = under(line, column);
+                let digits_only = checks.iter().any(|check| {
+                    check.line.zip(check.column) == Some((line + 1, column + 1))
+                        || matches!(
+                            check.name,
+                            mrtd_mrz::CheckName::BirthDate | mrtd_mrz::CheckName::ExpiryDate
+                        )
+                });
+                (line, column) != corrected
+                    && names(&checks) == spent
+                    && doubtful(line, column, digits_only)
+            })
+        });
+        if rival {
+            unproven.push((correction.line, correction.column));
+            continue;
+        }
         let mut covered: Vec<(usize, usize)> = Vec::new();
         for check in reading.checks.iter().filter(|c| correction.proof.contains(&c.name)) {
             for range in &check.covers {

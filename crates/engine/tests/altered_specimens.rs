@@ -306,8 +306,10 @@ fn specimens_whose_last_line_a_page_edge_cuts_are_never_read_wrongly() {
     // with every check passing, status read. Such cells are no longer vouched for.
     assert!(wrong.is_empty(), "read wrongly:\n{}", wrong.join("\n"));
     // With their covered margins left dark, 10 of the 84 were read exactly; repainted as
-    // paper, 32 (nearly all of those where the edge takes a tenth of the first glyphs).
-    assert!(n_exact >= 30, "{n_exact} of 84 read exactly");
+    // paper, 32 (nearly all of those where the edge takes a tenth of the first glyphs); 26
+    // since a correction beside another doubtful cell under the same check digits is left
+    // as read (the edge makes its neighbours doubtful).
+    assert!(n_exact >= 24, "{n_exact} of 84 read exactly");
 }
 
 /// `src` shrunk so that its longest side is `longest` pixels, with the Lanczos filter that
