@@ -474,10 +474,6 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
     Classified { candidates, contrast, covered }
 }
 
-/// A cell past a line's end holds a glyph of the line when its contrast is at least this
-/// share of the median of the line's own cells; paper beyond a zone has little.
-const INKED_SHARE: f32 = 0.5;
-
 /// Line lengths worth trying for a candidate, from its shape.
 fn line_lengths(candidate: &MrzCandidate) -> Vec<usize> {
     if candidate.rows.len() == 3 {
@@ -593,81 +589,6 @@ impl Reader<'_> {
         attempts
     }
 
-    /// A visa's two lines of 44 whose last eight cells went unseen read as a valid
-    /// 36-character visa: the same text, the wrong format, and as valid, since a visa has
-    /// no composite check digit. When the cells past the end of a 36-character reading hold
-    /// characters on both lines (fillers, or glyphs inked like the line's own), the lines
-    /// go on, and they are read as 44 cells instead.
-    fn continued_to_44(&self, attempt: &Attempt) -> Option<Attempt> {
-        let Reader { model, original, options, .. } = *self;
-        let (short, long) = match mrtd_mrz::line_widths(2)[..] {
-            [short, long] => (short, long),
-            _ => return None,
-        };
-        let extra_cells = long - short;
-        if attempt.cells.len() != 2 || attempt.cells.iter().any(|line| line.len() != short) {
-            return None;
-        }
-        let mut candidates = attempt.candidates.clone();
-        let mut cells = attempt.cells.clone();
-        let mut contrast = attempt.contrast.clone();
-        let mut covered = attempt.covered.clone();
-        for line in 0..2 {
-            let last = attempt.cells[line][short - 1];
-            let extra: Vec<CellGeometry> = (1..=extra_cells)
-                .map(|k| {
-                    let k = k as f32;
-                    let centre =
-                        (last.centre.0 + last.along.0 * k, last.centre.1 + last.along.1 * k);
-                    CellGeometry { centre, ..last }
-                })
-                .collect();
-            let inside = |c: &CellGeometry| {
-                let (x, y) = c.centre;
-                x >= 0.0 && y >= 0.0 && x < original.width as f32 && y < original.height as f32
-            };
-            if !extra.iter().all(inside) {
-                return None;
-            }
-            let extra_read = classify(model, original, &extra);
-            let mut own = attempt.contrast[line].clone();
-            own.sort_by(f32::total_cmp);
-            let inked = own.get(own.len() / 2).map_or(f32::INFINITY, |median| median * INKED_SHARE);
-            let characters = extra_read
-                .candidates
-                .iter()
-                .zip(&extra_read.contrast)
-                .filter(|&(c, &contrast)| {
-                    let (top, p) = c.options[0];
-                    p >= 0.5 && (top == '<' || contrast >= inked)
-                })
-                .count();
-            if characters < extra_cells - 1 {
-                return None;
-            }
-            candidates[line].extend(extra_read.candidates);
-            cells[line].extend(extra);
-            contrast[line].extend(extra_read.contrast);
-            covered[line].extend(extra_read.covered);
-        }
-        let (reading, least_unchecked, least) = decode(&candidates, options)?;
-        if !reading.valid {
-            return None;
-        }
-        let score = mean_log_confidence(&candidates);
-        Some(Attempt {
-            reading,
-            least_unchecked,
-            least,
-            candidates,
-            cells,
-            contrast,
-            covered,
-            score,
-            ..attempt.clone()
-        })
-    }
-
     fn read_rows(&self, candidate: &MrzCandidate) -> Vec<Attempt> {
         self.read_rows_at(candidate, &line_lengths(candidate))
     }
@@ -757,5 +678,6 @@ fn aligned_ends(rows: &[TextRow], n: usize) -> Vec<TextRow> {
         .collect()
 }
 
+mod continued;
 #[cfg(test)]
 mod tests;

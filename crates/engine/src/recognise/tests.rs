@@ -226,6 +226,23 @@ fn lines_that_go_on_past_36_cells_are_read_as_44() {
 }
 
 #[test]
+fn lines_that_bend_away_past_36_cells_are_followed() {
+    // The same lines as if the page bent past the 36th cell: each cell beyond lies a tenth
+    // of a character's height further off the path the first 36 fitted, eight tenths by
+    // the last, and a straight continuation reads the paper beside the glyphs.
+    read_photo("passporteye_test_passport-td3.png", |reader, attempt| {
+        let full = attempt.reading.lines.clone();
+        let mut short = cut_to(&attempt, 36);
+        for line in &mut short.cells {
+            let last = &mut line[35];
+            last.along = (last.along.0 + 0.1 * last.across.0, last.along.1 + 0.1 * last.across.1);
+        }
+        let longer = reader.continued_to_44(&short).expect("the lines are followed");
+        assert_eq!(longer.reading.lines, full);
+    });
+}
+
+#[test]
 fn a_visa_of_36_cells_is_not_lengthened_over_the_paper_beyond() {
     read_photo("100_visa-polx.jpg", |reader, attempt| {
         assert_eq!(attempt.reading.lines[0].len(), 36);
