@@ -73,25 +73,27 @@ impl HostOriginPolicy {
         self.allowed_authority(uri, headers).map(|_| ())
     }
 
-    fn allowed_authority(
+    /// The host and port the request addressed, when this server serves them.
+    fn allowed_authority<'a>(
         &self,
-        uri: &Uri,
-        headers: &HeaderMap,
-    ) -> Result<Authority, RequestRejection> {
-        let host = request_authority(uri, headers)?;
+        uri: &'a Uri,
+        headers: &'a HeaderMap,
+    ) -> Result<(&'a str, Option<u16>), RequestRejection> {
+        let (host, port) = request_authority(uri, headers)?;
         if !self.allowed_hosts.is_empty()
             && !self.allowed_hosts.iter().any(|allowed| {
-                allowed.host == host.host && allowed.port.is_none_or(|p| Some(p) == host.port)
+                allowed.host.eq_ignore_ascii_case(host)
+                    && allowed.port.is_none_or(|p| Some(p) == port)
             })
         {
             return Err(RequestRejection::HostNotAllowed);
         }
-        Ok(host)
+        Ok((host, port))
     }
 
     /// Checks the request's `Host` and `Origin` headers.
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), RequestRejection> {
-        let host = self.allowed_authority(uri, headers)?;
+        let (host, port) = self.allowed_authority(uri, headers)?;
         let Some(origin) = headers.get(header::ORIGIN) else {
             // Requests without Origin come from programs, not from browser pages.
             return Ok(());
@@ -104,8 +106,8 @@ impl HostOriginPolicy {
             return Err(RequestRejection::OriginNotAllowed);
         };
         // A Host header without a port means the scheme's default port.
-        let host_port = host.port.unwrap_or(if origin.scheme == "https" { 443 } else { 80 });
-        let same_origin = origin.host == host.host && origin.port == host_port;
+        let host_port = port.unwrap_or(if origin.scheme == "https" { 443 } else { 80 });
+        let same_origin = origin.host.eq_ignore_ascii_case(host) && origin.port == host_port;
         let listed = self.allowed_origins.iter().any(|pattern| {
             pattern.scheme == origin.scheme
                 && pattern.host == origin.host
@@ -115,37 +117,48 @@ impl HostOriginPolicy {
     }
 }
 
-/// The authority the client addressed: the `Host` header, or the URI's for HTTP/2.
-fn request_authority(uri: &Uri, headers: &HeaderMap) -> Result<Authority, RequestRejection> {
+/// The authority the client addressed, as written: the `Host` header, or the URI's for
+/// HTTP/2. Read without copying, since every request is checked.
+fn request_authority<'a>(
+    uri: &'a Uri,
+    headers: &'a HeaderMap,
+) -> Result<(&'a str, Option<u16>), RequestRejection> {
     if let Some(value) = headers.get(header::HOST) {
         let text = value.to_str().map_err(|_| RequestRejection::Malformed)?;
-        return parse_authority(text).ok_or(RequestRejection::Malformed);
+        return split_authority(text).ok_or(RequestRejection::Malformed);
     }
     uri.authority()
-        .and_then(|authority| parse_authority(authority.as_str()))
+        .and_then(|authority| split_authority(authority.as_str()))
         .ok_or(RequestRejection::Malformed)
 }
 
-/// Parses `host`, `host:port`, `[v6]` or `[v6]:port`, lower-casing the host.
-fn parse_authority(text: &str) -> Option<Authority> {
+/// Splits `host`, `host:port`, `[v6]` or `[v6]:port` into the host as written (brackets
+/// kept) and the port.
+fn split_authority(text: &str) -> Option<(&str, Option<u16>)> {
     let text = text.trim();
     if text.is_empty() || text.contains(['/', '@', ' ']) {
         return None;
     }
-    let (host, port) = if let Some(rest) = text.strip_prefix('[') {
-        let (inside, after) = rest.split_once(']')?;
+    if text.starts_with('[') {
+        let end = text.find(']')?;
+        let (host, after) = text.split_at(end + 1);
         let port = match after.strip_prefix(':') {
             Some(port) => Some(port.parse().ok()?),
             None if after.is_empty() => None,
             None => return None,
         };
-        (format!("[{}]", inside.to_ascii_lowercase()), port)
-    } else {
-        match text.rsplit_once(':') {
-            Some((host, port)) => (host.to_ascii_lowercase(), Some(port.parse().ok()?)),
-            None => (text.to_ascii_lowercase(), None),
-        }
-    };
+        return Some((host, port));
+    }
+    match text.rsplit_once(':') {
+        Some((host, port)) => Some((host, Some(port.parse().ok()?))),
+        None => Some((text, None)),
+    }
+}
+
+/// Parses an authority from configuration or an `Origin`, lower-casing the host.
+fn parse_authority(text: &str) -> Option<Authority> {
+    let (host, port) = split_authority(text)?;
+    let host = host.to_ascii_lowercase();
     // Accept the bare `::1` spelling in configuration too.
     let host = if host == "::1" { "[::1]".to_owned() } else { host };
     Some(Authority { host, port })
@@ -201,6 +214,9 @@ mod tests {
         assert_eq!(check(&config, "127.0.0.1:8080", None), Ok(()));
         assert_eq!(check(&config, "localhost:3000", None), Ok(()));
         assert_eq!(check(&config, "[::1]:3000", None), Ok(()));
+        // Host names compare without case, as DNS does.
+        assert_eq!(check(&config, "LocalHost:3000", None), Ok(()));
+        assert_eq!(check(&config, "LocalHost:3000", Some("http://localhost:3000")), Ok(()));
         assert_eq!(check(&config, "evil.example.com", None), Err(RequestRejection::HostNotAllowed));
         assert_eq!(
             check(&config, "127.0.0.1.evil.com:80", None),

@@ -48,9 +48,9 @@ pub(super) async fn guard(
     request: Request<Body>,
     next: Next,
 ) -> Response {
-    let path = request.uri().path().to_owned();
+    let path = request.uri().path();
     let on_endpoint = path == guard.inner.endpoint_path;
-    let public_path = is_public_path(&path);
+    let public_path = is_public_path(path);
     // A preflight carries no credentials, so it is let through unauthenticated; it still
     // names its Origin, which must pass the policy unless the path is public.
     let public = request.method() == Method::OPTIONS || public_path;
@@ -106,7 +106,12 @@ async fn check(
     on_endpoint: bool,
 ) -> Result<Checked, (Denial, Value)> {
     let inner = &guard.inner;
-    let client = crate::http::peer_address(&request).map(|address| address.ip().to_string());
+    // The client's address counts failed authentications, when they are limited.
+    let client = inner
+        .failures
+        .as_ref()
+        .and_then(|_| crate::http::peer_address(&request))
+        .map(|address| address.ip().to_string());
     let now = std::time::Instant::now();
     if let (Some(failures), Some(client)) = (&inner.failures, &client)
         && let Err(wait) = failures.available(client, now)

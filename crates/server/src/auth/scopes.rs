@@ -7,10 +7,13 @@
 //! but is still JSON needs every scope, so that a message the protocol layer would accept
 //! can never get through with less than it should.
 
-use std::collections::{BTreeSet, HashMap};
+use std::{borrow::Cow, collections::BTreeSet, fmt};
 
 use http::Method;
-use serde::{Deserialize, de::IgnoredAny};
+use serde::{
+    Deserialize, Deserializer,
+    de::{IgnoredAny, MapAccess, Visitor},
+};
 
 use super::{SCOPE_READ, SCOPE_WRITE};
 
@@ -72,18 +75,60 @@ pub(super) struct Requirement {
     pub tool: Option<String>,
 }
 
+/// What the guard reads of a message; strings are borrowed from the body where they hold
+/// no escapes, so a plain request is read without allocating.
 #[derive(Deserialize)]
-struct Message {
+struct Message<'a> {
     id: Option<serde_json::Value>,
-    method: Option<String>,
-    params: Option<Params>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<Params<'a>>,
 }
 
 #[derive(Deserialize)]
-struct Params {
-    name: Option<String>,
-    uri: Option<String>,
-    arguments: Option<HashMap<String, IgnoredAny>>,
+struct Params<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uri: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    arguments: Option<ArgumentNames<'a>>,
+}
+
+/// The names of a call's arguments, their values skipped; anything but an object fails.
+struct ArgumentNames<'a>(Vec<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for ArgumentNames<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Names;
+        impl<'de> Visitor<'de> for Names {
+            type Value = ArgumentNames<'de>;
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("an object of arguments")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut names = Vec::new();
+                while let Some(name) = map.next_key::<Borrowed<'de>>()? {
+                    map.next_value::<IgnoredAny>()?;
+                    names.push(name.0);
+                }
+                Ok(ArgumentNames(names))
+            }
+        }
+        deserializer.deserialize_map(Names)
+    }
+}
+
+/// A string borrowed from the input where it holds no escapes.
+struct Borrowed<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Borrowed<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Inner<'a>(#[serde(borrow)] Cow<'a, str>);
+        Inner::deserialize(deserializer).map(|inner| Borrowed(inner.0))
+    }
 }
 
 impl AccessRules {
@@ -91,30 +136,32 @@ impl AccessRules {
     /// which the endpoint answers with a parse error without dispatching anything.
     pub(super) fn for_mcp_body(&self, bytes: &[u8]) -> Option<Requirement> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-        let parsed: Result<Vec<Message>, _> = match first {
-            Some(b'[') => serde_json::from_slice::<Vec<Message>>(bytes),
-            _ => serde_json::from_slice::<Message>(bytes).map(|m| vec![m]),
-        };
-        let mut requirement = Requirement { batch: first == Some(&b'['), ..Requirement::default() };
-        match parsed {
-            Ok(messages) => {
-                if let [single] = messages.as_slice() {
-                    requirement.id = single.id.clone();
-                }
+        let batch = first == Some(&b'[');
+        let mut requirement = Requirement { batch, ..Requirement::default() };
+        let parsed = if batch {
+            serde_json::from_slice::<Vec<Message<'_>>>(bytes).map(|mut messages| {
                 for message in &messages {
                     self.add_message(&mut requirement, message);
                 }
-            }
-            Err(_) => {
-                serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
-                requirement.scopes.extend([SCOPE_READ, SCOPE_WRITE]);
-                requirement.recognition = true;
-            }
+                if let [single] = messages.as_mut_slice() {
+                    requirement.id = single.id.take();
+                }
+            })
+        } else {
+            serde_json::from_slice::<Message<'_>>(bytes).map(|message| {
+                self.add_message(&mut requirement, &message);
+                requirement.id = message.id;
+            })
+        };
+        if parsed.is_err() {
+            serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
+            requirement.scopes.extend([SCOPE_READ, SCOPE_WRITE]);
+            requirement.recognition = true;
         }
         Some(requirement)
     }
 
-    fn add_message(&self, requirement: &mut Requirement, message: &Message) {
+    fn add_message(&self, requirement: &mut Requirement, message: &Message<'_>) {
         let params = message.params.as_ref();
         match message.method.as_deref() {
             Some("tools/call") => {
@@ -128,7 +175,7 @@ impl AccessRules {
                 if let Some((argument, scope)) = rule.scope_with_argument
                     && params
                         .and_then(|p| p.arguments.as_ref())
-                        .is_some_and(|arguments| arguments.contains_key(argument))
+                        .is_some_and(|arguments| arguments.0.iter().any(|name| name == argument))
                 {
                     requirement.scopes.insert(scope);
                 }
