@@ -172,12 +172,9 @@ pub(crate) fn conclude(
     };
     let mut published = mrtd_mrz::decode_cells(&cells, options).ok();
     let glyph_px = length(attempt.cells[0][0].across);
-    let unproven = published.as_ref().map_or_else(Vec::new, |p| {
-        unproven_corrections(p, probability, |line, pos, digits_only| {
-            let published = p.lines[line].chars().nth(pos);
-            doubtful(&classified[line][pos], published, digits_only, glyph_px)
-        })
-    });
+    let unproven = published
+        .as_ref()
+        .map_or_else(Vec::new, |p| unproven_corrections(p, probability, &classified, glyph_px));
     let mut unproven_note = None;
     if !unproven.is_empty() {
         // Decoding again without the check-digit search keeps the reading as the classifier
@@ -523,13 +520,13 @@ fn runs_of(flags: &[bool]) -> Vec<(usize, usize)> {
 /// letter there as its look-alike digit.
 fn doubtful(
     cell: &mrtd_mrz::CellCandidates,
-    published: Option<char>,
+    published: char,
     digits_only: bool,
     glyph_px: f32,
 ) -> bool {
     let plausible = crate::cancelling::plausible_alternative(glyph_px);
     cell.options.iter().any(|&(symbol, p)| {
-        Some(symbol) != published && p >= plausible && (!digits_only || symbol.is_ascii_digit())
+        symbol != published && p >= plausible && (!digits_only || symbol.is_ascii_digit())
     })
 }
 
@@ -570,11 +567,15 @@ fn note_name_letters(
 /// readings for one that agrees, so k agreeing check digits are worth a likelihood ratio of
 /// at most 10^k. A correction is proven only when the classifier's own probability of the
 /// corrected cells (every cell the proving checks cover, digits included) is above 10^-k;
-/// below that, an agreement found by search is more likely chance than the document.
+/// below that, an agreement found by search is more likely chance than the document. Nor is
+/// it proven when another cell counted under exactly the corrected cell's check digits has a
+/// plausible other symbol among the `classified` candidates (seen at `glyph_px`): that cell
+/// could be the misread instead.
 fn unproven_corrections(
     reading: &mrtd_mrz::Reading,
     probability: impl Fn(usize, usize, char) -> f32,
-    doubtful: impl Fn(usize, usize, bool) -> bool,
+    classified: &[Vec<mrtd_mrz::CellCandidates>],
+    glyph_px: f32,
 ) -> Vec<(usize, usize)> {
     let mut unproven = Vec::new();
     // The check digits a cell (from 0) counts under, its own digit cells included.
@@ -595,12 +596,9 @@ fn unproven_corrections(
         // The check digits spent on this correction vouch for nothing else: a cell they alone
         // cover, read with another plausible symbol, could be the misread instead, with this
         // cell read right (a `0` read `O` beside the `0` the correction made an `O`).
-        let names = |checks: &[&mrtd_mrz::Check]| -> Vec<mrtd_mrz::CheckName> {
-            checks.iter().map(|check| check.name).collect()
-        };
-        let spent = names(&under(corrected.0, corrected.1));
+        let spent = under(corrected.0, corrected.1);
         let rival = reading.lines.iter().enumerate().any(|(line, text)| {
-            (0..text.chars().count()).any(|column| {
+            text.chars().enumerate().any(|(column, symbol)| {
                 let checks = under(line, column);
                 let digits_only = checks.iter().any(|check| {
                     check.line.zip(check.column) == Some((line + 1, column + 1))
@@ -609,9 +607,10 @@ fn unproven_corrections(
                             mrtd_mrz::CheckName::BirthDate | mrtd_mrz::CheckName::ExpiryDate
                         )
                 });
+                let cell = classified.get(line).and_then(|row| row.get(column));
                 (line, column) != corrected
-                    && names(&checks) == spent
-                    && doubtful(line, column, digits_only)
+                    && checks == spent
+                    && cell.is_some_and(|cell| doubtful(cell, symbol, digits_only, glyph_px))
             })
         });
         if rival {

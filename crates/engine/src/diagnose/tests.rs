@@ -50,10 +50,7 @@ fn unproven_at(cells: &[Vec<CellCandidates>], glyph_px: f32) -> Vec<(usize, usiz
     );
     let probability =
         |line: usize, column: usize, symbol: char| cells[line][column].probability(symbol);
-    unproven_corrections(&reading, probability, |line, column, digits_only| {
-        let published = reading.lines[line].chars().nth(column);
-        doubtful(&cells[line][column], published, digits_only, glyph_px)
-    })
+    unproven_corrections(&reading, probability, cells, glyph_px)
 }
 
 #[test]
