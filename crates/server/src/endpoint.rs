@@ -2,7 +2,6 @@
 
 use std::{
     collections::HashMap,
-    convert::Infallible,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -12,7 +11,8 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use futures::future::BoxFuture;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full, Limited};
 use rmcp::{
     ServerHandler,
@@ -22,7 +22,6 @@ use rmcp::{
     },
 };
 use serde_json::Value;
-use tower::{ServiceExt, util::BoxCloneSyncService};
 
 use crate::{
     HttpConfig,
@@ -30,16 +29,18 @@ use crate::{
     jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR},
 };
 
-/// The rmcp service with its body and response types erased.
-type ProtocolService = BoxCloneSyncService<Request<Full<Bytes>>, Response, Infallible>;
+/// The rmcp service with its handler, body and response types erased: one shared service,
+/// called by reference (no clone of a boxed service per request).
+type ProtocolService =
+    Arc<dyn Fn(Request<Full<Bytes>>) -> BoxFuture<'static, Response> + Send + Sync>;
 
-const SESSION_ID: &str = "mcp-session-id";
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 /// Legacy sessions whose owners are remembered before old ones are forgotten.
 const MAX_TRACKED_SESSIONS: usize = 10_000;
 /// How long a legacy session's owner is remembered once that many are tracked.
 const SESSION_MEMORY: Duration = Duration::from_secs(24 * 3600);
-const LAST_EVENT_ID: &str = "last-event-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const MODERN_VERSION_META: &str = "io.modelcontextprotocol/protocolVersion";
 /// Headers a browser page may send to the endpoint once its Origin has passed.
 const CORS_ALLOW_HEADERS: &str = "content-type, accept, authorization, mcp-protocol-version, \
@@ -84,11 +85,10 @@ impl McpEndpoint {
             Arc::new(LocalSessionManager::default()),
             protocol_config,
         ));
-        let protocol =
-            BoxCloneSyncService::new(tower::service_fn(move |request: Request<Full<Bytes>>| {
-                let service = Arc::clone(&service);
-                async move { Ok::<_, Infallible>(service.handle(request).await.map(Body::new)) }
-            }));
+        let protocol: ProtocolService = Arc::new(move |request: Request<Full<Bytes>>| {
+            let service = Arc::clone(&service);
+            Box::pin(async move { service.handle(request).await.map(Body::new) })
+        });
         McpEndpoint {
             protocol,
             policy: Arc::new(HostOriginPolicy::new(config)),
@@ -289,39 +289,43 @@ impl McpEndpoint {
         }
         match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') => {
-                // Validate without building a tree: rmcp parses the message itself.
-                // Skipping a value does not check the UTF-8 of strings, so check it here,
-                // unless the guard in front did both already.
+                // rmcp parses the message itself and answers anything it cannot read with a
+                // plain-text error, so whether the body is JSON at all is asked only then
+                // (`normalise_error`), not of every message. A parser may skip members it
+                // does not know without reading their strings, so the UTF-8 of the whole body
+                // (one fast pass) is checked here, unless the guard in front parsed it all.
                 let well_formed = match vetted_json {
-                    Some(known) => Some(known),
+                    Some(known) => known,
                     None => {
-                        crate::blocking::for_large(bytes.clone(), |bytes| {
-                            std::str::from_utf8(bytes).is_ok()
-                                && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+                        crate::blocking::for_large(bytes.clone(), |b| {
+                            std::str::from_utf8(b).is_ok()
                         })
                         .await
+                            == Some(true)
                     }
                 };
-                if well_formed != Some(true) {
+                if !well_formed {
                     return parse_error();
                 }
                 let request = Request::from_parts(parts, Full::new(bytes.clone()));
                 let response = self.forward(request).await;
+                if !(response.status().is_client_error() || response.status().is_server_error()) {
+                    return response;
+                }
+                // Errors are rare: their work is boxed, so that it does not make every
+                // request's future larger.
                 let response = if response.status() == StatusCode::NOT_FOUND {
-                    match not_found_as_invalid_params(response, &bytes).await {
+                    match Box::pin(not_found_as_invalid_params(response, &bytes)).await {
                         Ok(refused) => return refused,
                         Err(response) => response,
                     }
                 } else {
                     response
                 };
-                self.normalise_error(response, || {
-                    serde_json::from_slice::<Value>(&bytes).map(|v| jsonrpc::message_id(&v))
-                })
-                .await
+                Box::pin(self.normalise_error(response, &bytes)).await
             }
             Some(b'[') => match serde_json::from_slice::<Value>(&bytes) {
-                Ok(Value::Array(batch)) => self.handle_batch(parts, batch).await,
+                Ok(Value::Array(batch)) => Box::pin(self.handle_batch(parts, batch)).await,
                 _ => parse_error(),
             },
             _ => match serde_json::from_slice::<Value>(&bytes) {
@@ -400,50 +404,48 @@ impl McpEndpoint {
     }
 
     async fn forward(&self, request: Request<Full<Bytes>>) -> Response {
-        let protocol = self.protocol.clone();
         let large = hyper::body::Body::size_hint(request.body())
             .exact()
             .is_some_and(|n| n >= crate::blocking::LARGE_BODY_BYTES as u64);
-        let outcome = if large {
+        if large {
             // The protocol layer parses the whole message where it is polled: for a photo's
             // megabytes that is a blocking thread, not an async worker other requests wait on.
             let runtime = tokio::runtime::Handle::current();
-            match tokio::task::spawn_blocking(move || runtime.block_on(protocol.oneshot(request)))
-                .await
-            {
-                Ok(outcome) => outcome,
-                Err(_) => {
-                    return jsonrpc::error_response(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        Value::Null,
-                        jsonrpc::INTERNAL_ERROR,
-                        "Service Unavailable: the server is shutting down",
-                    );
-                }
+            let protocol = Arc::clone(&self.protocol);
+            match tokio::task::spawn_blocking(move || runtime.block_on(protocol(request))).await {
+                Ok(response) => response,
+                Err(_) => jsonrpc::error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    Value::Null,
+                    jsonrpc::INTERNAL_ERROR,
+                    "Service Unavailable: the server is shutting down",
+                ),
             }
         } else {
-            protocol.oneshot(request).await
-        };
-        match outcome {
-            Ok(response) => response,
-            Err(never) => match never {},
+            (self.protocol)(request).await
         }
     }
 
-    /// Turns the protocol layer's plain-text error responses into JSON-RPC errors.
-    async fn normalise_error(
-        &self,
-        response: Response,
-        id: impl FnOnce() -> serde_json::Result<Value>,
-    ) -> Response {
+    /// Turns the protocol layer's plain-text error responses to `request` into JSON-RPC
+    /// errors: a parse error where the body is not JSON at all.
+    async fn normalise_error(&self, response: Response, request: &Bytes) -> Response {
         let status = response.status();
+        if !(status.is_client_error() || status.is_server_error()) {
+            return response;
+        }
         let is_json =
             response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(
                 |v| v.starts_with("application/json") || v.starts_with("text/event-stream"),
             );
-        if !(status.is_client_error() || status.is_server_error()) || is_json {
+        if is_json {
             return response;
         }
+        let parsed = crate::blocking::for_large(request.clone(), jsonrpc::id_in_json).await;
+        let id = match parsed {
+            Some(Some(id)) => id,
+            Some(None) => return parse_error(),
+            None => Value::Null,
+        };
         let (parts, body) = response.into_parts();
         let text = match body.collect().await {
             Ok(collected) => String::from_utf8_lossy(&collected.to_bytes()).trim().to_owned(),
@@ -462,8 +464,7 @@ impl McpEndpoint {
             (status, message)
         };
         let code = if status.is_server_error() { jsonrpc::INTERNAL_ERROR } else { INVALID_REQUEST };
-        let mut normalised =
-            jsonrpc::error_response(status, id().unwrap_or(Value::Null), code, &message);
+        let mut normalised = jsonrpc::error_response(status, id, code, &message);
         for (name, value) in parts.headers.iter() {
             if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
                 normalised.headers_mut().insert(name.clone(), value.clone());

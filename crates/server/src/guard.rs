@@ -136,7 +136,7 @@ fn request_authority<'a>(
 /// kept) and the port.
 fn split_authority(text: &str) -> Option<(&str, Option<u16>)> {
     let text = text.trim();
-    if text.is_empty() || text.contains(['/', '@', ' ']) {
+    if text.is_empty() || text.bytes().any(|b| matches!(b, b'/' | b'@' | b' ')) {
         return None;
     }
     if text.starts_with('[') {

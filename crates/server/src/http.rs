@@ -8,9 +8,9 @@
 //! and at most [`ConnectionLimits::max_connections`] connections are open at once.
 //! Request bodies are bounded where they are read (`auth`'s guard).
 
-use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
+use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
-use axum::{Router, body::Body, extract::ConnectInfo, routing::any};
+use axum::{Router, body::Body, extract::ConnectInfo};
 use http::{Request, StatusCode};
 use hyper::{body::Incoming, server::conn::http1};
 use hyper_util::{
@@ -26,11 +26,14 @@ use crate::{ConnectionLimits, HttpConfig, McpEndpoint};
 
 /// Mounts the MCP endpoint at its configured path next to the routes in `rest`.
 pub fn router(endpoint: McpEndpoint, config: &HttpConfig, rest: Router) -> Router {
-    rest.route(
+    let endpoint = Arc::new(endpoint);
+    // A service rather than a handler: axum passes the request on as it is, without the
+    // extractor and response machinery a handler goes through.
+    rest.route_service(
         &config.endpoint_path,
-        any(move |request: Request<Body>| {
-            let endpoint = endpoint.clone();
-            async move { endpoint.handle(request).await }
+        tower::service_fn(move |request: Request<Body>| {
+            let endpoint = Arc::clone(&endpoint);
+            async move { Ok::<_, Infallible>(endpoint.handle(request).await) }
         }),
     )
 }

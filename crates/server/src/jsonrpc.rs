@@ -47,6 +47,22 @@ pub fn message_id(message: &Value) -> Value {
     }
 }
 
+/// The id of the JSON-RPC message in `bytes` (as [`message_id`]), or `None` when they are
+/// not JSON at all. Any depth of nesting is JSON: a message too deep for the protocol layer
+/// is an invalid request, not a parse error.
+pub fn id_in_json(bytes: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct WithId {
+        id: Option<Value>,
+    }
+    // Skipping a value walks it without recursion; building one stops at a depth limit.
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).ok()?;
+    Some(match serde_json::from_slice::<WithId>(bytes) {
+        Ok(WithId { id: Some(id @ (Value::String(_) | Value::Number(_))) }) => id,
+        _ => Value::Null,
+    })
+}
+
 /// What the params of `method` must look like, for the methods whose params the protocol
 /// layer reads into a fixed shape and answers with "method not found" when it cannot.
 pub fn params_hint(method: &str) -> Option<&'static str> {
