@@ -2,7 +2,8 @@
 //!
 //! `cargo bench -p mrtd-server --bench endpoint [-- SECONDS [ROUNDS]]` starts, in one process
 //! on loopback, three servers with a one-tool MCP server behind the first two:
-//! - `mrtd`: our full HTTP front (Host/Origin checks, body limit, JSON validation) around rmcp;
+//! - `mrtd`: our HTTP front (Host/Origin checks, body limit, JSON-RPC errors for what rmcp
+//!   refuses) around rmcp;
 //! - `rmcp`: rmcp's `StreamableHttpService` alone, mounted on axum with the same rmcp settings
 //!   (and `TCP_NODELAY`), which shows what the protocol layer itself costs;
 //! - `bare`: an axum handler that answers `POST /mcp` with the very bytes our endpoint returns.

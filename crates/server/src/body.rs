@@ -5,7 +5,9 @@
 //! memory budget its declared length reserved.
 
 use std::{
+    pin::Pin,
     sync::Arc,
+    task::Poll,
     time::{Duration, Instant},
 };
 
@@ -13,7 +15,7 @@ use axum::body::Body;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, header};
 use http_body_util::BodyExt;
-use hyper::body::Frame;
+use hyper::body::{Body as _, Frame};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The budget is counted in units of this many bytes (a semaphore holds fewer permits
@@ -146,26 +148,45 @@ pub async fn read(
         }
     }
     let reserved = declared.map_or(0, |d| d as usize);
-    let mut buffer = BytesMut::with_capacity(reserved);
+    // A body that arrives in one piece (most do) is kept as it came, without a copy.
+    let mut first: Option<Bytes> = None;
+    let mut buffer = BytesMut::new();
     while let Some(frame) = next_frame(&mut body, limits, deadline).await? {
         let Ok(data) = frame.into_data() else { continue };
-        let total = buffer.len() + data.len();
+        let held = first.as_ref().map_or(0, Bytes::len) + buffer.len();
+        let total = held + data.len();
         if total > limits.max_bytes {
             return Err(BodyError::TooLarge);
         }
         if total > reserved.max(SMALL_BODY_BYTES) {
             // Only a body without (or beyond) a declared length grows its share here.
-            let before = buffer.len().max(reserved).max(SMALL_BODY_BYTES);
+            let before = held.max(reserved).max(SMALL_BODY_BYTES);
             let wait = limits.budget_wait.min(deadline.saturating_duration_since(Instant::now()));
             if let Err(busy) = limits.budget.take(&mut share, total - before, wait).await {
-                drop(buffer);
+                drop((first, buffer));
                 drain(&mut body, limits, deadline).await;
                 return Err(busy);
             }
         }
-        buffer.extend_from_slice(&data);
+        if held == 0 {
+            first = Some(data);
+        } else {
+            if let Some(piece) = first.take() {
+                buffer.reserve(reserved.max(total));
+                buffer.extend_from_slice(&piece);
+            }
+            buffer.extend_from_slice(&data);
+        }
+        if body.is_end_stream() {
+            // The declared length has arrived: no need to wait for the end to be signalled.
+            break;
+        }
     }
-    Ok((buffer.freeze(), share))
+    let bytes = match first {
+        Some(piece) => piece,
+        None => buffer.freeze(),
+    };
+    Ok((bytes, share))
 }
 
 /// The next piece of the body, within the idle timeout and the deadline.
@@ -174,12 +195,19 @@ async fn next_frame(
     limits: &BodyLimits,
     deadline: Instant,
 ) -> Result<Option<Frame<Bytes>>, BodyError> {
-    let wait = limits.idle_timeout.min(deadline.saturating_duration_since(Instant::now()));
-    match tokio::time::timeout(wait, body.frame()).await {
-        Err(_) => Err(BodyError::TimedOut),
-        Ok(None) => Ok(None),
-        Ok(Some(Err(_))) => Err(BodyError::Unreadable),
-        Ok(Some(Ok(frame))) => Ok(Some(frame)),
+    // A piece already received is taken without arming a timer.
+    let polled = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *body).poll_frame(cx))).await;
+    let frame = match polled {
+        Poll::Ready(frame) => frame,
+        Poll::Pending => {
+            let wait = limits.idle_timeout.min(deadline.saturating_duration_since(Instant::now()));
+            tokio::time::timeout(wait, body.frame()).await.map_err(|_| BodyError::TimedOut)?
+        }
+    };
+    match frame {
+        None => Ok(None),
+        Some(Err(_)) => Err(BodyError::Unreadable),
+        Some(Ok(frame)) => Ok(Some(frame)),
     }
 }
 
@@ -252,6 +280,37 @@ mod tests {
         let (again, _share) =
             read(&with_length(3 * S / 2), Body::from(vec![1u8; 3 * S / 2]), &limits).await.unwrap();
         assert_eq!(again.len(), 3 * S / 2);
+    }
+
+    #[tokio::test]
+    async fn a_body_in_pieces_is_read_whole_and_in_order() {
+        let limits = limits(1 << 20, 1 << 20);
+        let pieces = ["", "{\"jsonrpc\":", "", "\"2.0\"", "}"];
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(8);
+        let body = Body::from_stream(tokio_stream_of(rx));
+        let sender = tokio::spawn(async move {
+            for piece in pieces {
+                // Each piece after the first arrives late, when the reader already waits.
+                tokio::task::yield_now().await;
+                tx.send(Ok(Bytes::from_static(piece.as_bytes()))).await.unwrap();
+            }
+        });
+        let (bytes, _) = read(&HeaderMap::new(), body, &limits).await.unwrap();
+        sender.await.unwrap();
+        assert_eq!(&bytes[..], pieces.concat().as_bytes());
+        // One piece, with its length declared, is the body as it came.
+        let (one, _) = read(&with_length(4), Body::from("abcd"), &limits).await.unwrap();
+        assert_eq!(&one[..], b"abcd");
+    }
+
+    /// The pieces a channel receives, as a stream.
+    fn tokio_stream_of<T>(
+        rx: tokio::sync::mpsc::Receiver<T>,
+    ) -> impl futures::Stream<Item = T> + Send + 'static
+    where
+        T: Send + 'static,
+    {
+        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|item| (item, rx)) })
     }
 
     #[tokio::test]

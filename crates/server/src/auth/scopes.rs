@@ -76,12 +76,14 @@ pub(super) struct Requirement {
 }
 
 /// What the guard reads of a message; strings are borrowed from the body where they hold
-/// no escapes, so a plain request is read without allocating.
+/// no escapes, so a plain request is read without allocating. (serde borrows a `Cow` only
+/// where it is the field's whole type; inside an `Option` it would copy, so the strings
+/// are [`Borrowed`].)
 #[derive(Deserialize)]
 struct Message<'a> {
     id: Option<serde_json::Value>,
     #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
+    method: Option<Borrowed<'a>>,
     #[serde(borrow)]
     params: Option<Params<'a>>,
 }
@@ -89,9 +91,9 @@ struct Message<'a> {
 #[derive(Deserialize)]
 struct Params<'a> {
     #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
+    name: Option<Borrowed<'a>>,
     #[serde(borrow)]
-    uri: Option<Cow<'a, str>>,
+    uri: Option<Borrowed<'a>>,
     #[serde(borrow)]
     arguments: Option<ArgumentNames<'a>>,
 }
@@ -122,6 +124,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for ArgumentNames<'a> {
 
 /// A string borrowed from the input where it holds no escapes.
 struct Borrowed<'a>(Cow<'a, str>);
+
+impl Borrowed<'_> {
+    fn as_str(&self) -> &str {
+        &self.0
+    }
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for Borrowed<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -163,9 +171,9 @@ impl AccessRules {
 
     fn add_message(&self, requirement: &mut Requirement, message: &Message<'_>) {
         let params = message.params.as_ref();
-        match message.method.as_deref() {
+        match message.method.as_ref().map(Borrowed::as_str) {
             Some("tools/call") => {
-                let name = params.and_then(|p| p.name.as_deref());
+                let name = params.and_then(|p| p.name.as_ref()).map(Borrowed::as_str);
                 let Some(rule) = self.tools.iter().find(|rule| Some(rule.name.as_str()) == name)
                 else {
                     return;
@@ -182,7 +190,7 @@ impl AccessRules {
                 requirement.recognition |= rule.recognition;
             }
             Some("resources/read" | "resources/subscribe") => {
-                let uri = params.and_then(|p| p.uri.as_deref()).unwrap_or("");
+                let uri = params.and_then(|p| p.uri.as_ref()).map_or("", Borrowed::as_str);
                 for (prefix, scope) in &self.resources {
                     if uri.get(..prefix.len()).is_some_and(|head| head.eq_ignore_ascii_case(prefix))
                     {
@@ -291,6 +299,18 @@ mod tests {
         assert!(!rules().for_mcp_body(call("fetch", "{}").as_bytes()).unwrap().recognition);
         let none = AccessRules::default();
         assert!(none.for_mcp_body(call("scan", "{}").as_bytes()).unwrap().scopes.is_empty());
+    }
+
+    #[test]
+    fn escapes_spell_the_same_names() {
+        // A method, tool or argument name written with escapes cannot hide from its rule.
+        let escaped =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"fo\u0072get"}}"#;
+        assert_eq!(scopes(escaped), [SCOPE_WRITE]);
+        let argument = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check","arguments":{"scan\u005fid":"x"}}}"#;
+        assert_eq!(scopes(argument), [SCOPE_READ]);
+        let uri = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"mrtd:\/\/scans/x"}}"#;
+        assert_eq!(scopes(uri), [SCOPE_READ]);
     }
 
     #[test]
