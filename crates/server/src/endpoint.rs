@@ -426,13 +426,10 @@ impl McpEndpoint {
         }
     }
 
-    /// Turns the protocol layer's plain-text error responses to `request` into JSON-RPC
-    /// errors: a parse error where the body is not JSON at all.
+    /// Turns the protocol layer's plain-text error `response` (4xx or 5xx) to `request` into
+    /// a JSON-RPC error: a parse error where the body is not JSON at all.
     async fn normalise_error(&self, response: Response, request: &Bytes) -> Response {
         let status = response.status();
-        if !(status.is_client_error() || status.is_server_error()) {
-            return response;
-        }
         let is_json =
             response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(
                 |v| v.starts_with("application/json") || v.starts_with("text/event-stream"),

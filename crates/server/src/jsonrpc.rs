@@ -41,7 +41,12 @@ pub fn json_response(status: StatusCode, body: &Value) -> Response {
 
 /// The `id` of a JSON-RPC message, or `null` when it has none or it is not a valid id.
 pub fn message_id(message: &Value) -> Value {
-    match message.get("id") {
+    valid_id(message.get("id"))
+}
+
+/// `id` when it is a valid JSON-RPC id (a string or a number), `null` otherwise.
+fn valid_id(id: Option<&Value>) -> Value {
+    match id {
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
     }
@@ -57,10 +62,8 @@ pub fn id_in_json(bytes: &[u8]) -> Option<Value> {
     }
     // Skipping a value walks it without recursion; building one stops at a depth limit.
     serde_json::from_slice::<serde::de::IgnoredAny>(bytes).ok()?;
-    Some(match serde_json::from_slice::<WithId>(bytes) {
-        Ok(WithId { id: Some(id @ (Value::String(_) | Value::Number(_))) }) => id,
-        _ => Value::Null,
-    })
+    let id = serde_json::from_slice::<WithId>(bytes).ok().and_then(|message| message.id);
+    Some(valid_id(id.as_ref()))
 }
 
 /// What the params of `method` must look like, for the methods whose params the protocol
