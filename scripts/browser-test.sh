@@ -55,6 +55,9 @@ trap cleanup EXIT
 start_server() {
     local name="$1"
     shift
+    # The log exists before the server starts: the loop below may read it before the
+    # background shell has opened it.
+    : >"$work/$name.log"
     "$MRTD_BIN" serve --listen 127.0.0.1:0 --data-dir "$work/$name" "$@" 2>"$work/$name.log" &
     local pid=$!
     server_pids+=("$pid")

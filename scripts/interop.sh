@@ -106,6 +106,9 @@ trap cleanup EXIT
 
 # One HTTP server for the HTTP runs; a user's configuration file must not change it.
 mkdir -p "$WORK/http-data" "$WORK/config"
+# The log exists before the server starts: the loop below may read it before the background
+# shell has opened it.
+: >"$WORK/server.log"
 XDG_CONFIG_HOME=$WORK/config RUST_LOG=warn \
     "$BIN" serve --listen 127.0.0.1:0 --data-dir "$WORK/http-data" --image-dir "$(dirname "$IMAGE")" \
     2>"$WORK/server.log" &

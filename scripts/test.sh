@@ -10,13 +10,15 @@
 # Every server a step starts listens on a port the OS picks, and PostgreSQL runs in a fresh
 # folder on a free port, so two runs on one machine (two clones) do not collide.
 #
-# Steps: system packages, formatting, lints, unused dependencies, layering, PostgreSQL, the Rust test suites
+# Steps: system packages, formatting, unused dependencies, layering, PostgreSQL, the build with
+# clippy's lints, the Rust test suites
 # (SQLite and PostgreSQL store backends; the reader's accuracy on the real specimens and on
-# 500 synthetic photos made at run time), OpenTelemetry export, bounded fuzzing, the official
-# TypeScript and Python MCP SDKs against the binary, the web page in headless Chromium, a load
-# smoke run and fault injection (kill -9, PostgreSQL restarts), the deployment files (systemd
-# unit, Kubernetes manifests, the container image built and inspected), and the official MCP
-# conformance suite.
+# 500 synthetic photos made at run time), OpenTelemetry export, the official TypeScript and
+# Python MCP SDKs against the binary, the web page in headless Chromium, a load smoke run and
+# fault injection (kill -9, PostgreSQL restarts), the deployment files (systemd unit, Kubernetes
+# manifests, the container image built and inspected), the official MCP conformance suite, and
+# bounded fuzzing. The classifier's retraining and the fuzz targets' build run in the background
+# at the lowest priority, in the CPU time the steps between leave idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -64,10 +66,6 @@ export RUST_BACKTRACE=1
 step "cargo fmt --check"
 cargo fmt --all --check
 
-# --all-targets: the benchmarks, examples and tests compile too.
-step "cargo clippy --all-targets -D warnings"
-cargo clippy --workspace --all-targets --quiet -- -D warnings
-
 step "no unused dependencies (cargo machete)"
 command -v cargo-machete >/dev/null || cargo install --quiet --locked cargo-machete
 cargo machete
@@ -87,24 +85,34 @@ export MRTD_TEST_DATABASE_URL
 # The PostgreSQL half of the store contract suite must run here, not report itself skipped.
 export MRTD_REQUIRE_POSTGRES=1
 weights_pid=""
+fuzz_build_pid=""
 cleanup() {
-    if [ -n "$weights_pid" ]; then
-        pkill -P "$weights_pid" 2>/dev/null || true
-        kill "$weights_pid" 2>/dev/null || true
-    fi
+    for pid in "$weights_pid" "$fuzz_build_pid"; do
+        [ -n "$pid" ] || continue
+        pkill -P "$pid" 2>/dev/null || true
+        kill "$pid" 2>/dev/null || true
+    done
     scripts/postgres.sh destroy >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
-# --- Rust tests --------------------------------------------------------------------------------
-# The binaries the later steps drive, built with the tests, from the same feature resolution
-# as the test run below (`cargo build -p mrtd` alone resolves features differently and rebuilds
-# half the tree). Cargo refreshes a copied-out binary only when it is missing, so stale copies
-# go first.
-step "build: every binary and test of the workspace"
+# --- Lints and Rust tests ------------------------------------------------------------------------
+# The lints run inside the build: clippy-driver (the compiler `cargo clippy` runs, with the
+# lints added) compiles the workspace's own crates, and rustc their dependencies. `cargo clippy`
+# followed by `cargo build` would compile every dependency twice, once checked and once built,
+# which on two cores is minutes of a cold run. The build and the test run share these
+# settings, so the test run reuses what the build made.
+lint=(env RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+    CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
+
+# Every target (benchmarks and examples too), from the same feature resolution as the test run
+# below (`cargo build -p mrtd` alone resolves features differently and rebuilds half the tree):
+# the binaries the later steps drive are among them. Cargo refreshes a copied-out binary only
+# when it is missing, so stale copies go first.
+step "build with clippy -D warnings: every target of the workspace"
 rm -f "$target_dir/debug/mrtd" "$target_dir/debug/mrtd-conformance" "$target_dir/debug/mrtd-load" \
     "$target_dir/debug/mrtd-train"
-cargo build --quiet --workspace --bins --tests
+"${lint[@]}" cargo build --quiet --workspace --all-targets
 export MRTD_BIN="$target_dir/debug/mrtd" MRTD_LOAD_BIN="$target_dir/debug/mrtd-load"
 
 # Retraining takes minutes of CPU; it runs in the background at the lowest priority, in the
@@ -114,19 +122,21 @@ weights_log="$target_dir/check-weights.log"
 nice -n 19 scripts/check-weights.sh "$target_dir/debug/mrtd-train" >"$weights_log" 2>&1 &
 weights_pid=$!
 
+# The fuzz targets' instrumented build (its own target folder, minutes of CPU when cold) also
+# runs in the background at the lowest priority; the targets run near the end.
+step "fuzz targets: building in the background"
+fuzz_build_log="$target_dir/fuzz-build.log"
+MRTD_FUZZ_DIR="$target_dir/fuzz" nice -n 19 scripts/fuzz.sh --build-only >"$fuzz_build_log" 2>&1 &
+fuzz_build_pid=$!
+
 step "cargo test (workspace, SQLite and PostgreSQL backends)"
-cargo test --workspace --no-fail-fast
+"${lint[@]}" cargo test --workspace --no-fail-fast
 
 step "OpenTelemetry export (feature otel): lints, and spans reaching a real OTLP endpoint"
-cargo clippy -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --all-targets --quiet \
-    -- -D warnings
-cargo test -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel --test otel
-
-# Every fuzz target (MRZ text parser, image front end, HTTP/JSON-RPC body, trace context) runs
-# for a bounded time. The grown corpus stays under the build folder, so a CI cache of it keeps
-# what earlier runs found; the instrumented builds live there too and take seconds when warm.
-step "fuzzing: text parser, image front end, HTTP body, trace context, chip data (10 s per target)"
-MRTD_FUZZ_DIR="$target_dir/fuzz" scripts/fuzz.sh 10
+# The exporter's code is in the two libraries and the binary; they and the export tests are
+# linted and tested with the feature on.
+"${lint[@]}" cargo test -p mrtd-server -p mrtd --features mrtd-server/otel,mrtd/otel \
+    --lib --bins --test otel
 
 # --- Real clients and a real browser ------------------------------------------------------------
 step "interop: the official TypeScript and Python MCP SDKs against mrtd (stdio and HTTP)"
@@ -154,6 +164,21 @@ if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
         scripts/checklist.sh "$target_dir/debug/mrtd-conformance" "$root/../shared/tools/mcp-checklist.py"
     fi
 fi
+
+# --- Fuzzing ----------------------------------------------------------------------------------
+# Every fuzz target (MRZ text parser, image front end, HTTP/JSON-RPC body, trace context) runs
+# for a bounded time. The grown corpus stays under the build folder, so a CI cache of it keeps
+# what earlier runs found; the instrumented builds live there too and take seconds when warm.
+step "fuzzing: text parser, image front end, HTTP body, trace context, chip data (10 s per target)"
+if ! wait "$fuzz_build_pid"; then
+    fuzz_build_pid=""
+    cat "$fuzz_build_log" >&2
+    echo "the fuzz targets did not build" >&2
+    exit 1
+fi
+fuzz_build_pid=""
+cat "$fuzz_build_log"
+MRTD_FUZZ_DIR="$target_dir/fuzz" scripts/fuzz.sh 10
 
 step "classifier weights: the background retraining, compared byte for byte"
 if ! wait "$weights_pid"; then
