@@ -166,8 +166,8 @@ if [ "${MRTD_SKIP_CONFORMANCE:-0}" != 1 ]; then
 fi
 
 # --- Fuzzing ----------------------------------------------------------------------------------
-# Every fuzz target (MRZ text parser, image front end, HTTP/JSON-RPC body, trace context) runs
-# for a bounded time. The grown corpus stays under the build folder, so a CI cache of it keeps
+# Every fuzz target (MRZ text parser and candidate decoder, image front end, HTTP/JSON-RPC body,
+# trace context, chip verifier and trust store) runs for a bounded time. The grown corpus stays under the build folder, so a CI cache of it keeps
 # what earlier runs found; the instrumented builds live there too and take seconds when warm.
 step "fuzzing: text parser, image front end, HTTP body, trace context, chip data (10 s per target)"
 if ! wait "$fuzz_build_pid"; then
