@@ -95,6 +95,14 @@ cleanup() {
     scripts/postgres.sh destroy >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
+# Waits for a background step; when it failed, shows its log and the reason and ends the run.
+collect() {
+    if ! wait "$1"; then
+        cat "$2" >&2
+        echo "$3" >&2
+        exit 1
+    fi
+}
 
 # --- Lints and Rust tests ------------------------------------------------------------------------
 # The lints run inside the build: clippy-driver (the compiler `cargo clippy` runs, with the
@@ -167,26 +175,17 @@ fi
 
 # --- Fuzzing ----------------------------------------------------------------------------------
 # Every fuzz target (MRZ text parser and candidate decoder, image front end, HTTP/JSON-RPC body,
-# trace context, chip verifier and trust store) runs for a bounded time. The grown corpus stays under the build folder, so a CI cache of it keeps
-# what earlier runs found; the instrumented builds live there too and take seconds when warm.
+# trace context, chip verifier and trust store) runs for a bounded time. The grown corpus stays
+# under the build folder, so a CI cache of it keeps what earlier runs found; the instrumented
+# build lives there too and takes seconds when warm.
 step "fuzzing: text parser, image front end, HTTP body, trace context, chip data (10 s per target)"
-if ! wait "$fuzz_build_pid"; then
-    fuzz_build_pid=""
-    cat "$fuzz_build_log" >&2
-    echo "the fuzz targets did not build" >&2
-    exit 1
-fi
+collect "$fuzz_build_pid" "$fuzz_build_log" "the fuzz targets did not build"
 fuzz_build_pid=""
 cat "$fuzz_build_log"
 MRTD_FUZZ_DIR="$target_dir/fuzz" scripts/fuzz.sh 10
 
 step "classifier weights: the background retraining, compared byte for byte"
-if ! wait "$weights_pid"; then
-    weights_pid=""
-    cat "$weights_log" >&2
-    echo "the retrained weights differ from crates/engine/model/mrz-cells.bin" >&2
-    exit 1
-fi
+collect "$weights_pid" "$weights_log" "the retrained weights differ from crates/engine/model/mrz-cells.bin"
 weights_pid=""
 tail -n 1 "$weights_log"
 
