@@ -11,7 +11,7 @@
 #   scripts/faults.sh [kill|postgres|all]     (default all)
 #
 # (b) runs its own PostgreSQL cluster through scripts/postgres.sh (MRTD_PG_DIR under the
-# temporary directory, port FAULTS_PG_PORT, default 54339) so that stopping it disturbs
+# temporary directory, port FAULTS_PG_PORT, default a free one) so that stopping it disturbs
 # nothing else; it is destroyed at the end.
 # Server settings: --rate-limit 0 and --scan-wait-secs 120 (one driver is one caller).
 set -euo pipefail
@@ -61,7 +61,9 @@ postgres_test() {
     say "(b) PostgreSQL stopped and started under load"
     # Not under $WORK: as root the cluster runs as the postgres user, who must reach it.
     MRTD_PG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/mrtd-faults-pg.XXXXXX")"
-    export MRTD_PG_DIR MRTD_PG_PORT="${FAULTS_PG_PORT:-54339}"
+    # A free port unless one is given, so that two runs on one machine do not meet.
+    MRTD_PG_PORT="${FAULTS_PG_PORT:-$(scripts/postgres.sh free-port)}"
+    export MRTD_PG_DIR MRTD_PG_PORT
     on_exit 'scripts/postgres.sh destroy >/dev/null 2>&1'
     local pg_url
     pg_url="$(scripts/postgres.sh start)"

@@ -6,6 +6,8 @@
 #   scripts/postgres.sh status    exit 0 when the server is running
 #   scripts/postgres.sh stop      stop the server (the data directory is kept)
 #   scripts/postgres.sh destroy   stop the server and delete its data directory
+#   scripts/postgres.sh free-port a TCP port on 127.0.0.1 that nothing listens on now, for
+#                                 MRTD_PG_PORT (so that two test runs on one machine do not meet)
 #
 # Typical use:
 #   export MRTD_TEST_DATABASE_URL="$(scripts/postgres.sh)"
@@ -150,5 +152,8 @@ case "${1:-start}" in
     status) is_running ;;
     stop) stop ;;
     destroy) stop; rm -rf "$PG_DIR" ;;
-    *) die "unknown command '$1' (expected start, url, status, stop or destroy)" ;;
+    free-port)
+        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+        ;;
+    *) die "unknown command '$1' (expected start, url, status, stop, destroy or free-port)" ;;
 esac

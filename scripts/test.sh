@@ -78,7 +78,7 @@ step "starting PostgreSQL"
 # A cluster of this run's own, in a fresh folder on a free port, so that two runs on one
 # machine do not meet.
 MRTD_PG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/mrtd-test-pg.XXXXXX")"
-MRTD_PG_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+MRTD_PG_PORT="$(scripts/postgres.sh free-port)"
 export MRTD_PG_DIR MRTD_PG_PORT
 MRTD_TEST_DATABASE_URL="$(scripts/postgres.sh start)"
 export MRTD_TEST_DATABASE_URL
@@ -107,9 +107,10 @@ collect() {
 # --- Lints and Rust tests ------------------------------------------------------------------------
 # The lints run inside the build: clippy-driver (the compiler `cargo clippy` runs, with the
 # lints added) compiles the workspace's own crates, and rustc their dependencies. `cargo clippy`
-# followed by `cargo build` would compile every dependency twice, once checked and once built,
-# which on two cores is minutes of a cold run. The build and the test run share these
-# settings, so the test run reuses what the build made.
+# followed by `cargo build` would check every dependency before building it and type-check
+# every workspace crate twice (about a minute of a cold run on two cores). CLIPPY_ARGS is how
+# cargo-clippy hands its arguments to clippy-driver, in the pinned toolchain. The build and
+# the test run share these settings, so the test run reuses what the build made.
 lint=(env RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
     CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
 
