@@ -35,7 +35,7 @@ fi
 seconds="${1:-20}"
 jobs="${MRTD_FUZZ_JOBS:-$(nproc)}"
 fuzz_dir="${MRTD_FUZZ_DIR:-$root/target/fuzz}"
-# Absolute, because the build runs from inside the fuzz crate.
+# Absolute, so that the paths a failure prints (log, artifact) work from any folder.
 mkdir -p "$fuzz_dir"
 fuzz_dir=$(cd "$fuzz_dir" && pwd)
 host=$(rustc -vV | sed -n 's/^host: //p')
@@ -55,7 +55,7 @@ mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts" "$fuzz_dir/logs"
 start=$(date +%s)
 # --target keeps the instrumentation off build scripts and proc macros, which run inside the
 # compiler and cannot link the coverage hooks.
-(cd fuzz && cargo build --quiet --release --target "$host" --bins)
+cargo build --quiet --release --target "$host" --bins --manifest-path fuzz/Cargo.toml
 echo "built the fuzz targets in $(( $(date +%s) - start ))s"
 [ "$build_only" = 1 ] && exit 0
 
