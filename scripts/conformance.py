@@ -16,13 +16,17 @@ suite runs, each against its baseline in conformance/:
 
 Prints one line per run ("conformance 2026-07-28 default: 37 passed, 0 failed") and
 exits 0 only when every run met its target. A run that produces no scenario results,
-or fewer scored scenarios than its target, fails.
+or fewer scored scenarios than its target, fails. When every scored scenario passes but the
+suite's own baseline check objects (it counts a WARNING anywhere as a failure, and some
+SHOULD-level checks depend on timing), the line names what it objected to and the run is
+repeated once; the line says so when the second run passed.
 
 Needs Python 3 (stdlib only), npm (the first time, to fetch Node 22 and the suite) and
 cargo (unless --bin is given). Network access is needed only to fill the cache.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -200,6 +204,13 @@ class Outcome:
     failed: list
     exit_code: int
     problems: list
+    findings: list = field(default_factory=list)  # what the suite's baseline check objected to
+    first_findings: list = field(default_factory=list)  # those of a first run that was retried
+
+    @property
+    def only_baseline_objected(self):
+        """Every scored scenario met its target; only the suite's own baseline check failed."""
+        return len(self.problems) == 1 and self.exit_code != 0
 
 
 def scored_server_scenarios(node, cli, revision):
@@ -219,8 +230,42 @@ def parse_summary(output):
     return rows
 
 
-def run_target(node, cli, fixture, target, out_dir):
-    results = os.path.join(out_dir, f"{target.revision}-{target.mode}")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def baseline_findings(output, results):
+    """The entries the suite's baseline check objected to ("Unexpected failures", "Stale
+    baseline entries"), each with the failing or warning checks its scenario recorded."""
+    findings = []
+    section = None
+    for line in ANSI.sub("", output).splitlines():
+        if line.startswith("Unexpected failures"):
+            section = "unexpected"
+        elif line.startswith("Stale baseline entries"):
+            section = "stale"
+        elif section and re.match(r"^\s+[✗✓] \S", line):
+            entry = line.strip()[2:]
+            if section == "stale":
+                findings.append(f"{entry}: passes but the baseline expects it to fail")
+                continue
+            scenario = entry.split(":", 1)[0]
+            checks = []
+            for path in sorted(glob.glob(os.path.join(results, f"server-{scenario}-*", "checks.json"))):
+                try:
+                    with open(path) as handle:
+                        recorded = json.load(handle)
+                except (OSError, ValueError):
+                    continue
+                checks += [f"{c.get('id')} {c.get('status')}: {c.get('errorMessage') or ''}".strip()
+                           for c in recorded if c.get("status") in ("FAILURE", "WARNING")]
+            findings.append(f"{entry}: " + ("; ".join(checks) if checks else "no check recorded"))
+        elif line.strip() and not line.startswith(" "):
+            section = None
+    return findings
+
+
+def run_target(node, cli, fixture, target, out_dir, attempt=""):
+    results = os.path.join(out_dir, f"{target.revision}-{target.mode}{attempt}")
     os.makedirs(results, exist_ok=True)
     baseline = os.path.join(ROOT, "conformance", target.baseline)
     cmd = [node, cli, "server", "--url", fixture.url, "--requirements", target.revision,
@@ -244,10 +289,26 @@ def run_target(node, cli, fixture, target, out_dir):
         problems.append("unexpected failures: " + ", ".join(unexpected))
     if len(passed) != target.scored - len(target.allowed_failures):
         problems.append(f"expected {target.scored - len(target.allowed_failures)} passing scenarios")
+    findings = []
     if completed.returncode != 0:
+        findings = baseline_findings(output, results)
         problems.append(f"suite exit status {completed.returncode} against baseline {target.baseline}"
                         f" (see {results}/cli-output.txt)")
-    return Outcome(target, passed, failed, completed.returncode, problems)
+    return Outcome(target, passed, failed, completed.returncode, problems, findings)
+
+
+def run_target_with_retry(node, cli, fixture, target, out_dir):
+    """Runs a target; when every scored scenario met it and only the suite's baseline check
+    objected (a SHOULD-level warning, which can depend on timing on a loaded machine), prints
+    what it objected to and runs the target once more. Both runs' findings are reported."""
+    outcome = run_target(node, cli, fixture, target, out_dir)
+    if not outcome.only_baseline_objected:
+        return outcome
+    log(f"conformance {target.label}: the suite's baseline check objected; running it again. "
+        "It objected to: " + (" | ".join(outcome.findings) or "nothing it named"))
+    retry = run_target(node, cli, fixture, target, out_dir, attempt="-retry")
+    retry.first_findings = outcome.findings or ["nothing it named"]
+    return retry
 
 
 def main():
@@ -275,7 +336,7 @@ def main():
         try:
             fixture.wait_until_ready()
             for target in (t for t in TARGETS if t.mode == mode):
-                outcomes.append(run_target(node, cli, fixture, target, out_dir))
+                outcomes.append(run_target_with_retry(node, cli, fixture, target, out_dir))
         finally:
             fixture.stop()
 
@@ -285,9 +346,15 @@ def main():
         expected = sorted(set(outcome.failed) & outcome.target.allowed_failures)
         if expected:
             line += f" (expected: {', '.join(expected)})"
+        if outcome.first_findings:
+            again = "a second run as well" if outcome.problems else "a second run passed"
+            line += ("  (the first run's baseline check objected to: "
+                     + " | ".join(outcome.first_findings) + f"; {again})")
         if outcome.problems:
             failures += 1
             line += "  MISSED TARGET: " + "; ".join(outcome.problems)
+            if outcome.findings:
+                line += "; the suite objected to: " + " | ".join(outcome.findings)
         print(line, flush=True)
     print(f"conformance: {len(outcomes) - failures}/{len(outcomes)} runs met their targets "
           f"in {time.monotonic() - started:.0f}s (results in {out_dir})", flush=True)
