@@ -1,6 +1,8 @@
 //! Misreads that cancel under check digits: a check digit weighs each symbol by 7, 3 or 1,
 //! so doubtful cells whose other plausible readings change its sum by amounts adding up to a
-//! multiple of 10 satisfy it as well as the reading does, and it proves neither.
+//! multiple of 10 satisfy it as well as the reading does, and it proves neither. One cell
+//! does so alone when a plausible other reading has the same value modulo 10 (`U` and `0`,
+//! `K` and `<`, `L` and `1`).
 
 /// How likely another reading of a cell must be for the cell to count as doubtful when
 /// looking for misreads that cancel under a check digit.
@@ -15,17 +17,25 @@ const PLAUSIBLE_ALTERNATIVE_SMALL: f32 = 0.002;
 pub(crate) const SMALL_GLYPH_PX: f32 = 12.0;
 
 /// How likely another reading of a cell seen at `glyph_px` must be to count as plausible.
-pub(crate) fn plausible_alternative(glyph_px: f32) -> f32 {
-    if glyph_px < SMALL_GLYPH_PX { PLAUSIBLE_ALTERNATIVE_SMALL } else { PLAUSIBLE_ALTERNATIVE }
+/// `marked` says the reading bears the mark cancelling misreads leave, a filler inside the
+/// document number (`L<X8902C3` for `L898902C3`, two cells at 0.99 each, every check digit
+/// passing): there an alternative counts as it does on small glyphs.
+pub(crate) fn plausible_alternative(glyph_px: f32, marked: bool) -> f32 {
+    if marked || glyph_px < SMALL_GLYPH_PX {
+        PLAUSIBLE_ALTERNATIVE_SMALL
+    } else {
+        PLAUSIBLE_ALTERNATIVE
+    }
 }
 
-/// Two or three doubtful cells (1-based line and column) whose plausible other readings
+/// One, two or three doubtful cells (1-based line and column) whose plausible other readings
 /// would satisfy every check digit as well as the published reading does, with the label
 /// of a check digit covering them; `None` when the check digits prove every such cell.
-/// `options(line, pos)` gives the classifier's candidates of a cell (0-based).
+/// `options(line, pos)` gives the classifier's candidates of a cell (0-based), and another
+/// reading counts from probability `plausible` ([`plausible_alternative`]).
 pub(crate) fn cancelling_misreads(
     reading: &mrtd_mrz::Reading,
-    glyph_px: f32,
+    plausible: f32,
     options: impl Fn(usize, usize) -> Vec<(char, f32)>,
 ) -> Option<(&'static str, Vec<(usize, usize)>)> {
     let verified: Vec<&mrtd_mrz::Check> =
@@ -43,7 +53,7 @@ pub(crate) fn cancelling_misreads(
             .position(|covered| covered == place)
             .map_or(0, mrtd_mrz::check_digit_weight)
     };
-    let plausible = plausible_alternative(glyph_px);
+    let allowed = reading.symbol_allowed();
     // Each doubtful covered cell with the value changes its plausible other readings make.
     let mut doubtful: Vec<((usize, usize), Vec<u32>)> = Vec::new();
     for (line, text) in reading.lines.iter().enumerate() {
@@ -56,10 +66,15 @@ pub(crate) fn cancelling_misreads(
             let mut changes: Vec<u32> = options(line, pos)
                 .iter()
                 .filter(|(symbol, p)| *symbol != read && *p >= plausible)
+                .filter(|(symbol, _)| allowed(line, pos, *symbol))
                 .filter_map(|(symbol, _)| mrtd_mrz::char_value(*symbol))
                 .map(|value| (value + 40 - read_value % 10) % 10)
-                .filter(|change| *change != 0)
                 .collect();
+            // A reading of the same value modulo 10 satisfies every check digit alone.
+            if changes.contains(&0) {
+                let covering = verified.iter().find(|check| weight(place, check) != 0);
+                return covering.map(|check| (check.name.label(), vec![place]));
+            }
             changes.sort_unstable();
             changes.dedup();
             if !changes.is_empty() {
@@ -110,9 +125,50 @@ pub(crate) fn cancelling_misreads(
 mod tests {
     use super::*;
 
+    /// What counts as plausible on glyphs 20 px and 8 px high.
+    const LARGE: f32 = PLAUSIBLE_ALTERNATIVE;
+    const SMALL: f32 = PLAUSIBLE_ALTERNATIVE_SMALL;
+
+    #[test]
+    fn a_filler_inside_the_number_counts_alternatives_as_on_small_glyphs() {
+        assert_eq!(plausible_alternative(20.0, false), LARGE);
+        assert_eq!(plausible_alternative(8.0, false), SMALL);
+        assert_eq!(plausible_alternative(20.0, true), SMALL);
+    }
+
     /// Every covered cell given every other symbol as an alternative at `p`.
     fn all_alternatives(p: f32) -> impl Fn(usize, usize) -> Vec<(char, f32)> {
         move |_, _| crate::model::ALPHABET.iter().map(|&b| (char::from(b), p)).collect()
+    }
+
+    #[test]
+    fn one_cell_whose_other_reading_has_the_same_value_is_not_proved() {
+        let options = mrtd_mrz::ParseOptions::new(mrtd_mrz::Date::new(2010, 1, 1).unwrap());
+        let reading = mrtd_mrz::parse_text(
+            &[
+                "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+                "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+            ],
+            &options,
+        )
+        .unwrap();
+        // The optional data's first filler (line 2, column 38) read `<` at 0.9 and `K` at 0.1:
+        // both are worth 0 mod 10, so every check digit fits either.
+        let filler_or_k = |line: usize, pos: usize| match (line, pos) {
+            (1, 37) => vec![('<', 0.9), ('K', 0.1)],
+            _ => vec![(reading.lines[line].chars().nth(pos).unwrap(), 1.0)],
+        };
+        assert_eq!(
+            cancelling_misreads(&reading, LARGE, filler_or_k),
+            Some(("optional data", vec![(2, 38)]))
+        );
+        // A `0` in the birth date read with a `U` at 0.1: a date holds no letter, so the check
+        // digit settles the cell.
+        let zero_or_u = |line: usize, pos: usize| match (line, pos) {
+            (1, 14) => vec![('0', 0.9), ('U', 0.1)],
+            _ => vec![(reading.lines[line].chars().nth(pos).unwrap(), 1.0)],
+        };
+        assert_eq!(cancelling_misreads(&reading, LARGE, zero_or_u), None);
     }
 
     #[test]
@@ -127,12 +183,12 @@ mod tests {
         )
         .unwrap();
         // At 1 % each, the alternatives do not make a cell doubtful on large glyphs...
-        assert_eq!(cancelling_misreads(&reading, 20.0, all_alternatives(0.01)), None);
+        assert_eq!(cancelling_misreads(&reading, LARGE, all_alternatives(0.01)), None);
         // ...but on glyphs too small for the classifier's confidence to mean much they do,
-        // and some pair of them satisfies every check digit as well as the reading.
-        let found = cancelling_misreads(&reading, 8.0, all_alternatives(0.01));
-        assert!(found.is_some_and(|(_, places)| places.len() >= 2));
+        // and some cell's, alone or with others, satisfies every check digit as well as the
+        // reading.
+        assert!(cancelling_misreads(&reading, SMALL, all_alternatives(0.01)).is_some());
         // Below even the small-glyph threshold nothing counts.
-        assert_eq!(cancelling_misreads(&reading, 8.0, all_alternatives(0.001)), None);
+        assert_eq!(cancelling_misreads(&reading, SMALL, all_alternatives(0.001)), None);
     }
 }

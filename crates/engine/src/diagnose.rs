@@ -4,7 +4,7 @@
 use mrtd_mrz::ParseOptions;
 
 use crate::attempt::Attempt;
-use crate::cancelling::cancelling_misreads;
+use crate::cancelling::{cancelling_misreads, plausible_alternative};
 use crate::cells::CellGeometry;
 use crate::gray::Gray;
 use crate::locate::LocateReport;
@@ -196,12 +196,24 @@ pub(crate) fn conclude(
     if let Some(published) = published.as_mut() {
         note_name_letters(&names, &classified, published);
     }
+    // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
+    // number `ZS0000177` read `Z<OOO0177` passes them all. A filler inside a
+    // number, which few issuers print, is such a reading's mark: there an alternative
+    // counts as plausible as on small glyphs, and mrtd-mrz holds the number's cells to what
+    // tells look-alikes apart before it calls them certain.
+    let warned = |reading: &Option<mrtd_mrz::Reading>, code: mrtd_mrz::WarningCode| {
+        reading.as_ref().is_some_and(|p| p.warnings.iter().any(|w| w.code == code))
+    };
+    let filler_inside_number = warned(&published, mrtd_mrz::WarningCode::FillerInsideNumber);
     // Check digits cannot see misreads that cancel: where two doubtful cells under one
     // check digit have plausible other readings that change its sum by amounts adding up
     // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
-    // digit fits the other reading as well as this one, and proves neither.
+    // digit fits the other reading as well as this one, and proves neither. So does one
+    // doubtful cell whose plausible other reading has the same value modulo 10 (a `U` in
+    // optional data read `0`, the composite passing).
     let cancelling = published.as_ref().and_then(|p| {
-        cancelling_misreads(p, glyph_px, |line, pos| classified[line][pos].options.clone())
+        let plausible = plausible_alternative(glyph_px, filler_inside_number);
+        cancelling_misreads(p, plausible, |line, pos| classified[line][pos].options.clone())
     });
     if cancelling.is_some()
         && let Some(published) = published.as_mut()
@@ -210,16 +222,9 @@ pub(crate) fn conclude(
     }
     let published_valid = published.as_ref().is_some_and(|p| p.valid);
     let glare = glare_runs(&attempt);
-    // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
-    // number `ZS0000177` read `Z<OOO0177` passes them all. A filler inside a
-    // number, which no issuer prints, is such a reading's mark.
-    let warned = |code: mrtd_mrz::WarningCode| {
-        published.as_ref().is_some_and(|p| p.warnings.iter().any(|w| w.code == code))
-    };
-    let filler_inside_number = warned(mrtd_mrz::WarningCode::FillerInsideNumber);
     // Nor can they see a name letter; one after the fillers that end the names (a filler
     // at the page's edge read as H) is a misread, however sure the classifier.
-    let unusual_name = warned(mrtd_mrz::WarningCode::UnusualName);
+    let unusual_name = warned(&published, mrtd_mrz::WarningCode::UnusualName);
     // A name holds no digit: its cells are judged among the letters and the filler.
     let as_letters = published.as_ref().map(|p| p.names_as_letters(probability));
     // A cell whose window something other than paper covers (a page edge cutting the
@@ -251,11 +256,7 @@ pub(crate) fn conclude(
         }
     };
     let certain = published.as_ref().is_some_and(|p| {
-        p.valid
-            && p.ambiguities.is_empty()
-            && !filler_inside_number
-            && !unusual_name
-            && p.cells_certain(judged, &glare)
+        p.valid && p.ambiguities.is_empty() && !unusual_name && p.cells_certain(judged, &glare)
     });
     let quad = region(&attempt.cells);
     let pitch = length(attempt.cells[0][0].along);
@@ -357,12 +358,13 @@ pub(crate) fn conclude(
     if withheld {
         // Nothing more to say of characters no reading is given for.
     } else if let Some((check, places)) = &cancelling {
+        let (were, them) = if places.len() == 1 { ("was", "it") } else { ("were", "them") };
         let places: Vec<String> =
             places.iter().map(|(line, column)| format!("line {line} character {column}")).collect();
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             format!(
-                "The {check} check digit agrees, but {} were read uncertainly and another reading of them would agree as well, so the check digits prove neither; verify them.",
+                "The {check} check digit agrees, but {} {were} read uncertainly and another reading of {them} would agree as well, so the check digits prove neither; verify {them}.",
                 places.join(" and ")
             ),
         ));
@@ -436,10 +438,10 @@ pub(crate) fn conclude(
     }
     if withheld {
         // Nothing to say of characters no reading is given for.
-    } else if filler_inside_number {
+    } else if filler_inside_number && !certain {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
-            "The document number has a filler (<) inside it, which documents do not print there; it was probably misread, so verify it.".to_owned(),
+            "The document number has a filler (<) inside it, which few documents print there and misreads that cancel under its check digit often make; verify it.".to_owned(),
         ));
     } else if published_valid && !certain {
         diagnostics.push(diagnostic(
@@ -524,7 +526,7 @@ fn doubtful(
     digits_only: bool,
     glyph_px: f32,
 ) -> bool {
-    let plausible = crate::cancelling::plausible_alternative(glyph_px);
+    let plausible = plausible_alternative(glyph_px, false);
     cell.options.iter().any(|&(symbol, p)| {
         symbol != published && p >= plausible && (!digits_only || symbol.is_ascii_digit())
     })

@@ -270,7 +270,8 @@ pub(crate) fn interpret_grid(
     let number_chars = chars_of(FieldName::DocumentNumber).unwrap_or_default();
     let document_number = number_chars.iter().collect::<String>().trim_end_matches('<').to_owned();
     // A number is written from the first cell and padded at its end; a filler with
-    // characters after it fits no issuer's numbering, and is most often a misread.
+    // characters after it fits few issuers' numbering (German provisional identity cards
+    // print `Q<0000000`), and is most often a misread.
     if document_number.contains('<') {
         warnings.push(warning(
             WarningCode::FillerInsideNumber,

@@ -5,7 +5,7 @@
 use crate::check_digit::char_value;
 use crate::codes::known_as_printed;
 use crate::layout::{CellClass, FieldName, Format, Layout};
-use crate::reading::Reading;
+use crate::reading::{Reading, WarningCode};
 
 /// A cell no check digit covers needs this probability when a reflection washed it out,
 /// whatever its class (a document code's D under glare was read as J).
@@ -33,6 +33,13 @@ const ALNUM_MIN_P: f32 = 0.9;
 /// Such a cell holding one of a look-alike pair (O/0, I/1, B/8, S/5, Z/2, G/6, Q, D) needs
 /// this: nothing else can tell the pair apart.
 const LOOK_ALIKE_MIN_P: f32 = 0.98;
+
+/// Each cell of a document number with a filler inside it needs this probability. Misreads
+/// that cancel under the number's check digit make such numbers (`ZS0000177` read
+/// `Z<OOO0177` on a cut line, every check digit passing), but some issuers print one (German
+/// provisional identity cards: `Q<0000000`), so the cells are held to what tells a
+/// look-alike pair apart.
+const FILLER_INSIDE_NUMBER_MIN_P: f32 = LOOK_ALIKE_MIN_P;
 
 /// The look-alike symbols of [`LOOK_ALIKE_MIN_P`].
 const LOOK_ALIKES: &str = "O0QDI1B8S5Z2G6";
@@ -94,6 +101,23 @@ impl Reading {
     pub fn covered_cells(&self) -> Vec<Vec<bool>> {
         let (layout, grid) = self.layout();
         covered(&layout, &grid)
+    }
+
+    /// Whether a cell (line and column from 0) of this reading's layout may hold a symbol: its
+    /// class's symbols (digits or the filler where only digits stand, letters or the filler
+    /// where only letters do), the sex `M`, `F`, `X` or `<`, and a document code whose first
+    /// letter the format is issued with. A recogniser asks it of the other readings it
+    /// weighs: one a cell may not hold is no reading of that cell.
+    pub fn symbol_allowed(&self) -> impl Fn(usize, usize, char) -> bool + use<> {
+        let (layout, _) = self.layout();
+        let classes = layout.cell_classes();
+        let format = self.format;
+        move |line, column, symbol| {
+            classes
+                .get(line)
+                .and_then(|row| row.get(column))
+                .is_some_and(|&class| may_hold(format, class, (line, column), symbol))
+        }
     }
 
     /// `probability(line, column, symbol)` (from 0) with each name cell's conditioned on what
@@ -165,6 +189,17 @@ impl Reading {
             if n_doubtful > 1 {
                 return false;
             }
+        }
+        let filler_inside_number =
+            self.warnings.iter().any(|w| w.code == WarningCode::FillerInsideNumber);
+        if filler_inside_number
+            && layout.field(FieldName::DocumentNumber).is_some_and(|spec| {
+                spec.cells().any(|(line, column)| {
+                    probability(line, column, grid[line][column]) < FILLER_INSIDE_NUMBER_MIN_P
+                })
+            })
+        {
+            return false;
         }
         let unknown_codes: Vec<(usize, usize)> = [FieldName::Issuer, FieldName::Nationality]
             .into_iter()

@@ -47,6 +47,36 @@ fn a_filler_inside_a_document_number_is_read_with_a_warning() {
 }
 
 #[test]
+fn a_number_with_a_filler_inside_is_certain_only_when_each_of_its_cells_was_seen_surely() {
+    // German provisional identity cards print a filler there: `Q<0000000`.
+    let doc = Doc { code: "ID".into(), number: "Q<0000000".into(), ..specimen() };
+    let reading = read(&emit(Format::Td2, &doc));
+    assert!(reading.valid);
+    assert!(has_warning(&reading, WarningCode::FillerInsideNumber));
+    // What a recogniser saw: each printed symbol at `p(line, column)`, nothing else.
+    fn seen(
+        reading: &Reading,
+        p: impl Fn(usize, usize) -> f32,
+    ) -> impl Fn(usize, usize, char) -> f32 {
+        move |line, column, symbol| {
+            let printed = reading.lines[line].chars().nth(column) == Some(symbol);
+            if printed { p(line, column) } else { 0.0 }
+        }
+    }
+    // Every cell seen at 0.999: certain, filler and all.
+    assert!(reading.cells_certain(seen(&reading, |_, _| 0.999), &[]));
+    // The Q at 0.95 would do for a number without a filler; here it is a look-alike the
+    // check digit may not have told from an O or a 0, and the filler is the mark of that.
+    let q = reading.field_cells(mrtd_mrz::FieldName::DocumentNumber)[0];
+    let q_doubtful = |line, column| if (line, column) == q { 0.95 } else { 0.999 };
+    assert!(!reading.cells_certain(seen(&reading, q_doubtful), &[]));
+    let plain = Doc { code: "ID".into(), number: "Q10000000".into(), ..specimen() };
+    let plain = read(&emit(Format::Td2, &plain));
+    assert!(!has_warning(&plain, WarningCode::FillerInsideNumber));
+    assert!(plain.cells_certain(seen(&plain, q_doubtful), &[]));
+}
+
+#[test]
 fn germany_is_d_and_equivalent_to_deu() {
     let doc = Doc { issuer: "D".into(), nationality: "D".into(), ..specimen() };
     let reading = read(&emit(Format::Td3, &doc));
