@@ -136,6 +136,16 @@ mod tests {
         assert_eq!(plausible_alternative(20.0, true), SMALL);
     }
 
+    /// The ICAO passport specimen, as typed.
+    fn specimen() -> mrtd_mrz::Reading {
+        let options = mrtd_mrz::ParseOptions::new(mrtd_mrz::Date::new(2010, 1, 1).unwrap());
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        mrtd_mrz::parse_text(&lines, &options).unwrap()
+    }
+
     /// Every covered cell given every other symbol as an alternative at `p`.
     fn all_alternatives(p: f32) -> impl Fn(usize, usize) -> Vec<(char, f32)> {
         move |_, _| crate::model::ALPHABET.iter().map(|&b| (char::from(b), p)).collect()
@@ -143,15 +153,7 @@ mod tests {
 
     #[test]
     fn one_cell_whose_other_reading_has_the_same_value_is_not_proved() {
-        let options = mrtd_mrz::ParseOptions::new(mrtd_mrz::Date::new(2010, 1, 1).unwrap());
-        let reading = mrtd_mrz::parse_text(
-            &[
-                "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-                "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
-            ],
-            &options,
-        )
-        .unwrap();
+        let reading = specimen();
         // The optional data's first filler (line 2, column 38) read `<` at 0.9 and `K` at 0.1:
         // both are worth 0 mod 10, so every check digit fits either.
         let filler_or_k = |line: usize, pos: usize| match (line, pos) {
@@ -173,15 +175,7 @@ mod tests {
 
     #[test]
     fn small_glyphs_count_alternatives_a_large_one_would_ignore() {
-        let options = mrtd_mrz::ParseOptions::new(mrtd_mrz::Date::new(2010, 1, 1).unwrap());
-        let reading = mrtd_mrz::parse_text(
-            &[
-                "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-                "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
-            ],
-            &options,
-        )
-        .unwrap();
+        let reading = specimen();
         // At 1 % each, the alternatives do not make a cell doubtful on large glyphs...
         assert_eq!(cancelling_misreads(&reading, LARGE, all_alternatives(0.01)), None);
         // ...but on glyphs too small for the classifier's confidence to mean much they do,
