@@ -403,6 +403,19 @@ fn read(
 
     let interpretation = interpret::interpret_grid(&layout, &grid, options.reference_date);
     warnings.extend(interpretation.warnings);
+    // A change the cell's class forced names, as its proof, the check digits over the cell
+    // that hold only after it (a `T` read in a birth date, made `1`, and the birth date's
+    // digit then verified).
+    for correction in corrections.iter_mut().filter(|c| c.why.is_forced()) {
+        let place = (correction.line, correction.column);
+        correction.proof = interpretation
+            .checks
+            .iter()
+            .filter(|check| check.status == CheckStatus::Verified)
+            .filter(|check| holds_only_after(check, &grid, place, correction.from))
+            .map(|check| check.name)
+            .collect();
+    }
     // A check digit that holds over a cell nobody saw whole proves nothing of it.
     let unseen_checked = layout.checks.iter().filter(|spec| spec.digit.is_some()).any(|spec| {
         spec.covered_cells().chain(spec.digit).any(|(line, column)| cells[line][column].unseen)
@@ -422,5 +435,38 @@ fn read(
         ambiguities: outcome.ambiguities,
         warnings,
         derived: interpretation.derived,
+    }
+}
+
+/// Whether `check`, which holds on `grid`, covers the cell at `place` (line and column from 1)
+/// and did not hold with `before` there.
+fn holds_only_after(
+    check: &Check,
+    grid: &[Vec<char>],
+    place: (usize, usize),
+    before: char,
+) -> bool {
+    let digit = check.line.zip(check.column);
+    let covers = |(line, column): (usize, usize)| {
+        check.covers.iter().any(|r| r.line == line && (r.from..=r.to).contains(&column))
+    };
+    if digit != Some(place) && !covers(place) {
+        return false;
+    }
+    let at = |(line, column): (usize, usize)| {
+        if (line, column) == place {
+            before
+        } else {
+            grid.get(line.wrapping_sub(1))
+                .and_then(|row| row.get(column.wrapping_sub(1)))
+                .copied()
+                .unwrap_or('<')
+        }
+    };
+    let covered =
+        check.covers.iter().flat_map(|r| (r.from..=r.to).map(move |column| (r.line, column)));
+    match (digit.map(at), check_digit::compute(covered.map(at))) {
+        (Some(printed), Some(computed)) => !check_digit::agrees(printed, computed),
+        _ => true,
     }
 }

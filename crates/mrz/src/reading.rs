@@ -301,6 +301,13 @@ pub enum Why {
     NameLetters,
 }
 
+impl Why {
+    /// Whether the cell's class forced the change (`digit_only_field`, `letter_only_field`).
+    pub fn is_forced(self) -> bool {
+        matches!(self, Why::DigitOnlyField | Why::LetterOnlyField)
+    }
+}
+
 /// One changed character.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -320,7 +327,9 @@ pub struct Correction {
     pub to: char,
     /// Why.
     pub why: Why,
-    /// The check digits that agree only after the change (for `check_digit`).
+    /// The check digits that agree only after the change: for `check_digit` those that chose
+    /// it, for `digit_only_field` and `letter_only_field` those over the cell that hold only
+    /// with the changed character (empty where none does).
     pub proof: Vec<CheckName>,
 }
 
