@@ -4,7 +4,9 @@ use crate::candidates::in_alphabet;
 use crate::check_digit::{agrees, compute};
 use crate::codes::{classify, known_as_printed};
 use crate::date::Date;
-use crate::layout::{CellClass, CheckName, FieldName, Format, Layout, Span, field_chars};
+use crate::layout::{
+    CellClass, CheckName, CheckSpec, FieldName, Format, Layout, Span, field_chars,
+};
 use crate::mrz_date::{DateKind, DateRole, MrzDate, interpret};
 use crate::names::{letter_after_names, single_identifier, split_name_field};
 use crate::reading::{
@@ -44,6 +46,27 @@ fn char_at(grid: &[Vec<char>], pos: (usize, usize)) -> Option<char> {
     grid.get(pos.0).and_then(|row| row.get(pos.1)).copied()
 }
 
+/// The digit `spec` computes over `grid`; `None` when a covered cell holds a character outside
+/// the alphabet, or a letter where only digits stand: it has a value, but no check digit may
+/// count it.
+fn computed_digit(classes: &[Vec<CellClass>], spec: &CheckSpec, grid: &[Vec<char>]) -> Option<u8> {
+    let misplaced_letter = spec.covered_cells().any(|(line, column)| {
+        classes.get(line).and_then(|row| row.get(column)) == Some(&CellClass::Digit)
+            && char_at(grid, (line, column)).is_some_and(|c| c.is_ascii_uppercase())
+    });
+    if misplaced_letter { None } else { compute(field_chars(grid, &spec.spans)) }
+}
+
+/// Whether the check digit of `spec` is printed in `grid` and agrees with what it covers there.
+pub(crate) fn check_holds(
+    classes: &[Vec<CellClass>],
+    spec: &CheckSpec,
+    grid: &[Vec<char>],
+) -> bool {
+    let printed = spec.digit.and_then(|digit| char_at(grid, digit));
+    matches!((printed, computed_digit(classes, spec, grid)), (Some(p), Some(c)) if agrees(p, c))
+}
+
 /// Verdicts of every check digit the layout defines, in zone order; absent ones are listed too,
 /// so a reader can tell "not printed" from "not checked".
 fn evaluate_checks(layout: &Layout, grid: &[Vec<char>], warnings: &mut Vec<Warning>) -> Vec<Check> {
@@ -64,12 +87,7 @@ fn evaluate_checks(layout: &Layout, grid: &[Vec<char>], warnings: &mut Vec<Warni
             continue;
         };
         let covered: Vec<char> = field_chars(grid, &spec.spans);
-        // A letter in a digit-only cell has a value, but no check digit may count it.
-        let misplaced_letter = spec.covered_cells().any(|(line, column)| {
-            classes.get(line).and_then(|row| row.get(column)) == Some(&CellClass::Digit)
-                && char_at(grid, (line, column)).is_some_and(|c| c.is_ascii_uppercase())
-        });
-        let computed = if misplaced_letter { None } else { compute(covered.iter().copied()) };
+        let computed = computed_digit(&classes, spec, grid);
         let printed = char_at(grid, digit);
         let verified = matches!((printed, computed), (Some(p), Some(c)) if agrees(p, c));
         // Doc 9303 allows `<` as the check digit of an empty personal number (TD3 position 43);

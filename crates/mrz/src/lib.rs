@@ -406,14 +406,20 @@ fn read(
     // A change the cell's class forced names, as its proof, the check digits over the cell
     // that hold only after it (a `T` read in a birth date, made `1`, and the birth date's
     // digit then verified).
+    let classes = layout.cell_classes();
     for correction in corrections.iter_mut().filter(|c| c.why.is_forced()) {
-        let place = (correction.line, correction.column);
-        correction.proof = interpretation
+        let place = (correction.line - 1, correction.column - 1);
+        let mut before = grid.clone();
+        before[place.0][place.1] = correction.from;
+        correction.proof = layout
             .checks
             .iter()
-            .filter(|check| check.status == CheckStatus::Verified)
-            .filter(|check| holds_only_after(check, &grid, place, correction.from))
-            .map(|check| check.name)
+            .filter(|spec| spec.digit == Some(place) || spec.covered_cells().any(|c| c == place))
+            .filter(|spec| {
+                interpret::check_holds(&classes, spec, &grid)
+                    && !interpret::check_holds(&classes, spec, &before)
+            })
+            .map(|spec| spec.name)
             .collect();
     }
     // A check digit that holds over a cell nobody saw whole proves nothing of it.
@@ -435,38 +441,5 @@ fn read(
         ambiguities: outcome.ambiguities,
         warnings,
         derived: interpretation.derived,
-    }
-}
-
-/// Whether `check`, which holds on `grid`, covers the cell at `place` (line and column from 1)
-/// and did not hold with `before` there.
-fn holds_only_after(
-    check: &Check,
-    grid: &[Vec<char>],
-    place: (usize, usize),
-    before: char,
-) -> bool {
-    let digit = check.line.zip(check.column);
-    let covers = |(line, column): (usize, usize)| {
-        check.covers.iter().any(|r| r.line == line && (r.from..=r.to).contains(&column))
-    };
-    if digit != Some(place) && !covers(place) {
-        return false;
-    }
-    let at = |(line, column): (usize, usize)| {
-        if (line, column) == place {
-            before
-        } else {
-            grid.get(line.wrapping_sub(1))
-                .and_then(|row| row.get(column.wrapping_sub(1)))
-                .copied()
-                .unwrap_or('<')
-        }
-    };
-    let covered =
-        check.covers.iter().flat_map(|r| (r.from..=r.to).map(move |column| (r.line, column)));
-    match (digit.map(at), check_digit::compute(covered.map(at))) {
-        (Some(printed), Some(computed)) => !check_digit::agrees(printed, computed),
-        _ => true,
     }
 }
