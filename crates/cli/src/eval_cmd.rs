@@ -31,11 +31,16 @@ pub(crate) struct EvalArgs {
     #[arg(long, short)]
     verbose: bool,
     /// Read each photo also cut at 50, 65 and 80 % of the line length and above its last
-    /// line, shrunk to 6, 8 and 10 px per line, as a JPEG of quality 20 and blurred, and
-    /// report per kind: exact, read, read but wrong, valid over a wrong covered cell. Exits 1
-    /// when any variant is read wrongly or valid over a wrong covered cell.
+    /// line, shrunk to 6, 8 and 10 px per line, as a JPEG of quality 20, blurred, struck
+    /// through with a pen and under a plastic sleeve's glare, and report per kind: exact,
+    /// read, read but wrong, valid over a wrong covered cell. Exits 1 when any variant is read
+    /// wrongly or valid over a wrong covered cell.
     #[arg(long)]
     robustness: bool,
+    /// With --robustness: also write each variant into this folder, named after its photo
+    /// and kind, to look at what the reader was given.
+    #[arg(long, value_name = "DIR", requires = "robustness")]
+    save_variants: Option<PathBuf>,
 }
 
 struct Case {
@@ -210,6 +215,11 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
     let mut tallies = vec![Tally::default(); Kind::ALL.len()];
     let mut calibration = Calibration::default();
     let (mut photos, mut without_baseline) = (0, Vec::new());
+    if let Some(dir) = &args.save_variants {
+        std::fs::create_dir_all(dir).map_err(|error| {
+            CliError::Unusable(format!("cannot create {}: {error}", dir.display()))
+        })?;
+    }
     for case in cases.iter().filter(|case| !case.truth.is_empty()) {
         let path = args.image_dir.join(&case.file);
         let bytes = std::fs::read(&path).map_err(|error| {
@@ -223,7 +233,8 @@ fn run_robustness(args: &EvalArgs, cases: &[Case]) -> anyhow::Result<ExitCode> {
             &case.truth,
             &mut tallies,
             &mut calibration,
-        ) {
+            args.save_variants.as_deref(),
+        )? {
             Some(()) => photos += 1,
             None => without_baseline.push(case.file.clone()),
         }

@@ -1,10 +1,13 @@
 //! `mrtd eval --robustness`: each photo with a known MRZ made worse in the ways photos
-//! people send are worse (cut off, small, compressed, blurred), and what the reader says of
+//! people send are worse (cut off, small, compressed, blurred, struck through with a pen,
+//! under a plastic sleeve's glare), and what the reader says of
 //! each. The verdicts matter more than the count read: a worse photo may go unread, but it
 //! must never come back `read` with a wrong character, nor `valid` over a wrong character
 //! that a check digit covers.
 
 use std::io::Cursor;
+
+use anyhow::Context;
 
 use image::{DynamicImage, ImageDecoder, ImageReader, imageops::FilterType};
 use mrtd_engine::{Engine, ImageReading, ParseOptions, Status};
@@ -31,10 +34,15 @@ pub(crate) enum Kind {
     Jpeg20,
     /// Blurred (Gaussian, sigma a twelfth of the line spacing).
     Blur,
+    /// A pen stroke drawn across the zone, slanting down through every line.
+    PenLine,
+    /// Photographed in a plastic sleeve: the page's contrast lowered and a band of glare
+    /// across the zone.
+    SleeveGlare,
 }
 
 impl Kind {
-    pub(crate) const ALL: [Kind; 9] = [
+    pub(crate) const ALL: [Kind; 11] = [
         Kind::Cut50,
         Kind::Cut65,
         Kind::Cut80,
@@ -44,6 +52,8 @@ impl Kind {
         Kind::Lines10Px,
         Kind::Jpeg20,
         Kind::Blur,
+        Kind::PenLine,
+        Kind::SleeveGlare,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -57,6 +67,8 @@ impl Kind {
             Kind::Lines10Px => "lines_10px",
             Kind::Jpeg20 => "jpeg_q20",
             Kind::Blur => "blur",
+            Kind::PenLine => "pen_line",
+            Kind::SleeveGlare => "sleeve_glare",
         }
     }
 }
@@ -143,10 +155,64 @@ pub(crate) fn variant(
             return Some(bytes);
         }
         Kind::Blur => photo.blur(line_spacing / 12.0),
+        Kind::PenLine => {
+            // Blue ink, a tenth of the line spacing wide, from a fifth down the zone near
+            // its start to four fifths down near its end.
+            let from = at(at(top_left, along, 0.15), across, 0.2);
+            let to = at(at(top_left, along, 0.85), across, 0.8);
+            let half_width = (line_spacing * 0.05).max(0.8);
+            let ink = [25.0, 35.0, 110.0];
+            paint(photo, |x, y| {
+                let distance = distance_to_segment((x, y), from, to);
+                let cover = (half_width + 0.5 - distance).clamp(0.0, 1.0);
+                (cover > 0.0).then_some((cover, ink))
+            })
+        }
+        Kind::SleeveGlare => {
+            // The sleeve's sheen lifts every dark pixel a fifth of the way to white; the
+            // reflection is a band a line spacing and a half wide, slanting across the zone
+            // at 60 % of its length, nearly white at its middle.
+            let centre = at(at(top_left, along, 0.6), across, 0.5);
+            let length = along.0.hypot(along.1).max(1.0);
+            // The band's axis slants 20° from the zone's across direction.
+            let unit_along = (along.0 / length, along.1 / length);
+            let (sin, cos) = 20f32.to_radians().sin_cos();
+            let normal =
+                (unit_along.0 * cos - unit_along.1 * sin, unit_along.0 * sin + unit_along.1 * cos);
+            let sigma = line_spacing * 0.75;
+            let white = [255.0; 3];
+            paint(photo, |x, y| {
+                let offset = (x - centre.0) * normal.0 + (y - centre.1) * normal.1;
+                let band = 0.92 * (-0.5 * (offset / sigma).powi(2)).exp();
+                Some((0.2 + 0.8 * band, white))
+            })
+        }
     };
     let mut bytes = Vec::new();
     image.write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Png).ok()?;
     Some(bytes)
+}
+
+/// `photo` with `ink(x, y)` laid over each pixel: `(cover, colour)`, the colour blended in
+/// by `cover` in [0, 1].
+fn paint(photo: &DynamicImage, ink: impl Fn(f32, f32) -> Option<(f32, [f32; 3])>) -> DynamicImage {
+    let mut rgb = photo.to_rgb8();
+    for (x, y, pixel) in rgb.enumerate_pixels_mut() {
+        let Some((cover, colour)) = ink(x as f32 + 0.5, y as f32 + 0.5) else { continue };
+        for (channel, target) in pixel.0.iter_mut().zip(colour) {
+            let blended = f32::from(*channel) * (1.0 - cover) + target * cover;
+            *channel = blended.round().clamp(0.0, 255.0) as u8;
+        }
+    }
+    DynamicImage::ImageRgb8(rgb)
+}
+
+/// The distance from `point` to the segment from `a` to `b`.
+fn distance_to_segment(point: (f32, f32), a: (f32, f32), b: (f32, f32)) -> f32 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let length_squared = (dx * dx + dy * dy).max(f32::EPSILON);
+    let t = (((point.0 - a.0) * dx + (point.1 - a.1) * dy) / length_squared).clamp(0.0, 1.0);
+    (point.0 - a.0 - t * dx).hypot(point.1 - a.1 - t * dy)
 }
 
 /// The photo cut off at `point`: what lies beyond it in `direction` (taken along the axis
@@ -192,8 +258,10 @@ pub(crate) fn valid_over_wrong_covered_cell(reading: &ImageReading, truth: &[Str
 }
 
 /// Reads every variant of `photo` (whose MRZ is `truth`) and adds the outcomes to `tallies`
-/// (in the order of [`Kind::ALL`]). `None` when the photo itself is not read exactly, so
-/// that there is no region to make the variants from.
+/// (in the order of [`Kind::ALL`]), writing each variant into `save` when given. `Ok(None)`
+/// when the photo itself is not read exactly, so that there is no region to make the variants
+/// from; an error when a variant cannot be written.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn measure(
     engine: &Engine,
     options: &ParseOptions,
@@ -202,14 +270,22 @@ pub(crate) fn measure(
     truth: &[String],
     tallies: &mut [Tally],
     calibration: &mut crate::calibration::Calibration,
-) -> Option<()> {
-    let baseline = engine.read(bytes, options).ok()?;
+    save: Option<&std::path::Path>,
+) -> anyhow::Result<Option<()>> {
+    let Ok(baseline) = engine.read(bytes, options) else { return Ok(None) };
     let exact = baseline.reading.as_ref().is_some_and(|r| r.lines == truth);
-    let region = baseline.region.filter(|_| exact)?;
-    let photo = upright(bytes)?;
+    let Some(region) = baseline.region.filter(|_| exact) else { return Ok(None) };
+    let Some(photo) = upright(bytes) else { return Ok(None) };
     for (kind, tally) in Kind::ALL.iter().zip(tallies.iter_mut()) {
         let Some(variant) = variant(&photo, &region, truth.len(), *kind) else { continue };
         tally.variants += 1;
+        if let Some(dir) = save {
+            let stem = std::path::Path::new(file).file_stem().unwrap_or_default().to_string_lossy();
+            let extension = if *kind == Kind::Jpeg20 { "jpg" } else { "png" };
+            let path = dir.join(format!("{stem}.{}.{extension}", kind.name()));
+            std::fs::write(&path, &variant)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
         let Ok(reading) = engine.read(&variant, options) else { continue };
         if let Some(read) = &reading.reading {
             calibration.add(read, truth, options);
@@ -229,7 +305,7 @@ pub(crate) fn measure(
             tally.wrong.push(format!("{file} {}: valid over {}", kind.name(), lines.join("|")));
         }
     }
-    Some(())
+    Ok(Some(()))
 }
 
 #[cfg(test)]
