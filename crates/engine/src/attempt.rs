@@ -24,6 +24,10 @@ pub(crate) struct Attempt {
     /// Per cell, whether something other than paper covers the band above or
     /// below its glyph (`cells::Sampled::covered`).
     pub(crate) covered: Vec<Vec<bool>>,
+    /// Lines drawn over the page that were painted out before this reading (original
+    /// pixels, [`crate::strokes`]); the cells they cross were read from the rest of their
+    /// glyphs.
+    pub(crate) strokes: Vec<crate::strokes::Stroke>,
     /// Mean log probability of the kept symbols.
     pub(crate) score: f32,
     /// Rotation of the document relative to upright, degrees clockwise in [0, 360).

@@ -19,7 +19,8 @@ pub(crate) const SMALL_GLYPH_PX: f32 = 12.0;
 /// How likely another reading of a cell seen at `glyph_px` must be to count as plausible.
 /// `marked` says the reading bears the mark cancelling misreads leave, a filler inside the
 /// document number (`L<X8902C3` for `L898902C3`, two cells at 0.99 each, every check digit
-/// passing): there an alternative counts as it does on small glyphs.
+/// passing), or that a line drawn over the page crossed the cell's glyph: there an
+/// alternative counts as it does on small glyphs.
 pub(crate) fn plausible_alternative(glyph_px: f32, marked: bool) -> f32 {
     if marked || glyph_px < SMALL_GLYPH_PX {
         PLAUSIBLE_ALTERNATIVE_SMALL
@@ -32,10 +33,10 @@ pub(crate) fn plausible_alternative(glyph_px: f32, marked: bool) -> f32 {
 /// would satisfy every check digit as well as the published reading does, with the label
 /// of a check digit covering them; `None` when the check digits prove every such cell.
 /// `options(line, pos)` gives the classifier's candidates of a cell (0-based), and another
-/// reading counts from probability `plausible` ([`plausible_alternative`]).
+/// reading counts from probability `plausible(line, pos)` ([`plausible_alternative`]).
 pub(crate) fn cancelling_misreads(
     reading: &mrtd_mrz::Reading,
-    plausible: f32,
+    plausible: impl Fn(usize, usize) -> f32,
     options: impl Fn(usize, usize) -> Vec<(char, f32)>,
 ) -> Option<(&'static str, Vec<(usize, usize)>)> {
     let verified: Vec<&mrtd_mrz::Check> =
@@ -65,7 +66,7 @@ pub(crate) fn cancelling_misreads(
             let Some(read_value) = mrtd_mrz::char_value(read) else { continue };
             let mut changes: Vec<u32> = options(line, pos)
                 .iter()
-                .filter(|(symbol, p)| *symbol != read && *p >= plausible)
+                .filter(|(symbol, p)| *symbol != read && *p >= plausible(line, pos))
                 .filter(|(symbol, _)| allowed(line, pos, *symbol))
                 .filter_map(|(symbol, _)| mrtd_mrz::char_value(*symbol))
                 .map(|value| (value + 40 - read_value % 10) % 10)
@@ -161,7 +162,7 @@ mod tests {
             _ => vec![(reading.lines[line].chars().nth(pos).unwrap(), 1.0)],
         };
         assert_eq!(
-            cancelling_misreads(&reading, LARGE, filler_or_k),
+            cancelling_misreads(&reading, |_, _| LARGE, filler_or_k),
             Some(("optional data", vec![(2, 38)]))
         );
         // A `0` in the birth date read with a `U` at 0.1: a date holds no letter, so the check
@@ -170,19 +171,19 @@ mod tests {
             (1, 14) => vec![('0', 0.9), ('U', 0.1)],
             _ => vec![(reading.lines[line].chars().nth(pos).unwrap(), 1.0)],
         };
-        assert_eq!(cancelling_misreads(&reading, LARGE, zero_or_u), None);
+        assert_eq!(cancelling_misreads(&reading, |_, _| LARGE, zero_or_u), None);
     }
 
     #[test]
     fn small_glyphs_count_alternatives_a_large_one_would_ignore() {
         let reading = specimen();
         // At 1 % each, the alternatives do not make a cell doubtful on large glyphs...
-        assert_eq!(cancelling_misreads(&reading, LARGE, all_alternatives(0.01)), None);
+        assert_eq!(cancelling_misreads(&reading, |_, _| LARGE, all_alternatives(0.01)), None);
         // ...but on glyphs too small for the classifier's confidence to mean much they do,
         // and some cell's, alone or with others, satisfies every check digit as well as the
         // reading.
-        assert!(cancelling_misreads(&reading, SMALL, all_alternatives(0.01)).is_some());
+        assert!(cancelling_misreads(&reading, |_, _| SMALL, all_alternatives(0.01)).is_some());
         // Below even the small-glyph threshold nothing counts.
-        assert_eq!(cancelling_misreads(&reading, SMALL, all_alternatives(0.001)), None);
+        assert_eq!(cancelling_misreads(&reading, |_, _| SMALL, all_alternatives(0.001)), None);
     }
 }

@@ -133,6 +133,34 @@ struct Run {
 /// the row above when their spans, widened by one pixel, overlap; the moments
 /// of a run have closed forms.
 pub(crate) fn components(mask: &[bool], width: usize, height: usize) -> Vec<Component> {
+    let (runs, roots) = label_runs(mask, width, height);
+    let moments = moments_by_root(&runs, &roots);
+    moments.iter().filter_map(component).collect()
+}
+
+/// `mask` with only the pixels of the regions that `keep` accepts.
+pub(crate) fn regions_where(
+    mask: &[bool],
+    width: usize,
+    height: usize,
+    keep: impl Fn(&Component) -> bool,
+) -> Vec<bool> {
+    let (runs, roots) = label_runs(mask, width, height);
+    let kept: Vec<bool> = moments_by_root(&runs, &roots)
+        .iter()
+        .map(|m| component(m).is_some_and(|c| keep(&c)))
+        .collect();
+    let mut out = vec![false; mask.len()];
+    for (run, &root) in runs.iter().zip(&roots) {
+        if kept[root as usize] {
+            out[run.y * width + run.x0..run.y * width + run.x1].fill(true);
+        }
+    }
+    out
+}
+
+/// The dark runs of `mask`, with the root label of the region each belongs to.
+fn label_runs(mask: &[bool], width: usize, height: usize) -> (Vec<Run>, Vec<u32>) {
     let mut runs: Vec<Run> = Vec::new();
     let mut parent: Vec<u32> = Vec::new();
     let mut above = 0..0;
@@ -180,18 +208,23 @@ pub(crate) fn components(mask: &[bool], width: usize, height: usize) -> Vec<Comp
         }
         above = row_start..runs.len();
     }
-    // Raw moments per root, in integers (exact, and the same as summing the
-    // coordinates of the pixels as reals).
-    let mut moments = vec![[0u64; 6]; parent.len()];
-    for run in &runs {
-        let root = find(&mut parent, run.label) as usize;
+    let roots = runs.iter().map(|run| find(&mut parent, run.label)).collect();
+    (runs, roots)
+}
+
+/// Raw moments (count, sums of x, y, x², y², xy) per root label, in integers: exact, and
+/// the same as summing the coordinates of the pixels as reals.
+fn moments_by_root(runs: &[Run], roots: &[u32]) -> Vec<[u64; 6]> {
+    let n_labels = roots.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut moments = vec![[0u64; 6]; n_labels];
+    for (run, &root) in runs.iter().zip(roots) {
         let (n, y) = ((run.x1 - run.x0) as u64, run.y as u64);
         let (a, b) = (run.x0 as u64, run.x1 as u64 - 1);
         let sum_x = (a + b) * n / 2;
         // Sum of x² over a..=b as the difference of the closed forms to b and to a - 1.
         let squares_to = |m: u64| m * (m + 1) * (2 * m + 1) / 6;
         let sum_xx = squares_to(b) - if a == 0 { 0 } else { squares_to(a - 1) };
-        let s = &mut moments[root];
+        let s = &mut moments[root as usize];
         s[0] += n;
         s[1] += sum_x;
         s[2] += n * y;
@@ -199,21 +232,24 @@ pub(crate) fn components(mask: &[bool], width: usize, height: usize) -> Vec<Comp
         s[4] += n * y * y;
         s[5] += sum_x * y;
     }
-    let sums = moments.iter().map(|m| m.map(|v| v as f64));
-    sums.filter(|s| s[0] >= 4.0)
-        .map(|s| {
-            let n = s[0];
-            let (mx, my) = (s[1] / n, s[2] / n);
-            Component {
-                cx: (mx + 0.5) as f32,
-                cy: (my + 0.5) as f32,
-                vxx: (s[3] / n - mx * mx) as f32,
-                vyy: (s[4] / n - my * my) as f32,
-                vxy: (s[5] / n - mx * my) as f32,
-                area: n as u32,
-            }
-        })
-        .collect()
+    moments
+}
+
+/// A region's moments as a [`Component`]; `None` for regions under four pixels.
+fn component(moments: &[u64; 6]) -> Option<Component> {
+    let s = moments.map(|v| v as f64);
+    (s[0] >= 4.0).then(|| {
+        let n = s[0];
+        let (mx, my) = (s[1] / n, s[2] / n);
+        Component {
+            cx: (mx + 0.5) as f32,
+            cy: (my + 0.5) as f32,
+            vxx: (s[3] / n - mx * mx) as f32,
+            vyy: (s[4] / n - my * my) as f32,
+            vxy: (s[5] / n - mx * my) as f32,
+            area: n as u32,
+        }
+    })
 }
 
 #[cfg(test)]

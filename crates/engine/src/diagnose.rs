@@ -89,6 +89,20 @@ fn glyph_inside(cell: &CellGeometry, gray: &Gray) -> bool {
     })
 }
 
+/// The runs of `true` cells of a line in words (`character 3, characters 7 to 9`); `None`
+/// when there are none.
+fn spans(cells: &[bool]) -> Option<String> {
+    let runs = runs_of(cells);
+    let spans: Vec<String> = runs
+        .iter()
+        .map(|&(first, last)| match first == last {
+            true => format!("character {}", first + 1),
+            false => format!("characters {} to {}", first + 1, last + 1),
+        })
+        .collect();
+    (!spans.is_empty()).then(|| spans.join(", "))
+}
+
 /// Finds runs of washed-out cells (low contrast and bright) inside a line.
 fn glare_runs(attempt: &Attempt) -> Vec<(usize, usize, usize)> {
     let mut all: Vec<f32> = attempt.contrast.iter().flatten().copied().collect();
@@ -205,6 +219,14 @@ pub(crate) fn conclude(
         reading.as_ref().is_some_and(|p| p.warnings.iter().any(|w| w.code == code))
     };
     let filler_inside_number = warned(&published, mrtd_mrz::WarningCode::FillerInsideNumber);
+    // The cells a line drawn over the page crossed, read from what it left of their glyphs.
+    let marked: Vec<Vec<bool>> = attempt
+        .cells
+        .iter()
+        .map(|line| {
+            line.iter().map(|cell| attempt.strokes.iter().any(|s| s.crosses(cell))).collect()
+        })
+        .collect();
     // Check digits cannot see misreads that cancel: where two doubtful cells under one
     // check digit have plausible other readings that change its sum by amounts adding up
     // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
@@ -212,7 +234,9 @@ pub(crate) fn conclude(
     // doubtful cell whose plausible other reading has the same value modulo 10 (a `U` in
     // optional data read `0`, the composite passing).
     let cancelling = published.as_ref().and_then(|p| {
-        let plausible = plausible_alternative(glyph_px, filler_inside_number);
+        let plausible = |line: usize, pos: usize| {
+            plausible_alternative(glyph_px, filler_inside_number || marked[line][pos])
+        };
         cancelling_misreads(p, plausible, |line, pos| classified[line][pos].options.clone())
     });
     if cancelling.is_some()
@@ -228,13 +252,14 @@ pub(crate) fn conclude(
     // A name holds no digit: its cells are judged among the letters and the filler.
     let as_letters = published.as_ref().map(|p| p.names_as_letters(probability));
     // A cell whose window something other than paper covers (a page edge cutting the
-    // line, a finger) was read from part of its glyph, however sure the classifier is.
+    // line, a finger), or that a line drawn over the page crossed, was read from part of its
+    // glyph, however sure the classifier is.
     let trusted = |line: usize, pos: usize, symbol: char| {
         let p = match &as_letters {
             Some(names) => names(line, pos, symbol),
             None => probability(line, pos, symbol),
         };
-        if attempt.covered[line][pos] { p.min(COVERED_TRUST) } else { p }
+        if attempt.covered[line][pos] || marked[line][pos] { p.min(COVERED_TRUST) } else { p }
     };
     // Where nothing checks a cell and letters and digits both may stand (a visa's optional
     // data), only the glyph can tell a look-alike pair apart: the neighbours' kind may order
@@ -324,23 +349,22 @@ pub(crate) fn conclude(
         ));
     }
     for (line, covered) in attempt.covered.iter().enumerate() {
-        let runs = runs_of(covered);
-        if runs.is_empty() {
-            continue;
-        }
-        let spans: Vec<String> = runs
-            .iter()
-            .map(|&(first, last)| match first == last {
-                true => format!("character {}", first + 1),
-                false => format!("characters {} to {}", first + 1, last + 1),
-            })
-            .collect();
+        let Some(spans) = spans(covered) else { continue };
         diagnostics.push(diagnostic(
             DiagnosticCode::PartlyCovered,
             format!(
-                "Something other than the page covers line {} of the MRZ next to {} (the page's edge, a fold, a finger or a holder), so those characters were read from part of their glyphs; lay the page flat and uncovered.",
+                "Something other than the page covers line {} of the MRZ next to {spans} (the page's edge, a fold, a finger or a holder), so those characters were read from part of their glyphs; lay the page flat and uncovered.",
                 line + 1,
-                spans.join(", ")
+            ),
+        ));
+    }
+    for (line, marked) in marked.iter().enumerate() {
+        let Some(spans) = spans(marked) else { continue };
+        diagnostics.push(diagnostic(
+            DiagnosticCode::MarkedOver,
+            format!(
+                "A line drawn over the page (a pen stroke or a frame) crosses line {} of the MRZ at {spans}, so those characters were read from what it left of their glyphs. Check them against the document, or photograph a page without marks.",
+                line + 1,
             ),
         ));
     }

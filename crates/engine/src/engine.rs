@@ -10,6 +10,7 @@ use crate::image::{DecodeLimits, decode, decode_jpeg_half};
 use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Mlp;
 use crate::recognise::Reader;
+use crate::strokes::{Stroke, erase, find_strokes};
 use crate::types::{DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::ParseOptions;
 
@@ -301,6 +302,32 @@ impl Engine {
             candidates_seen |= faint_report.n_candidates > 0;
             if faint.as_ref().is_some_and(|f| best.as_ref().is_none_or(|b| rank(f) > rank(b))) {
                 (best, report) = (faint, faint_report);
+            }
+        }
+        // A line drawn over the page (a pen stroke, a frame) joins the glyphs it crosses into
+        // one blob, so the zone is not found or is read in pieces; without a confident
+        // reading, the photo gets a look with such lines painted out.
+        if best.as_ref().is_none_or(|b| !is_confident(b)) {
+            let strokes = find_strokes(&work.image, Darkness::NORMAL);
+            if !strokes.is_empty() {
+                let in_original: Vec<Stroke> =
+                    strokes.iter().map(|stroke| stroke.scaled(1.0 / work.scale)).collect();
+                let clean = erase(gray, &in_original);
+                let clean_work =
+                    WorkImage { image: erase(&work.image, &strokes), scale: work.scale };
+                let (struck, struck_report) =
+                    self.best_attempt(&clean, &clean_work, Darkness::NORMAL, options);
+                candidates_seen |= struck_report.n_candidates > 0;
+                if let Some(struck) = struck
+                    && best.as_ref().is_none_or(|b| rank(&struck) > rank(b))
+                {
+                    (best, report) = (Some(struck), struck_report);
+                }
+                // Read with the lines or without them, the cells they cross were not seen
+                // whole.
+                if let Some(best) = best.as_mut() {
+                    best.strokes = in_original;
+                }
             }
         }
         let cells = best.as_ref().map(|b| b.cells.clone());

@@ -38,6 +38,7 @@ mod locate;
 pub mod model;
 mod pdf;
 mod recognise;
+mod strokes;
 mod types;
 mod weigh;
 

@@ -122,16 +122,30 @@ pub(crate) fn shrink_factor(longest: usize) -> usize {
     if longest > 1400 { longest.div_ceil(1200) } else { 1 }
 }
 
-/// Glyph-like blobs of the working image.
-pub(crate) fn glyph_blobs(work: &Gray, darkness: Darkness) -> Vec<Component> {
+/// The ink of the working image: pixels darker than their neighbourhood.
+pub(crate) fn ink(work: &Gray, darkness: Darkness) -> Vec<bool> {
     let longest = work.width.max(work.height) as f32;
     let radius = ((longest / 50.0) as usize).max(8);
-    let mask = binarise(work, radius, darkness);
-    let max_size = longest / 12.0;
-    components(&mask, work.width, work.height)
+    binarise(work, radius, darkness)
+}
+
+/// The largest extent (working-image pixels) a blob may have and still be a glyph.
+pub(crate) fn max_glyph_extent(work: &Gray) -> f32 {
+    work.width.max(work.height) as f32 / 12.0
+}
+
+/// A blob's extent along the image's axes, the larger of the two.
+pub(crate) fn major_extent(blob: &Component) -> f32 {
+    blob.extent(1.0, 0.0).max(blob.extent(0.0, 1.0))
+}
+
+/// Glyph-like blobs of the working image.
+pub(crate) fn glyph_blobs(work: &Gray, darkness: Darkness) -> Vec<Component> {
+    let max_size = max_glyph_extent(work);
+    components(&ink(work, darkness), work.width, work.height)
         .into_iter()
         .filter(|c| {
-            let major = c.extent(1.0, 0.0).max(c.extent(0.0, 1.0));
+            let major = major_extent(c);
             c.area >= 6 && major >= 3.0 && major <= max_size
         })
         .collect()

@@ -642,6 +642,7 @@ impl Reader<'_> {
                     covered,
                     score: mean_log,
                     rotation_degrees: rotation,
+                    strokes: Vec::new(),
                 });
                 // A confident reading one way round settles the direction: the
                 // other way round reads upside-down glyphs and cannot beat it.

@@ -33,6 +33,8 @@ pub enum DiagnosticCode {
     Glare,
     /// Something other than the page (its edge, a fold, a finger, a holder) covers part of the MRZ.
     PartlyCovered,
+    /// A line drawn over the page (a pen stroke, a frame) crosses part of the MRZ.
+    MarkedOver,
     /// One line could not be read with confidence.
     LineUnreadable,
     /// Some check digits do not match.

@@ -10,7 +10,7 @@
   ];
   const DIAGNOSTIC_CODES = [
     "no_mrz_found", "mrz_cut_at_edge", "too_small", "too_blurred", "glare", "partly_covered",
-    "line_unreadable", "check_digit_failed", "low_confidence", "rotated", "corrected",
+    "marked_over", "line_unreadable", "check_digit_failed", "low_confidence", "rotated", "corrected",
   ];
   /** Where the fields no check digit covers sit, by format: [field, line, first, last]. */
   const UNCOVERED_CELLS = {

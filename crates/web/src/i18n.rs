@@ -332,6 +332,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Algo cobre parte da zona (um dedo, uma dobra, uma capa). Descubra-a e tire a foto de novo.",
     ),
     (
+        "d_marked_over",
+        "A line drawn over the page (a pen stroke, a frame) crosses part of the zone; the characters under it were read from what it left. Compare them with the document.",
+        "Uma linha desenhada sobre a página (um traço de caneta, uma moldura) cruza parte da zona; os caracteres sob ela foram lidos do que restou. Compare-os com o documento.",
+    ),
+    (
         "d_line_unreadable",
         "One line could not be read with confidence. Take a sharper photo.",
         "Uma linha não pôde ser lida com confiança. Tire uma foto mais nítida.",

@@ -181,6 +181,7 @@ fn attempt_with_glare(washed: &[(usize, usize)], p_washed: f32) -> Attempt {
         covered: vec![vec![false; 44]; 2],
         score: 0.99f32.ln(),
         rotation_degrees: 0.0,
+        strokes: Vec::new(),
     }
 }
 
@@ -403,6 +404,7 @@ fn read_on_page(lines: &[&str], width: usize, changed: &[ReadAs]) -> ImageReadin
         covered: vec![vec![false; columns]; lines.len()],
         score: 0.99f32.ln(),
         rotation_degrees: 0.0,
+        strokes: Vec::new(),
     };
     let gray = Gray { width, height: 200, data: vec![200; width * 200] };
     conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
@@ -485,4 +487,46 @@ fn a_look_alike_no_check_digit_covers_is_vouched_for_by_its_glyph_not_its_neighb
     assert_eq!(doubtful.reading.as_ref().map(|r| r.lines[1].as_str()), Some(visa[1]));
     assert_eq!(doubtful.status, Status::Partial);
     assert_eq!(read(0.995).status, Status::Read);
+}
+
+#[test]
+fn cells_a_drawn_line_crossed_are_said_and_vouched_for_only_by_check_digits() {
+    let gray = Gray { width: 1000, height: 200, data: vec![200; 1000 * 200] };
+    // Every cell read at 0.999, its other reading at `other`.
+    let read = |from: (f32, f32), to: (f32, f32), other: f32| {
+        let mut attempt = attempt_with_glare(&[], 0.999);
+        for cell in attempt.candidates.iter_mut().flatten() {
+            cell.options[1].1 = other;
+        }
+        attempt.strokes = vec![crate::strokes::Stroke { from, to, half_width: 1.5 }];
+        conclude(Some(attempt), &LocateReport::default(), &gray, 1.0, &ParseOptions::default())
+    };
+    // Cells are 20 px apart from x = 40, line 1 at y = 40 and line 2 at y = 70.
+    // Through the surname (characters 6 to 9 of line 1): however sure the classifier, no
+    // check digit vouches for names, so the reading is valid but not read.
+    let names = read((140.0, 35.0), (205.0, 44.0), 0.0005);
+    assert_eq!(names.status, Status::Partial);
+    assert!(names.reading.as_ref().is_some_and(|r| r.valid && r.lines[0] == LINES[0]));
+    let said = messages(&names, DiagnosticCode::MarkedOver);
+    assert_eq!(said.len(), 1, "{:?}", names.diagnostics);
+    assert!(said[0].contains("line 1 of the MRZ at characters 6 to 9"), "{}", said[0]);
+    // Through one cell of the document number, which its check digit covers: read, and said.
+    let one = read((75.0, 60.0), (82.0, 80.0), 0.0005);
+    assert_eq!(one.status, Status::Read, "{:?}", one.diagnostics);
+    let said = messages(&one, DiagnosticCode::MarkedOver);
+    assert!(said.len() == 1 && said[0].contains("line 2 of the MRZ at character 3,"), "{said:?}");
+    // Through seven of its cells: a check digit vouches for one doubtful cell, not seven.
+    let number = read((40.0, 68.0), (150.0, 72.0), 0.0005);
+    assert_eq!(number.status, Status::Partial, "{:?}", number.diagnostics);
+    assert!(number.reading.as_ref().is_some_and(|r| r.valid));
+    // There, other readings at 1 % count, as on small glyphs: three of them would satisfy
+    // the check digit together, so it proves none of the cells, and the reading is not valid.
+    let doubtful = read((40.0, 68.0), (150.0, 72.0), 0.01);
+    assert!(doubtful.reading.as_ref().is_some_and(|r| !r.valid), "{:?}", doubtful.diagnostics);
+    // Away from the line, the same other readings prove nothing wrong.
+    assert_eq!(read((40.0, 150.0), (900.0, 150.0), 0.01).status, Status::Read);
+    // A line that crosses no cell (below the zone) says nothing.
+    let clear = read((40.0, 150.0), (900.0, 150.0), 0.0005);
+    assert_eq!(clear.status, Status::Read);
+    assert!(messages(&clear, DiagnosticCode::MarkedOver).is_empty());
 }
