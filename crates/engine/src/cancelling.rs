@@ -2,7 +2,9 @@
 //! so doubtful cells whose other plausible readings change its sum by amounts adding up to a
 //! multiple of 10 satisfy it as well as the reading does, and it proves neither. One cell
 //! does so alone when a plausible other reading has the same value modulo 10 (`U` and `0`,
-//! `K` and `<`, `L` and `1`).
+//! `K` and `<`, `L` and `1`). A cell the classifier is lost on (its likeliest symbol under
+//! even odds) may hold anything it may hold: alone, any symbol of its value modulo 10; with
+//! another doubtful cell under the same check digit, whatever makes up for that one.
 
 /// How likely another reading of a cell must be for the cell to count as doubtful when
 /// looking for misreads that cancel under a check digit.
@@ -12,6 +14,10 @@ const PLAUSIBLE_ALTERNATIVE: f32 = 0.05;
 /// and wrong (a visa's three `0` read `O` at 10 px per line, each at 0.99), so an
 /// alternative it gives even this much counts.
 const PLAUSIBLE_ALTERNATIVE_SMALL: f32 = 0.002;
+
+/// Below this probability for its likeliest symbol, the classifier is lost on a cell: any
+/// symbol the cell may hold is a plausible other reading of it, offered or not.
+const LOST: f32 = 0.5;
 
 /// Glyph height (original pixels) below which [`PLAUSIBLE_ALTERNATIVE_SMALL`] applies.
 pub(crate) const SMALL_GLYPH_PX: f32 = 12.0;
@@ -64,11 +70,23 @@ pub(crate) fn cancelling_misreads(
                 continue;
             }
             let Some(read_value) = mrtd_mrz::char_value(read) else { continue };
-            let mut changes: Vec<u32> = options(line, pos)
-                .iter()
-                .filter(|(symbol, p)| *symbol != read && *p >= plausible(line, pos))
-                .filter(|(symbol, _)| allowed(line, pos, *symbol))
-                .filter_map(|(symbol, _)| mrtd_mrz::char_value(*symbol))
+            let offered = options(line, pos);
+            // A cell the classifier is lost on may hold any symbol it may hold, offered or
+            // not (a `9` blurred past recognition, offered as O, D, V and R).
+            let lost = offered.iter().map(|(_, p)| *p).fold(0.0, f32::max) < LOST;
+            let others: Vec<char> = if lost {
+                crate::model::ALPHABET.iter().map(|&symbol| char::from(symbol)).collect()
+            } else {
+                offered
+                    .iter()
+                    .filter(|(_, p)| *p >= plausible(line, pos))
+                    .map(|(symbol, _)| *symbol)
+                    .collect()
+            };
+            let mut changes: Vec<u32> = others
+                .into_iter()
+                .filter(|symbol| *symbol != read && allowed(line, pos, *symbol))
+                .filter_map(mrtd_mrz::char_value)
                 .map(|value| (value + 40 - read_value % 10) % 10)
                 .collect();
             // A reading of the same value modulo 10 satisfies every check digit alone.
@@ -147,9 +165,18 @@ mod tests {
         mrtd_mrz::parse_text(&lines, &options).unwrap()
     }
 
-    /// Every covered cell given every other symbol as an alternative at `p`.
-    fn all_alternatives(p: f32) -> impl Fn(usize, usize) -> Vec<(char, f32)> {
-        move |_, _| crate::model::ALPHABET.iter().map(|&b| (char::from(b), p)).collect()
+    /// Every cell read as in `reading`, with every other symbol as an alternative at `p`.
+    fn all_alternatives(
+        reading: &mrtd_mrz::Reading,
+        p: f32,
+    ) -> impl Fn(usize, usize) -> Vec<(char, f32)> + '_ {
+        move |line, pos| {
+            let read = reading.lines[line].chars().nth(pos).unwrap();
+            let others = crate::model::ALPHABET.iter().map(|&b| char::from(b));
+            let mut options = vec![(read, 1.0 - 36.0 * p)];
+            options.extend(others.filter(|&symbol| symbol != read).map(|symbol| (symbol, p)));
+            options
+        }
     }
 
     #[test]
@@ -178,12 +205,57 @@ mod tests {
     fn small_glyphs_count_alternatives_a_large_one_would_ignore() {
         let reading = specimen();
         // At 1 % each, the alternatives do not make a cell doubtful on large glyphs...
-        assert_eq!(cancelling_misreads(&reading, |_, _| LARGE, all_alternatives(0.01)), None);
+        assert_eq!(
+            cancelling_misreads(&reading, |_, _| LARGE, all_alternatives(&reading, 0.01)),
+            None
+        );
         // ...but on glyphs too small for the classifier's confidence to mean much they do,
         // and some cell's, alone or with others, satisfies every check digit as well as the
         // reading.
-        assert!(cancelling_misreads(&reading, |_, _| SMALL, all_alternatives(0.01)).is_some());
+        assert!(
+            cancelling_misreads(&reading, |_, _| SMALL, all_alternatives(&reading, 0.01)).is_some()
+        );
         // Below even the small-glyph threshold nothing counts.
-        assert_eq!(cancelling_misreads(&reading, |_, _| SMALL, all_alternatives(0.001)), None);
+        assert_eq!(
+            cancelling_misreads(&reading, |_, _| SMALL, all_alternatives(&reading, 0.001)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_cell_the_classifier_is_lost_on_may_hold_anything_it_may_hold() {
+        let reading = specimen();
+        let as_read = |line: usize, pos: usize| reading.lines[line].chars().nth(pos).unwrap();
+        // The birth date's first digit (line 2, column 14) offered as 7, Z, 1 and T at 0.3 or
+        // less each, the true `7` among them and the rest sure: in a date only the 7 fits
+        // the check digit, which settles the cell.
+        let lost_in_date = |line: usize, pos: usize| match (line, pos) {
+            (1, 13) => vec![('7', 0.3), ('Z', 0.28), ('1', 0.22), ('T', 0.2)],
+            _ => vec![(as_read(line, pos), 1.0)],
+        };
+        assert_eq!(cancelling_misreads(&reading, |_, _| LARGE, lost_in_date), None);
+        // The document number's `9` (column 3) offered as O, D, V and R, never as 9: a
+        // number may hold J or T there as well, each worth 9 mod 10, so the check digits
+        // cannot tell them apart and prove nothing.
+        let lost_in_number = |line: usize, pos: usize| match (line, pos) {
+            (1, 2) => vec![('O', 0.31), ('D', 0.26), ('V', 0.24), ('R', 0.08)],
+            _ => vec![(as_read(line, pos), 1.0)],
+        };
+        assert_eq!(
+            cancelling_misreads(&reading, |_, _| LARGE, lost_in_number),
+            Some(("document number", vec![(2, 3)]))
+        );
+        // The date's lost digit beside its next one, read `4` with a `9` at 0.1: a `2` in the
+        // lost cell would make up for the 9 under the birth date's check digit and the
+        // composite alike.
+        let lost_beside_doubtful = |line: usize, pos: usize| match (line, pos) {
+            (1, 13) => vec![('7', 0.3), ('Z', 0.28), ('1', 0.22), ('T', 0.2)],
+            (1, 14) => vec![('4', 0.9), ('9', 0.1)],
+            _ => vec![(as_read(line, pos), 1.0)],
+        };
+        assert_eq!(
+            cancelling_misreads(&reading, |_, _| LARGE, lost_beside_doubtful),
+            Some(("birth date", vec![(2, 14), (2, 15)]))
+        );
     }
 }

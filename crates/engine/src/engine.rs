@@ -10,7 +10,7 @@ use crate::image::{DecodeLimits, decode, decode_jpeg_half};
 use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Mlp;
 use crate::recognise::Reader;
-use crate::strokes::{Stroke, erase, find_strokes};
+use crate::strokes::{Stroke, erase, find_strokes, strokes_over};
 use crate::types::{DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::ParseOptions;
 
@@ -329,6 +329,18 @@ impl Engine {
                     best.strokes = in_original;
                 }
             }
+        }
+        // A line that crosses the zone without hiding it (the zone was found, maybe read with
+        // confidence) still joins the glyphs it crosses: near the zone, where a blob over two
+        // glyphs high is no glyph, such lines are looked for too, and the cells they cross
+        // count as partly seen.
+        if let Some(best) = best.as_mut()
+            && best.strokes.is_empty()
+        {
+            best.strokes = strokes_over(&work.image, Darkness::NORMAL, &best.cells, work.scale)
+                .iter()
+                .map(|stroke| stroke.scaled(1.0 / work.scale))
+                .collect();
         }
         let cells = best.as_ref().map(|b| b.cells.clone());
         let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);

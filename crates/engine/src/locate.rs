@@ -124,9 +124,13 @@ pub(crate) fn shrink_factor(longest: usize) -> usize {
 
 /// The ink of the working image: pixels darker than their neighbourhood.
 pub(crate) fn ink(work: &Gray, darkness: Darkness) -> Vec<bool> {
+    binarise(work, ink_radius(work), darkness)
+}
+
+/// The radius of the neighbourhood a pixel of the working image is compared with.
+pub(crate) fn ink_radius(work: &Gray) -> usize {
     let longest = work.width.max(work.height) as f32;
-    let radius = ((longest / 50.0) as usize).max(8);
-    binarise(work, radius, darkness)
+    ((longest / 50.0) as usize).max(8)
 }
 
 /// The largest extent (working-image pixels) a blob may have and still be a glyph.

@@ -8,9 +8,9 @@
 use std::f32::consts::PI;
 
 use crate::cells::CellGeometry;
-use crate::components::{Darkness, regions_where};
+use crate::components::{Darkness, binarise, regions_where};
 use crate::gray::Gray;
-use crate::locate::{ink, major_extent, max_glyph_extent};
+use crate::locate::{ink, ink_radius, major_extent, max_glyph_extent};
 
 /// At most this many lines are erased from one photo.
 const MAX_STROKES: usize = 12;
@@ -112,6 +112,58 @@ pub(crate) fn find_strokes(work: &Gray, darkness: Darkness) -> Vec<Stroke> {
     let large =
         regions_where(&mask, work.width, work.height, |blob| major_extent(blob) > max_glyph);
     lines_of(&large, work.width, work.height, max_glyph)
+}
+
+/// The lines drawn over the page across the zone whose cells (original pixels) are `cells`,
+/// in the working image (`scale` times the original): there a blob larger than two glyphs
+/// is no glyph, so a shorter line than [`find_strokes`] looks for counts, one that joins a
+/// few glyphs of a zone the localiser found all the same.
+pub(crate) fn strokes_over(
+    work: &Gray,
+    darkness: Darkness,
+    cells: &[Vec<CellGeometry>],
+    scale: f32,
+) -> Vec<Stroke> {
+    let corners = cells.iter().flatten().flat_map(|cell| {
+        [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)].map(|(a, b)| {
+            (
+                (cell.centre.0 + a * cell.along.0 + b * cell.across.0) * scale,
+                (cell.centre.1 + a * cell.along.1 + b * cell.across.1) * scale,
+            )
+        })
+    });
+    let glyph = cells
+        .first()
+        .and_then(|line| line.first())
+        .map_or(0.0, |cell| cell.across.0.hypot(cell.across.1) * scale);
+    let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for (x, y) in corners {
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+    }
+    if glyph < 1.0 || x0 > x1 {
+        return Vec::new();
+    }
+    // The zone and a glyph's height around it.
+    let clamp = |v: f32, limit: usize| (v.max(0.0) as usize).min(limit);
+    let (left, top) = (clamp(x0 - glyph, work.width), clamp(y0 - glyph, work.height));
+    let (right, bottom) =
+        (clamp(x1 + glyph + 1.0, work.width), clamp(y1 + glyph + 1.0, work.height));
+    if right <= left || bottom <= top {
+        return Vec::new();
+    }
+    let (width, height) = (right - left, bottom - top);
+    let mut crop = Gray::filled(width, height, 0);
+    for (row, y) in crop.data.chunks_exact_mut(width).zip(top..bottom) {
+        row.copy_from_slice(&work.data[y * work.width + left..y * work.width + right]);
+    }
+    let max_glyph = 2.0 * glyph;
+    let mask = binarise(&crop, ink_radius(work), darkness);
+    let large = regions_where(&mask, width, height, |blob| major_extent(blob) > max_glyph);
+    let shift = |p: (f32, f32)| (p.0 + left as f32, p.1 + top as f32);
+    lines_of(&large, width, height, max_glyph)
+        .into_iter()
+        .map(|stroke| Stroke { from: shift(stroke.from), to: shift(stroke.to), ..stroke })
+        .collect()
 }
 
 /// How far apart (a share of the brighter) the two sides of a stroke may be and still be
@@ -460,6 +512,38 @@ mod tests {
         let between = 43 * 640 + 89;
         assert!(page(true).data[between] < 100);
         assert!(erased.data[between] > 200, "{}", erased.data[between]);
+    }
+
+    #[test]
+    fn a_short_line_across_a_found_zone_is_found_near_it() {
+        // A line over eight glyphs of the first row, drawn on the clean page.
+        let mut page = page(false);
+        let drawn = Stroke { from: (100.0, 45.0), to: (200.0, 60.0), half_width: 1.2 };
+        for y in 0..240 {
+            for x in 0..640 {
+                if drawn.distance((x as f32 + 0.5, y as f32 + 0.5)) <= 1.2 {
+                    page.data[y * 640 + x] = 40;
+                }
+            }
+        }
+        // The glyphs' cells, in an original twice the working image's size.
+        let cells: Vec<Vec<CellGeometry>> = (0..3)
+            .map(|row| {
+                (0..40)
+                    .map(|k| CellGeometry {
+                        centre: (2.0 * (44.0 + 13.0 * k as f32), 2.0 * (49.0 + 60.0 * row as f32)),
+                        along: (26.0, 0.0),
+                        across: (0.0, 36.0),
+                    })
+                    .collect()
+            })
+            .collect();
+        let near = strokes_over(&page, Darkness::NORMAL, &cells, 0.5);
+        assert_eq!(near.len(), 1, "{near:?}");
+        for end in [near[0].from, near[0].to] {
+            assert!(drawn.distance(end) < 1.5, "{near:?}");
+        }
+        assert!(strokes_over(&self::page(false), Darkness::NORMAL, &cells, 0.5).is_empty());
     }
 
     #[test]
