@@ -127,6 +127,35 @@ impl Canvas {
         }
     }
 
+    /// Draws a straight stroke from `from` to `to`, `width` pixels wide with soft edges, in
+    /// ink of `value`: a pen line drawn over the page.
+    pub fn stroke(&mut self, from: (f32, f32), to: (f32, f32), width: f32, value: f32) {
+        let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+        let length_squared = (dx * dx + dy * dy).max(f32::EPSILON);
+        let reach = width / 2.0 + 1.0;
+        let clamp = |v: f32, limit: usize| (v.max(0.0) as usize).min(limit);
+        let (x0, x1) = (
+            clamp(from.0.min(to.0) - reach, self.width),
+            clamp(from.0.max(to.0) + reach + 1.0, self.width),
+        );
+        let (y0, y1) = (
+            clamp(from.1.min(to.1) - reach, self.height),
+            clamp(from.1.max(to.1) + reach + 1.0, self.height),
+        );
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let (px, py) = (x as f32, y as f32);
+                let t =
+                    (((px - from.0) * dx + (py - from.1) * dy) / length_squared).clamp(0.0, 1.0);
+                let distance = (px - from.0 - t * dx).hypot(py - from.1 - t * dy);
+                let cover = (width / 2.0 + 0.5 - distance).clamp(0.0, 1.0);
+                if cover > 0.0 {
+                    self.blend(x as i64, y as i64, value, cover);
+                }
+            }
+        }
+    }
+
     /// Averages each pixel along a line `length` pixels long at `angle`, as a camera that
     /// moved while the shutter was open.
     pub fn motion_blur(&mut self, length: f32, angle: f32) {
@@ -251,6 +280,16 @@ mod tests {
         assert!((at(5) - 200.0).abs() < 0.1, "lit side {}", at(5));
         assert!((at(95) - 100.0).abs() < 0.1, "shadowed side {}", at(95));
         assert!(at(48) > at(52), "a soft edge between");
+    }
+
+    #[test]
+    fn a_stroke_inks_its_line_and_nothing_beside_it() {
+        let mut canvas = Canvas::new(100, 40, 200.0);
+        canvas.stroke((10.0, 10.0), (90.0, 30.0), 3.0, 40.0);
+        let at = |x: usize, y: usize| canvas.data[y * 100 + x];
+        assert!((at(50, 20) - 40.0).abs() < 1.0, "on the line {}", at(50, 20));
+        assert_eq!(at(50, 26), 200.0, "beside it");
+        assert_eq!(at(5, 10), 200.0, "before its start");
     }
 
     #[test]

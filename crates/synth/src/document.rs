@@ -31,7 +31,7 @@ pub struct SceneOptions {
     pub random_names: bool,
     /// Whether to add what handheld photos of real documents add and the default
     /// sets leave out: dense security print under the text, the shadow of the phone
-    /// or a hand, and motion blur.
+    /// or a hand, motion blur, and a pen stroke across the MRZ.
     pub more_faults: bool,
     /// Whether the portrait keeps out of the MRZ's clear zone, as ICAO 9303 asks of a
     /// printed document. Without it the portrait may reach into the MRZ's lines: dark
@@ -282,7 +282,7 @@ pub fn generate(
 
     if options.degrade {
         if options.more_faults {
-            handheld_faults(rng, &mut scene, pitch);
+            handheld_faults(rng, &mut scene, pitch, &region);
         }
         degrade(rng, &mut scene, pitch, &region);
     }
@@ -328,8 +328,9 @@ fn security_print(rng: &mut Rng, page: &mut Canvas, pitch: f32) {
     }
 }
 
-/// A shadow's soft edge across the photo and motion blur, each with some probability.
-fn handheld_faults(rng: &mut Rng, scene: &mut Canvas, pitch: f32) {
+/// A shadow's soft edge across the photo, motion blur and a pen stroke across the MRZ
+/// (`region`), each with some probability.
+fn handheld_faults(rng: &mut Rng, scene: &mut Canvas, pitch: f32, region: &[(f32, f32); 4]) {
     if rng.chance(0.3) {
         let point =
             (rng.range(0.2, 0.8) * scene.width as f32, rng.range(0.2, 0.8) * scene.height as f32);
@@ -339,6 +340,21 @@ fn handheld_faults(rng: &mut Rng, scene: &mut Canvas, pitch: f32) {
     }
     if rng.chance(0.3) {
         scene.motion_blur(pitch * rng.range(0.1, 0.45), rng.range(0.0, std::f32::consts::PI));
+    }
+    if rng.chance(0.15) {
+        // From somewhere over the zone's first half to somewhere over its second, a little
+        // beyond its top or bottom at most: a line drawn through the text.
+        let [top_left, top_right, _, bottom_left] = *region;
+        let mut at = |along: (f32, f32), across: (f32, f32)| {
+            let (u, v) = (rng.range(along.0, along.1), rng.range(across.0, across.1));
+            (
+                top_left.0 + u * (top_right.0 - top_left.0) + v * (bottom_left.0 - top_left.0),
+                top_left.1 + u * (top_right.1 - top_left.1) + v * (bottom_left.1 - top_left.1),
+            )
+        };
+        let from = at((0.0, 0.5), (-0.2, 1.2));
+        let to = at((0.5, 1.0), (-0.2, 1.2));
+        scene.stroke(from, to, (pitch * rng.range(0.06, 0.15)).max(1.2), rng.range(20.0, 90.0));
     }
 }
 

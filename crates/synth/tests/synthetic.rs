@@ -117,14 +117,15 @@ fn synthetic_photos_are_read_exactly() {
 
 #[test]
 fn photos_with_handheld_faults_are_never_read_wrongly() {
-    // Security print, shadows and motion blur, which the classifier was not trained on:
-    // misses are allowed, a wrong reading reported as read is not.
+    // Security print, shadows, motion blur and pen strokes, which the classifier was not
+    // trained on: misses are allowed, a wrong reading reported as read is not.
     let count = 100;
     let options = SceneOptions { more_faults: true, ..SceneOptions::default() };
     let outcomes = read_generated(20_261_201, count, &options);
     let exact = count - misses(&outcomes).len();
     eprintln!("{exact}/{count} exact with handheld faults");
-    assert!(exact >= 95, "{exact}/{count} exact");
+    // At least 95 before pen strokes were drawn through some of the zones; 89 since.
+    assert!(exact >= 87, "{exact}/{count} exact");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! Usage: `mrtd-synth --out DIR [--count N] [--seed N] [--font PATH] [--min-char-px N]
 //! [--max-char-px N] [--negative-every N] [--random-names] [--more-faults]`. The same seed
 //! always gives the same set. `--random-names` fills the name fields with uniformly random
-//! letters; `--more-faults` adds dense security print, shadows and motion blur.
+//! letters; `--more-faults` adds dense security print, shadows, motion blur and pen strokes.
 
 #[path = "common/mod.rs"]
 mod common;
