@@ -32,7 +32,7 @@ pub(crate) struct EvalArgs {
     verbose: bool,
     /// Read each photo also cut at 50, 65 and 80 % of the line length and above its last
     /// line, shrunk to 6, 8 and 10 px per line, as a JPEG of quality 20, blurred, struck
-    /// through with a pen and under a plastic sleeve's glare, and report per kind: exact,
+    /// through with a pen, framed and under a plastic sleeve's glare, and report per kind: exact,
     /// read, read but wrong, valid over a wrong covered cell. Exits 1 when any variant is read
     /// wrongly or valid over a wrong covered cell.
     #[arg(long)]

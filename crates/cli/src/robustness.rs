@@ -1,6 +1,6 @@
 //! `mrtd eval --robustness`: each photo with a known MRZ made worse in the ways photos
 //! people send are worse (cut off, small, compressed, blurred, struck through with a pen,
-//! under a plastic sleeve's glare), and what the reader says of
+//! framed, under a plastic sleeve's glare), and what the reader says of
 //! each. The verdicts matter more than the count read: a worse photo may go unread, but it
 //! must never come back `read` with a wrong character, nor `valid` over a wrong character
 //! that a check digit covers.
@@ -36,13 +36,16 @@ pub(crate) enum Kind {
     Blur,
     /// A pen stroke drawn across the zone, slanting down through every line.
     PenLine,
+    /// A frame drawn around the zone along its edges, touching its outer lines, as a
+    /// scanning app or a pen draws one.
+    Frame,
     /// Photographed in a plastic sleeve: the page's contrast lowered and a band of glare
     /// across the zone.
     SleeveGlare,
 }
 
 impl Kind {
-    pub(crate) const ALL: [Kind; 11] = [
+    pub(crate) const ALL: [Kind; 12] = [
         Kind::Cut50,
         Kind::Cut65,
         Kind::Cut80,
@@ -53,6 +56,7 @@ impl Kind {
         Kind::Jpeg20,
         Kind::Blur,
         Kind::PenLine,
+        Kind::Frame,
         Kind::SleeveGlare,
     ];
 
@@ -68,6 +72,7 @@ impl Kind {
             Kind::Jpeg20 => "jpeg_q20",
             Kind::Blur => "blur",
             Kind::PenLine => "pen_line",
+            Kind::Frame => "frame",
             Kind::SleeveGlare => "sleeve_glare",
         }
     }
@@ -164,6 +169,26 @@ pub(crate) fn variant(
             let ink = [25.0, 35.0, 110.0];
             paint(photo, |x, y| {
                 let distance = distance_to_segment((x, y), from, to);
+                let cover = (half_width + 0.5 - distance).clamp(0.0, 1.0);
+                (cover > 0.0).then_some((cover, ink))
+            })
+        }
+        Kind::Frame => {
+            // The zone's four edges, in ink a twelfth of the line spacing wide.
+            let [top_left, top_right, bottom_right, bottom_left] = *region;
+            let edges = [
+                (top_left, top_right),
+                (top_right, bottom_right),
+                (bottom_right, bottom_left),
+                (bottom_left, top_left),
+            ];
+            let half_width = (line_spacing / 24.0).max(0.8);
+            let ink = [30.0, 60.0, 160.0];
+            paint(photo, |x, y| {
+                let distance = edges
+                    .iter()
+                    .map(|&(a, b)| distance_to_segment((x, y), a, b))
+                    .fold(f32::MAX, f32::min);
                 let cover = (half_width + 0.5 - distance).clamp(0.0, 1.0);
                 (cover > 0.0).then_some((cover, ink))
             })

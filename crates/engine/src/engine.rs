@@ -307,40 +307,30 @@ impl Engine {
         // A line drawn over the page (a pen stroke, a frame) joins the glyphs it crosses into
         // one blob, so the zone is not found or is read in pieces; without a confident
         // reading, the photo gets a look with such lines painted out.
+        let mut drawn: Vec<Stroke> = Vec::new();
         if best.as_ref().is_none_or(|b| !is_confident(b)) {
-            let strokes = find_strokes(&work.image, Darkness::NORMAL);
-            if !strokes.is_empty() {
-                let in_original: Vec<Stroke> =
-                    strokes.iter().map(|stroke| stroke.scaled(1.0 / work.scale)).collect();
-                let clean = erase(gray, &in_original);
-                let clean_work =
-                    WorkImage { image: erase(&work.image, &strokes), scale: work.scale };
-                let (struck, struck_report) =
-                    self.best_attempt(&clean, &clean_work, Darkness::NORMAL, options);
-                candidates_seen |= struck_report.n_candidates > 0;
-                if let Some(struck) = struck
-                    && best.as_ref().is_none_or(|b| rank(&struck) > rank(b))
-                {
-                    (best, report) = (Some(struck), struck_report);
-                }
-                // Read with the lines or without them, the cells they cross were not seen
-                // whole.
-                if let Some(best) = best.as_mut() {
-                    best.strokes = in_original;
-                }
+            drawn = find_strokes(&work.image, Darkness::NORMAL);
+            if !drawn.is_empty() {
+                let (again, again_report) = self.read_without(gray, &work, &drawn, options);
+                candidates_seen |= again_report.n_candidates > 0;
+                (best, report) = better_of((best, report), (again, again_report), &drawn, &work);
             }
         }
         // A line that crosses the zone without hiding it (the zone was found, maybe read with
-        // confidence) still joins the glyphs it crosses: near the zone, where a blob over two
-        // glyphs high is no glyph, such lines are looked for too, and the cells they cross
-        // count as partly seen.
-        if let Some(best) = best.as_mut()
-            && best.strokes.is_empty()
-        {
-            best.strokes = strokes_over(&work.image, Darkness::NORMAL, &best.cells, work.scale)
-                .iter()
-                .map(|stroke| stroke.scaled(1.0 / work.scale))
-                .collect();
+        // confidence, a frame drawn along its edges) still joins the glyphs it touches: near
+        // the zone, where a blob over two glyphs high is no glyph, such lines are looked for
+        // too, and the zone read again without them.
+        if let Some(found) = best.as_ref() {
+            let near: Vec<Stroke> =
+                strokes_over(&work.image, Darkness::NORMAL, &found.cells, work.scale)
+                    .into_iter()
+                    .filter(|stroke| !drawn.iter().any(|known| known.same_line(stroke)))
+                    .collect();
+            if !near.is_empty() {
+                drawn.extend(near);
+                let again = self.read_without(gray, &work, &drawn, options);
+                (best, report) = better_of((best, report), again, &drawn, &work);
+            }
         }
         let cells = best.as_ref().map(|b| b.cells.clone());
         let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);
@@ -348,6 +338,22 @@ impl Engine {
         result.image_height = gray.height;
         result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         (result, cells, candidates_seen)
+    }
+
+    /// Reads the photo again with `strokes` (working-image pixels) painted out, at the normal
+    /// ink threshold.
+    fn read_without(
+        &self,
+        gray: &crate::gray::Gray,
+        work: &WorkImage,
+        strokes: &[Stroke],
+        options: &ParseOptions,
+    ) -> (Option<Attempt>, LocateReport) {
+        let in_original: Vec<Stroke> =
+            strokes.iter().map(|stroke| stroke.scaled(1.0 / work.scale)).collect();
+        let clean = erase(gray, &in_original);
+        let clean_work = WorkImage { image: erase(&work.image, strokes), scale: work.scale };
+        self.best_attempt(&clean, &clean_work, Darkness::NORMAL, options)
     }
 
     /// Locates MRZ candidates with one ink threshold and reads them, best first,
@@ -375,6 +381,46 @@ impl Engine {
         }
         (best, report)
     }
+}
+
+/// How much lower (in [`rank`]: the mean log probability of the symbols read, when the check
+/// digits and layout rules agree) a reading with lines drawn over the page painted out may
+/// rank and still be preferred, when the lines cross no glyph's body: a frame in the glyphs'
+/// margins, repainted as paper when the cells are sampled, can leave the reading with it a
+/// shade surer. Painting out a line through glyphs takes part of them with it (an 8 read 3
+/// where the line crossed its middle), so that reading must rank higher.
+const CLEAN_PAGE_MARGIN: f32 = 0.05;
+
+/// The better of a reading with lines drawn over the page and one with them painted out
+/// (`strokes`, in working-image pixels), as [`CLEAN_PAGE_MARGIN`] says. Either way the lines
+/// go with it, since the cells they cross were not seen whole.
+fn better_of(
+    (with, with_report): (Option<Attempt>, LocateReport),
+    (without, without_report): (Option<Attempt>, LocateReport),
+    strokes: &[Stroke],
+    work: &WorkImage,
+) -> (Option<Attempt>, LocateReport) {
+    let in_original: Vec<Stroke> =
+        strokes.iter().map(|stroke| stroke.scaled(1.0 / work.scale)).collect();
+    let prefer_without = |without: &Attempt| {
+        with.as_ref().is_none_or(|with| {
+            let through_glyphs = with
+                .cells
+                .iter()
+                .flatten()
+                .any(|cell| in_original.iter().any(|stroke| stroke.crosses(cell)));
+            let margin = if through_glyphs { 0.0 } else { CLEAN_PAGE_MARGIN };
+            rank(without) + margin > rank(with)
+        })
+    };
+    let (mut best, report) = match without {
+        Some(without) if prefer_without(&without) => (Some(without), without_report),
+        _ => (with, with_report),
+    };
+    if let Some(best) = best.as_mut() {
+        best.strokes = in_original;
+    }
+    (best, report)
 }
 
 /// The median character height of a reading's cells, in pixels.

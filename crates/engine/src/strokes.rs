@@ -18,7 +18,8 @@ const MAX_STROKES: usize = 12;
 const ANGLE_STEPS: usize = 180;
 /// At most this many pixels vote, spread evenly over the large blobs.
 const MAX_VOTERS: usize = 12_000;
-/// A line crosses at least this much other ink (glyphs' strokes) to matter.
+/// Over the whole photo, a line crosses at least this much other ink (glyphs' strokes) to
+/// matter; near a zone found, any line does (a frame drawn along its edges).
 const MIN_CROSSINGS: usize = 3;
 /// How many of the strongest Hough peaks (a few degrees and pixels apart) are traced in a
 /// round.
@@ -32,6 +33,10 @@ const MIN_LENGTH_IN_GLYPHS: f32 = 1.5;
 /// ... and its own ink ([`own_width`]), across it, at most this share of the largest glyph
 /// thick.
 const MAX_THICKNESS_IN_GLYPHS: f32 = 0.125;
+
+/// The share of a cell's box that a glyph's body fills: along the line (an OCR-B glyph is
+/// about seven tenths of the pitch wide) and across it.
+const GLYPH_BODY: (f32, f32) = (0.7, 0.8);
 
 /// A straight line of ink drawn over the page, as a segment and the half width of its ink.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,6 +65,12 @@ impl Stroke {
         (point.0 - self.from.0 - t * dx).hypot(point.1 - self.from.1 - t * dy)
     }
 
+    /// Whether `other` runs along this stroke: its middle lies within both strokes' ink.
+    pub(crate) fn same_line(&self, other: &Stroke) -> bool {
+        let middle = ((other.from.0 + other.to.0) / 2.0, (other.from.1 + other.to.1) / 2.0);
+        self.distance(middle) <= self.half_width + other.half_width
+    }
+
     /// The unit normal of the stroke.
     fn normal(&self) -> (f32, f32) {
         let (dx, dy) = (self.to.0 - self.from.0, self.to.1 - self.from.1);
@@ -82,7 +93,9 @@ impl Stroke {
         )
     }
 
-    /// Whether the stroke's ink touches `cell`'s box (a pitch wide and a glyph high).
+    /// Whether the stroke's ink reaches into the body of `cell`'s glyph: the middle
+    /// [`GLYPH_BODY`] of its box (a pitch wide and a glyph high), where a line along the
+    /// zone's edge (a frame) does not reach.
     pub(crate) fn crosses(&self, cell: &CellGeometry) -> bool {
         let frame = |v: (f32, f32)| v.0.hypot(v.1).max(f32::EPSILON);
         let (pitch, glyph) = (frame(cell.along), frame(cell.across));
@@ -94,7 +107,10 @@ impl Stroke {
             )
         };
         let (a, b) = (local(self.from), local(self.to));
-        let (reach_u, reach_v) = (pitch / 2.0 + self.half_width, glyph / 2.0 + self.half_width);
+        // The stroke's own ink reaches `half_width` less the pixel left for its soft edge.
+        let ink = (self.half_width - 1.0).max(0.0);
+        let (reach_u, reach_v) =
+            (pitch * GLYPH_BODY.0 / 2.0 + ink, glyph * GLYPH_BODY.1 / 2.0 + ink);
         let steps = ((b.0 - a.0).hypot(b.1 - a.1) / (pitch.min(glyph) / 4.0)).ceil().max(1.0);
         (0..=steps as usize).any(|k| {
             let t = k as f32 / steps;
@@ -111,7 +127,7 @@ pub(crate) fn find_strokes(work: &Gray, darkness: Darkness) -> Vec<Stroke> {
     let mask = ink(work, darkness);
     let large =
         regions_where(&mask, work.width, work.height, |blob| major_extent(blob) > max_glyph);
-    lines_of(&large, work.width, work.height, max_glyph)
+    lines_of(&large, work.width, work.height, max_glyph, MIN_CROSSINGS)
 }
 
 /// The lines drawn over the page across the zone whose cells (original pixels) are `cells`,
@@ -160,7 +176,7 @@ pub(crate) fn strokes_over(
     let mask = binarise(&crop, ink_radius(work), darkness);
     let large = regions_where(&mask, width, height, |blob| major_extent(blob) > max_glyph);
     let shift = |p: (f32, f32)| (p.0 + left as f32, p.1 + top as f32);
-    lines_of(&large, width, height, max_glyph)
+    lines_of(&large, width, height, max_glyph, 0)
         .into_iter()
         .map(|stroke| Stroke { from: shift(stroke.from), to: shift(stroke.to), ..stroke })
         .collect()
@@ -238,8 +254,14 @@ struct Across {
 }
 
 /// The lines of the large blobs' pixels, strongest first, that are long and thin enough to
-/// be strokes drawn over the page.
-fn lines_of(large: &[bool], width: usize, height: usize, max_glyph: f32) -> Vec<Stroke> {
+/// be strokes drawn over the page and cross other ink at least `min_crossings` times.
+fn lines_of(
+    large: &[bool],
+    width: usize,
+    height: usize,
+    max_glyph: f32,
+    min_crossings: usize,
+) -> Vec<Stroke> {
     let min_length = max_glyph * MIN_LENGTH_IN_GLYPHS;
     let pixels: Vec<(f32, f32)> = large
         .iter()
@@ -290,11 +312,12 @@ fn lines_of(large: &[bool], width: usize, height: usize, max_glyph: f32) -> Vec<
         tried.push((angle, rho_bin));
         let (sin, cos) = trig[angle];
         let line = Line { cos, sin, rho: rho_bin as f32 - diagonal as f32 };
-        let Some(stroke) = stroke_along(large, width, height, line, max_glyph) else { continue };
+        let Some(stroke) = stroke_along(large, width, height, line, max_glyph, min_crossings)
+        else {
+            continue;
+        };
         // Two peaks of one line refine to the same stroke.
-        let middle = ((stroke.from.0 + stroke.to.0) / 2.0, (stroke.from.1 + stroke.to.1) / 2.0);
-        let same = |other: &Stroke| other.distance(middle) <= other.half_width + stroke.half_width;
-        if !found.iter().any(same) {
+        if !found.iter().any(|other| other.same_line(&stroke)) {
             found.push(stroke);
         }
     }
@@ -302,13 +325,15 @@ fn lines_of(large: &[bool], width: usize, height: usize, max_glyph: f32) -> Vec<
 }
 
 /// The stroke along `line` (a Hough peak, a degree and a pixel coarse), refined by a fit to
-/// its ink; `None` unless the ink is long, thin and unbroken enough.
+/// its ink; `None` unless the ink is long, thin and unbroken enough and crosses other ink
+/// `min_crossings` times.
 fn stroke_along(
     large: &[bool],
     width: usize,
     height: usize,
     line: Line,
     max_glyph: f32,
+    min_crossings: usize,
 ) -> Option<Stroke> {
     let mut line = line;
     let mut window = 4.0;
@@ -345,7 +370,7 @@ fn stroke_along(
     let beyond_own = |across: &Across| across.thickness > usual * 1.5 + 1.0;
     let crossings =
         run.windows(2).filter(|pair| !beyond_own(&pair[0]) && beyond_own(&pair[1])).count();
-    (long && thin && crossings >= MIN_CROSSINGS).then(|| Stroke {
+    (long && thin && crossings >= min_crossings).then(|| Stroke {
         from: line.at(first.t, 0.0),
         to: line.at(last.t, 0.0),
         half_width: usual / 2.0 + 1.0,
