@@ -14,9 +14,9 @@ pub const CELL_H: usize = 24;
 pub const CELL_LEN: usize = CELL_W * CELL_H;
 
 /// Half the width of the sampled window, in character pitches.
-const HALF_WIDTH: f32 = 0.6;
+pub(crate) const HALF_WIDTH: f32 = 0.6;
 /// Half the height of the sampled window, in character heights.
-const HALF_HEIGHT: f32 = 0.8;
+pub(crate) const HALF_HEIGHT: f32 = 0.8;
 
 /// Rows at the top and at the bottom of a sampled cell, well outside the glyph
 /// (which fills the middle `1 / (2 * HALF_HEIGHT)` of the height), that tell

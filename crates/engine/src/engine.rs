@@ -321,10 +321,17 @@ impl Engine {
         // the zone, where a blob over two glyphs high is no glyph, such lines are looked for
         // too, and the zone read again without them.
         if let Some(found) = best.as_ref() {
+            // A line that reaches no cell's window (a printed rule below the zone) changes
+            // nothing the zone is read from.
+            let reaches_a_cell = |stroke: &Stroke| {
+                let in_original = stroke.scaled(1.0 / work.scale);
+                found.cells.iter().flatten().any(|cell| in_original.touches(cell))
+            };
             let near: Vec<Stroke> =
                 strokes_over(&work.image, Darkness::NORMAL, &found.cells, work.scale)
                     .into_iter()
                     .filter(|stroke| !drawn.iter().any(|known| known.same_line(stroke)))
+                    .filter(reaches_a_cell)
                     .collect();
             if !near.is_empty() {
                 drawn.extend(near);

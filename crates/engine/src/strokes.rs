@@ -7,7 +7,7 @@
 
 use std::f32::consts::PI;
 
-use crate::cells::CellGeometry;
+use crate::cells::{self, CellGeometry};
 use crate::components::{Darkness, binarise, regions_where};
 use crate::gray::Gray;
 use crate::locate::{ink, ink_radius, major_extent, max_glyph_extent};
@@ -37,6 +37,10 @@ const MAX_THICKNESS_IN_GLYPHS: f32 = 0.125;
 /// The share of a cell's box that a glyph's body fills: along the line (an OCR-B glyph is
 /// about seven tenths of the pitch wide) and across it.
 const GLYPH_BODY: (f32, f32) = (0.7, 0.8);
+
+/// The share of a cell's box that is sampled to read it, margins above and below the glyph
+/// included.
+const CELL_WINDOW: (f32, f32) = (2.0 * cells::HALF_WIDTH, 2.0 * cells::HALF_HEIGHT);
 
 /// A straight line of ink drawn over the page, as a segment and the half width of its ink.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,6 +101,18 @@ impl Stroke {
     /// [`GLYPH_BODY`] of its box (a pitch wide and a glyph high), where a line along the
     /// zone's edge (a frame) does not reach.
     pub(crate) fn crosses(&self, cell: &CellGeometry) -> bool {
+        self.reaches(cell, GLYPH_BODY)
+    }
+
+    /// Whether the stroke's ink reaches into what is sampled of `cell` ([`CELL_WINDOW`]):
+    /// elsewhere it changes nothing the cell is read from.
+    pub(crate) fn touches(&self, cell: &CellGeometry) -> bool {
+        self.reaches(cell, CELL_WINDOW)
+    }
+
+    /// Whether the stroke's ink reaches into the middle `share` of `cell`'s box, along and
+    /// across the line.
+    fn reaches(&self, cell: &CellGeometry, share: (f32, f32)) -> bool {
         let frame = |v: (f32, f32)| v.0.hypot(v.1).max(f32::EPSILON);
         let (pitch, glyph) = (frame(cell.along), frame(cell.across));
         let local = |p: (f32, f32)| {
@@ -109,8 +125,7 @@ impl Stroke {
         let (a, b) = (local(self.from), local(self.to));
         // The stroke's own ink reaches `half_width` less the pixel left for its soft edge.
         let ink = (self.half_width - 1.0).max(0.0);
-        let (reach_u, reach_v) =
-            (pitch * GLYPH_BODY.0 / 2.0 + ink, glyph * GLYPH_BODY.1 / 2.0 + ink);
+        let (reach_u, reach_v) = (pitch * share.0 / 2.0 + ink, glyph * share.1 / 2.0 + ink);
         let steps = ((b.0 - a.0).hypot(b.1 - a.1) / (pitch.min(glyph) / 4.0)).ceil().max(1.0);
         (0..=steps as usize).any(|k| {
             let t = k as f32 / steps;
