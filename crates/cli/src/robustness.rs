@@ -10,6 +10,7 @@ use std::io::Cursor;
 use anyhow::Context;
 
 use image::{DynamicImage, ImageDecoder, ImageReader, imageops::FilterType};
+use mrtd_engine::geometry::distance_to_segment;
 use mrtd_engine::{Engine, ImageReading, ParseOptions, Status};
 use serde_json::{Value, json};
 
@@ -230,14 +231,6 @@ fn paint(photo: &DynamicImage, ink: impl Fn(f32, f32) -> Option<(f32, [f32; 3])>
         }
     }
     DynamicImage::ImageRgb8(rgb)
-}
-
-/// The distance from `point` to the segment from `a` to `b`.
-fn distance_to_segment(point: (f32, f32), a: (f32, f32), b: (f32, f32)) -> f32 {
-    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-    let length_squared = (dx * dx + dy * dy).max(f32::EPSILON);
-    let t = (((point.0 - a.0) * dx + (point.1 - a.1) * dy) / length_squared).clamp(0.0, 1.0);
-    (point.0 - a.0 - t * dx).hypot(point.1 - a.1 - t * dy)
 }
 
 /// The photo cut off at `point`: what lies beyond it in `direction` (taken along the axis

@@ -1,4 +1,14 @@
-//! Plane projective transforms (homographies) between document and photo coordinates.
+//! Plane geometry: projective transforms (homographies) between document and photo
+//! coordinates, and the distance from a point to a segment.
+
+/// The distance from `point` to the segment from `from` to `to` (to `from` itself when the
+/// two ends meet).
+pub fn distance_to_segment(point: (f32, f32), from: (f32, f32), to: (f32, f32)) -> f32 {
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let length_squared = (dx * dx + dy * dy).max(f32::EPSILON);
+    let t = (((point.0 - from.0) * dx + (point.1 - from.1) * dy) / length_squared).clamp(0.0, 1.0);
+    (point.0 - from.0 - t * dx).hypot(point.1 - from.1 - t * dy)
+}
 
 /// A 3x3 projective transform, row-major, mapping `(x, y)` to `(x', y')`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -9,6 +9,7 @@ use std::f32::consts::PI;
 
 use crate::cells::{self, CellGeometry};
 use crate::components::{Darkness, binarise, regions_where};
+use crate::geometry::distance_to_segment;
 use crate::gray::Gray;
 use crate::locate::{ink, ink_radius, major_extent, max_glyph_extent};
 
@@ -62,11 +63,7 @@ impl Stroke {
 
     /// The distance from `point` to the stroke's middle line.
     fn distance(&self, point: (f32, f32)) -> f32 {
-        let (dx, dy) = (self.to.0 - self.from.0, self.to.1 - self.from.1);
-        let length_squared = (dx * dx + dy * dy).max(f32::EPSILON);
-        let t = (((point.0 - self.from.0) * dx + (point.1 - self.from.1) * dy) / length_squared)
-            .clamp(0.0, 1.0);
-        (point.0 - self.from.0 - t * dx).hypot(point.1 - self.from.1 - t * dy)
+        distance_to_segment(point, self.from, self.to)
     }
 
     /// Whether `other` runs along this stroke: its middle lies within both strokes' ink.

@@ -9,7 +9,7 @@
 
 mod support;
 
-use mrtd_engine::geometry::Homography;
+use mrtd_engine::geometry::{Homography, distance_to_segment};
 use mrtd_engine::gray::Gray;
 use mrtd_engine::{DiagnosticCode, EngineBuilder, ParseOptions, Status};
 use support::{data_dir, manifest};
@@ -347,14 +347,10 @@ fn specimens_shrunk_to_250_px_thumbnails_are_read_exactly_either_way_up() {
 /// `src` with a pen stroke drawn straight from `from` to `to`, `width` pixels wide, in dark
 /// ink with soft edges.
 fn strike(src: &Gray, from: (f32, f32), to: (f32, f32), width: f32) -> Gray {
-    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
-    let length_squared = dx * dx + dy * dy;
     let mut image = Gray { width: src.width, height: src.height, data: src.data.clone() };
     for y in 0..src.height {
         for x in 0..src.width {
-            let (px, py) = (x as f32 + 0.5, y as f32 + 0.5);
-            let t = (((px - from.0) * dx + (py - from.1) * dy) / length_squared).clamp(0.0, 1.0);
-            let distance = (px - from.0 - t * dx).hypot(py - from.1 - t * dy);
+            let distance = distance_to_segment((x as f32 + 0.5, y as f32 + 0.5), from, to);
             let cover = (width / 2.0 + 0.5 - distance).clamp(0.0, 1.0);
             let pixel = &mut image.data[y * src.width + x];
             *pixel = (f32::from(*pixel) * (1.0 - cover) + 45.0 * cover).round() as u8;

@@ -3,6 +3,7 @@
 use ab_glyph::{Font, FontVec, PxScale, ScaleFont, point};
 
 use crate::rng::Rng;
+use mrtd_engine::geometry::distance_to_segment;
 use mrtd_engine::gray::Gray;
 
 /// A gray canvas with values from 0 (black) to 255 (white).
@@ -130,8 +131,6 @@ impl Canvas {
     /// Draws a straight stroke from `from` to `to`, `width` pixels wide with soft edges, in
     /// ink of `value`: a pen line drawn over the page.
     pub fn stroke(&mut self, from: (f32, f32), to: (f32, f32), width: f32, value: f32) {
-        let (dx, dy) = (to.0 - from.0, to.1 - from.1);
-        let length_squared = (dx * dx + dy * dy).max(f32::EPSILON);
         let reach = width / 2.0 + 1.0;
         let clamp = |v: f32, limit: usize| (v.max(0.0) as usize).min(limit);
         let (x0, x1) = (
@@ -144,10 +143,7 @@ impl Canvas {
         );
         for y in y0..y1 {
             for x in x0..x1 {
-                let (px, py) = (x as f32, y as f32);
-                let t =
-                    (((px - from.0) * dx + (py - from.1) * dy) / length_squared).clamp(0.0, 1.0);
-                let distance = (px - from.0 - t * dx).hypot(py - from.1 - t * dy);
+                let distance = distance_to_segment((x as f32, y as f32), from, to);
                 let cover = (width / 2.0 + 0.5 - distance).clamp(0.0, 1.0);
                 if cover > 0.0 {
                     self.blend(x as i64, y as i64, value, cover);
