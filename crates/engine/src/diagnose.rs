@@ -175,6 +175,26 @@ pub(crate) fn conclude(
             cell.unseen = !glyph_inside(at, gray);
         }
     }
+    // The cells a line drawn over the page crossed, read from what it left of their glyphs.
+    let marked: Vec<Vec<bool>> = attempt
+        .cells
+        .iter()
+        .map(|line| {
+            line.iter().map(|cell| attempt.strokes.iter().any(|s| s.crosses(cell))).collect()
+        })
+        .collect();
+    // The document's own glyphs settle look-alikes where both may stand, and say which they
+    // cannot rule out (`glyphs`).
+    let allowed = reading.symbol_allowed();
+    let glyph_verdicts = crate::glyphs::judge(
+        gray,
+        &attempt.cells,
+        &cells,
+        |line, pos| reading.lines.get(line)?.chars().nth(pos),
+        &allowed,
+        |line, pos| !attempt.covered[line][pos] && !marked[line][pos] && !cells[line][pos].unseen,
+    );
+    crate::glyphs::apply(&mut cells, &glyph_verdicts);
     // Name letters are chosen with the name model (letter triples usual in names) and
     // judged by the lower of the classifier's probability and the weighed one: the model
     // may change a letter and may doubt one, never vouch for one.
@@ -209,6 +229,7 @@ pub(crate) fn conclude(
     }
     if let Some(published) = published.as_mut() {
         note_name_letters(&names, &classified, published);
+        note_document_glyphs(&glyph_verdicts, published);
     }
     // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
     // number `ZS0000177` read `Z<OOO0177` passes them all. A filler inside a
@@ -219,14 +240,6 @@ pub(crate) fn conclude(
         reading.as_ref().is_some_and(|p| p.warnings.iter().any(|w| w.code == code))
     };
     let filler_inside_number = warned(&published, mrtd_mrz::WarningCode::FillerInsideNumber);
-    // The cells a line drawn over the page crossed, read from what it left of their glyphs.
-    let marked: Vec<Vec<bool>> = attempt
-        .cells
-        .iter()
-        .map(|line| {
-            line.iter().map(|cell| attempt.strokes.iter().any(|s| s.crosses(cell))).collect()
-        })
-        .collect();
     // Check digits cannot see misreads that cancel: where two doubtful cells under one
     // check digit have plausible other readings that change its sum by amounts adding up
     // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
@@ -237,7 +250,9 @@ pub(crate) fn conclude(
         let plausible = |line: usize, pos: usize| {
             plausible_alternative(glyph_px, filler_inside_number || marked[line][pos])
         };
-        cancelling_misreads(p, plausible, |line, pos| classified[line][pos].options.clone())
+        // A look-alike the document's glyphs do not rule out is a plausible reading too.
+        let offered = crate::glyphs::with_unruled(&classified, &glyph_verdicts);
+        cancelling_misreads(p, plausible, |line, pos| offered[line][pos].options.clone())
     });
     if cancelling.is_some()
         && let Some(published) = published.as_mut()
@@ -475,14 +490,18 @@ pub(crate) fn conclude(
     }
     let n_corrected = published.as_ref().unwrap_or(reading).corrections.len();
     if n_corrected > 0 && !withheld {
-        let by_names = published
-            .as_ref()
-            .is_some_and(|p| p.corrections.iter().any(|c| c.why == mrtd_mrz::Why::NameLetters));
-        let using = if by_names {
-            "the MRZ layout, check digits and the letters usual in names"
-        } else {
-            "the MRZ layout and check digits"
+        let by = |why: mrtd_mrz::Why| {
+            published.as_ref().is_some_and(|p| p.corrections.iter().any(|c| c.why == why))
         };
+        let mut using = vec!["the MRZ layout", "check digits"];
+        if by(mrtd_mrz::Why::NameLetters) {
+            using.push("the letters usual in names");
+        }
+        if by(mrtd_mrz::Why::DocumentGlyphs) {
+            using.push("how the document prints its digits and letters");
+        }
+        let last = using.pop().unwrap_or_default();
+        let using = format!("{} and {last}", using.join(", "));
         diagnostics.push(diagnostic(
             DiagnosticCode::Corrected,
             format!("{n_corrected} character(s) were corrected using {using}."),
@@ -587,6 +606,30 @@ fn note_name_letters(
     published.corrections.sort_by_key(|c| (c.line, c.column));
 }
 
+/// Adds to the audit trail the look-alikes read as the document's own glyphs show them
+/// where the classifier ranked the other member of the pair first (see `glyphs`).
+fn note_document_glyphs(
+    verdicts: &[((usize, usize), crate::glyphs::Verdict)],
+    published: &mut mrtd_mrz::Reading,
+) {
+    for ((line, pos), verdict) in verdicts {
+        let crate::glyphs::Verdict::Is { read, is } = *verdict else { continue };
+        let now = published.lines.get(*line).and_then(|text| text.chars().nth(*pos));
+        let noted = published.corrections.iter().any(|c| (c.line, c.column) == (line + 1, pos + 1));
+        if now == Some(is) && !noted {
+            published.corrections.push(mrtd_mrz::Correction {
+                line: line + 1,
+                column: pos + 1,
+                from: read,
+                to: is,
+                why: mrtd_mrz::Why::DocumentGlyphs,
+                proof: Vec::new(),
+            });
+        }
+    }
+    published.corrections.sort_by_key(|c| (c.line, c.column));
+}
+
 /// The check-digit corrections the check digits cannot prove, as (line, column) from 1.
 ///
 /// A check digit agrees with a random reading one time in ten, and the decoder searched many
@@ -683,5 +726,7 @@ fn reads_as_an_mrz(n_checks: usize, n_valid: usize, confident: bool, mean_confid
     confident || n_valid * 2 > n_checks || mean_confidence > 0.85
 }
 
+#[cfg(test)]
+mod glyph_tests;
 #[cfg(test)]
 mod tests;

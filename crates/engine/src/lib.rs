@@ -31,6 +31,7 @@ mod diagnose;
 mod engine;
 mod error;
 pub mod geometry;
+mod glyphs;
 pub mod gray;
 mod image;
 pub mod jpeg;

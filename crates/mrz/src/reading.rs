@@ -299,6 +299,10 @@ pub enum Why {
     /// A name letter the recogniser was unsure of, replaced by its runner-up, which is far more
     /// usual between the neighbouring letters in personal names (set by the image reader).
     NameLetters,
+    /// A look-alike (`O` and `0`, `I` and `1`, `S` and `5`, `B` and `8`, `Z` and `2`, `G` and
+    /// `6`) the recogniser ranked otherwise, whose glyph is the document's own print of this
+    /// character in cells only it may fill (set by the image reader).
+    DocumentGlyphs,
 }
 
 impl Why {

@@ -296,6 +296,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "A leitura era incerta, e esta letra é bem mais comum em nomes nesta posição.",
     ),
     (
+        "w_document_glyphs",
+        "This glyph is how the document prints this character where nothing else may stand.",
+        "Este glifo é como o documento imprime este caractere onde nada mais pode estar.",
+    ),
+    (
         "w_check_digit",
         "Only with this change do the check digits agree.",
         "Só com esta troca os dígitos verificadores conferem.",
