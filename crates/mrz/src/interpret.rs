@@ -25,6 +25,7 @@ pub(crate) struct Interpretation {
     pub(crate) residual_risk: Vec<ResidualRisk>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) derived: Derived,
+    pub(crate) national: Option<crate::national::National>,
 }
 
 /// A warning, with its place converted to the 1-based positions the output uses.
@@ -346,7 +347,16 @@ pub(crate) fn interpret_grid(
         (names.surname, names.given_names, names.possibly_truncated)
     };
     let given_chars = chars_of(FieldName::GivenNames).unwrap_or_default();
-    if name_chars.iter().chain(&given_chars).any(|c| !(c.is_ascii_uppercase() || *c == '<')) {
+    let coded_digits = layout.national.map_or("", |variant| variant.name_digits());
+    if let Some(variant) = layout.national {
+        warnings.push(warning(
+            WarningCode::NationalCoding,
+            format!("the zone is {}", variant.description()),
+            Some((0, 0)),
+        ));
+    }
+    let in_a_name = |c: &char| c.is_ascii_uppercase() || *c == '<' || coded_digits.contains(*c);
+    if name_chars.iter().chain(&given_chars).any(|c| !in_a_name(c)) {
         warnings.push(warning(
             WarningCode::UnusualName,
             "the name field holds characters other than letters and fillers".to_owned(),
@@ -419,7 +429,12 @@ pub(crate) fn interpret_grid(
         days_to_expiry: fields.expiry_date.map(|expiry| reference.days_until(expiry)),
         age_years: fields.birth_date.and_then(|birth| birth.whole_years_until(reference)),
     };
+    let national = layout.national.map(|variant| {
+        let optional = fields.optional_data.as_deref().unwrap_or_default();
+        variant.read(&fields.surname, &fields.given_names, &fields.document_number, optional)
+    });
     Interpretation {
+        national,
         valid,
         fields,
         dates: Dates { birth, expiry, issue },

@@ -181,6 +181,8 @@ pub(crate) struct Layout {
     pub(crate) checks: Vec<CheckSpec>,
     /// The `<` cell that marks a document number overflow (TD1 line 1 pos 15, TD2 line 2 pos 10).
     pub(crate) overflow_marker: Option<(usize, usize)>,
+    /// The national coding the zone uses, if any.
+    pub(crate) national: Option<crate::national::NationalVariant>,
 }
 
 fn field(name: FieldName, class: CellClass, spans: &[Span]) -> FieldSpec {
@@ -347,7 +349,15 @@ impl Layout {
                 (fields, checks)
             }
         };
-        Layout { format, fields, checks, overflow_marker }
+        let national = crate::national::NationalVariant::detect(format, grid);
+        let mut fields = fields;
+        if national.is_some() {
+            // The coding prints digits in the names: they may hold letters and digits.
+            for spec in fields.iter_mut().filter(|spec| spec.name == F::Surname) {
+                spec.class = Alnum;
+            }
+        }
+        Layout { format, fields, checks, overflow_marker, national }
     }
 
     /// The class of every cell, for a grid of this layout's shape.

@@ -43,6 +43,7 @@ mod interpret;
 mod layout;
 mod mrz_date;
 mod names;
+mod national;
 mod reading;
 mod recognised;
 mod shape;
@@ -58,6 +59,7 @@ pub use codes::{
 pub use date::{Date, DateParseError, days_in_month, is_leap_year};
 pub use layout::{CheckName, FieldName, Format};
 pub use mrz_date::{DateKind, MrzDate};
+pub use national::{National, NationalVariant};
 pub use reading::{
     Alternative, Ambiguity, CellRange, Change, Check, CheckStatus, Codes, Correction, Dates,
     Derived, EvidenceStatus, FieldEvidence, Fields, Reading, ResidualRisk, Sex, Warning,
@@ -119,14 +121,16 @@ pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, Not
         })
         .collect();
     keep_typed_codes(&layout, &mut cells);
+    keep_typed_names(&layout, &mut cells, |_, _| true);
     let mut reading = read(layout, cells, warnings, TEXT_MAX_CHANGES, options);
     // Typed text is what was typed: each cell certain.
     reading.weigh_confidence(|_, _, _| 1.0);
     Ok(reading)
 }
 
-/// Typed text is taken as printed: a digit in an issuer or nationality code becomes the
-/// letter it is usually mistaken for only when that makes a known code. A code no state
+/// Codes are taken as printed: a digit in an issuer or nationality code (typed, or the
+/// recogniser's likeliest symbol) becomes the letter it is usually mistaken for only when
+/// that makes a known code. A code no state
 /// uses stays as typed (some national documents print a numeric nationality), with the
 /// interpretation's `unknown_code` warning, rather than become a code nobody issues.
 fn keep_typed_codes(layout: &Layout, cells: &mut [Vec<Cell>]) {
@@ -149,6 +153,35 @@ fn keep_typed_codes(layout: &Layout, cells: &mut [Vec<Cell>]) {
         }
     }
 }
+
+/// A digit in a name stays as seen where the cell's class would make it the letter it is
+/// usually mistaken for (no check digit covers a name, so nothing could prove the change):
+/// some national codings print digits there (the Russian internal passport's `8` for `Я`),
+/// and a coding this crate does not know must not be rewritten into other names. The
+/// interpretation warns (`unusual_name`). `seen_as_digit(line, column)` says whether the
+/// recogniser saw the digit surely enough; typed text always is.
+fn keep_typed_names(
+    layout: &Layout,
+    cells: &mut [Vec<Cell>],
+    seen_as_digit: impl Fn(usize, usize) -> bool,
+) {
+    for name in [F::Surname, F::GivenNames] {
+        let Some(spec) = layout.field(name) else { continue };
+        for (line, column) in spec.cells() {
+            let cell = &mut cells[line][column];
+            if cell.forced.is_some() && cell.read.is_ascii_digit() && seen_as_digit(line, column) {
+                *cell = candidates::as_typed(cell.read);
+            }
+        }
+    }
+}
+
+/// The most probability the recogniser may give any letter in a name cell whose likeliest
+/// symbol is a digit other than `0` for the digit to stand as seen: where it offers the
+/// letter the digit is usually mistaken for, the layout reads the letter. A `0` in a name is
+/// always read `O`: fonts print the two alike (the ICAO specimen's thumbnail, 7 px per line,
+/// gave `ERIKSS0N` with the O under 2 %), and no national coding prints a zero there.
+const DIGIT_IN_NAME_MAX_LETTER_P: f32 = 0.02;
 
 /// Changed cells per check digit group when reading text. Every usual confusion weighs the
 /// same there, so two changes under one mod-10 digit fit by coincidence too often to prove
@@ -212,6 +245,18 @@ pub fn decode_cells(
     if let Some(cell) = cells.get_mut(0).and_then(|row| row.get_mut(0)) {
         candidates::require_letter(cell);
     }
+    keep_typed_codes(&layout, &mut cells);
+    keep_typed_names(&layout, &mut cells, |line, column| {
+        let cell = &lines[line][column];
+        let zero =
+            cell.options.iter().max_by(|a, b| a.1.total_cmp(&b.1)).is_some_and(|o| o.0 == '0');
+        !zero
+            && cell
+                .options
+                .iter()
+                .filter(|(c, p)| c.is_ascii_uppercase() && p.is_finite())
+                .all(|(_, p)| *p <= DIGIT_IN_NAME_MAX_LETTER_P)
+    });
     let mut reading = read(layout, cells, Vec::new(), CELLS_MAX_CHANGES, options);
     reading.weigh_confidence(|line, column, symbol| {
         lines.get(line).and_then(|row| row.get(column)).map_or(0.0, |cell| {
@@ -441,5 +486,6 @@ fn read(
         ambiguities: outcome.ambiguities,
         warnings,
         derived: interpretation.derived,
+        national: interpretation.national,
     }
 }

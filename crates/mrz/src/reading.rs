@@ -60,6 +60,10 @@ pub struct Reading {
     pub warnings: Vec<Warning>,
     /// Answers relative to the reference date.
     pub derived: Derived,
+    /// What a national coding of the zone says (the Russian internal passport's names in
+    /// Cyrillic); left out of the JSON for zones that follow ICAO 9303 alone.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub national: Option<crate::national::National>,
 }
 
 /// The sex cell.
@@ -411,6 +415,9 @@ pub enum WarningCode {
     UnusualName,
     /// The document number has a filler with characters after it.
     FillerInsideNumber,
+    /// The zone follows a national coding that prints digits where ICAO 9303 puts letters;
+    /// see `national`.
+    NationalCoding,
     /// Several readings satisfy the check digits; see `ambiguities`.
     Ambiguous,
 }

@@ -244,3 +244,72 @@ fn a_digit_lost_to_a_filler_is_restored_by_its_check_digit() {
     assert!(reading.valid);
     assert!(reading.corrections.is_empty());
 }
+
+#[test]
+fn a_digit_in_a_typed_name_stays_as_typed() {
+    // No check digit covers a name, so nothing could prove `5` to be an `S`: the name is
+    // given as typed and flagged.
+    let truth = emit(Format::Td3, &specimen());
+    let reading = read(&replace(&truth, 1, 10, '5'));
+    assert_eq!(reading.fields.surname, "ERIK5SON");
+    assert!(reading.corrections.is_empty(), "{:?}", reading.corrections);
+    assert!(reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName));
+}
+
+#[test]
+fn a_digit_the_recogniser_is_sure_of_in_a_name_stays_as_seen() {
+    let truth = emit(Format::Td3, &specimen());
+    let mut grid = cells(&truth);
+    // Seen surely as an 8: kept, and the name flagged.
+    grid[0][9] = CellCandidates::new(vec![('8', 0.99), ('B', 0.005)]);
+    let reading = decode_cells(&grid, &options()).unwrap();
+    assert_eq!(reading.fields.surname, "ERIK8SON");
+    assert!(reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName));
+    // Offered as an S too, as a font that prints them alike makes a recogniser do: the
+    // layout reads the letter.
+    grid[0][9] = CellCandidates::new(vec![('5', 0.9), ('S', 0.1)]);
+    let reading = decode_cells(&grid, &options()).unwrap();
+    assert_eq!(reading.lines, truth);
+    assert!(reading.corrections.iter().any(|c| c.why == Why::LetterOnlyField));
+}
+
+#[test]
+fn a_numeric_nationality_the_recogniser_saw_stays_as_seen() {
+    // A nationality printed as digits, each with letters among its candidates that make no
+    // known code: kept as seen, flagged as unknown, not made into letters nobody prints.
+    let truth = emit(Format::Td3, &specimen());
+    let mut grid = cells(&truth);
+    for (column, (digit, letter)) in [(10, ('1', 'T')), (11, ('3', 'S')), (12, ('2', 'R'))] {
+        grid[1][column] = CellCandidates::new(vec![(digit, 0.8), (letter, 0.2)]);
+    }
+    let reading = decode_cells(&grid, &options()).unwrap();
+    assert_eq!(reading.fields.nationality.as_deref(), Some("132"));
+    assert!(reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnknownCode));
+}
+
+#[test]
+fn the_russian_internal_passport_reads_alike_typed_and_recognised() {
+    let lines = [
+        "PNRUSIM8REK<<EVGENIQ<ALEKSANDROVI3<<<<<<<<<<".to_owned(),
+        "1100000000RUS8209120M<<<<<<<4041217292000<46".to_owned(),
+    ];
+    let typed = read(&lines);
+    let mut grid = cells(&lines);
+    // The recogniser offers the letters the digits are usually mistaken for.
+    grid[0][7] = CellCandidates::new(vec![('8', 0.9), ('B', 0.1)]);
+    let recognised = decode_cells(&grid, &options()).unwrap();
+    for reading in [&typed, &recognised] {
+        assert_eq!(reading.lines, lines);
+        assert_eq!(reading.fields.surname, "IM8REK");
+        assert!(reading.valid);
+        assert!(reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::NationalCoding));
+        assert!(!reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName));
+        let national = reading.national.as_ref().expect("the coding is named");
+        assert_eq!(national.variant, mrtd_mrz::NationalVariant::RusInternalPassport);
+        assert_eq!(national.surname_native.as_deref(), Some("ИМЯРЕК"));
+        assert_eq!(national.given_names_native.as_deref(), Some("ЕВГЕНИЙ АЛЕКСАНДРОВИЧ"));
+    }
+    // An ICAO passport of the same state is no internal passport.
+    let icao = ["P<RUSIVANOV<<IVAN<<<<<<<<<<<<<<<<<<<<<<<<<<<".to_owned(), lines[1].clone()];
+    assert!(read(&icao).national.is_none());
+}

@@ -153,9 +153,12 @@ impl DocumentResult {
     }
 
     /// The result of parsing typed or pasted lines: `read` exactly when every check
-    /// digit holds.
+    /// digit holds and the names hold only what names hold (a digit in a name of a document
+    /// whose national coding is unknown stays as typed, and nothing checks it).
     pub fn from_text(reading: Reading) -> Self {
-        let status = if reading.valid { Status::Read } else { Status::Partial };
+        let odd_name =
+            reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName);
+        let status = if reading.valid && !odd_name { Status::Read } else { Status::Partial };
         Self::new(status, Some(reading), Vec::new(), None)
     }
 
