@@ -39,6 +39,58 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     if is_heif(bytes) {
         return decode_heif(bytes, limits).map(|gray| Decoded { gray, format: "heic" });
     }
+    let (dynamic, orientation, format) = decode_dynamic(bytes, limits)?;
+    Ok(Decoded { gray: upright_gray(dynamic, orientation), format })
+}
+
+/// Pixels whose brightest and darkest channels differ by this much are coloured.
+const COLOURED_SPREAD: u8 = 48;
+
+/// The share of coloured pixels under which a photo's colour is no help in telling ink from
+/// what lies over or under it.
+const COLOURED_SHARE: f32 = 0.002;
+
+/// The photo as ink on paper: each pixel's brightest channel, so that anything coloured (a
+/// stamp, a pen line, an app's frame drawn over the zone, a tinted security print or UV
+/// fibres behind it) turns light while black print stays dark. `None` for a photo without
+/// colour to speak of (a gray scan, a HEIC: the luma is all there is to see), or one that
+/// cannot be decoded again.
+pub(crate) fn decode_ink(bytes: &[u8], limits: DecodeLimits) -> Option<Gray> {
+    if bytes.len() > limits.max_bytes || is_heif(bytes) {
+        return None;
+    }
+    let (dynamic, orientation, _) = decode_dynamic(bytes, limits).ok()?;
+    if !dynamic.color().has_color() {
+        return None;
+    }
+    let mut rgb = dynamic.into_rgb8();
+    let mut oriented = DynamicImage::ImageRgb8(std::mem::take(&mut rgb));
+    oriented.apply_orientation(orientation);
+    let rgb = oriented.into_rgb8();
+    let (width, height) = rgb.dimensions();
+    let mut coloured = 0usize;
+    let data: Vec<u8> = rgb
+        .pixels()
+        .map(|pixel| {
+            let [r, g, b] = pixel.0;
+            let (high, low) = (r.max(g).max(b), r.min(g).min(b));
+            coloured += usize::from(high - low >= COLOURED_SPREAD);
+            high
+        })
+        .collect();
+    let share = coloured as f32 / data.len().max(1) as f32;
+    (share >= COLOURED_SHARE).then_some(Gray {
+        width: width as usize,
+        height: height as usize,
+        data,
+    })
+}
+
+/// Decodes a still image (not HEIF) within the limits, with its EXIF orientation.
+fn decode_dynamic(
+    bytes: &[u8],
+    limits: DecodeLimits,
+) -> Result<(DynamicImage, image::metadata::Orientation, &'static str), ImageError> {
     let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|error| ImageError::Decode(error.to_string()))?;
@@ -74,7 +126,7 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
     let dynamic =
         DynamicImage::from_decoder(decoder).map_err(|error| map_error(error, memory_limit))?;
-    Ok(Decoded { gray: upright_gray(dynamic, orientation), format })
+    Ok((dynamic, orientation, format))
 }
 
 /// Decodes a JPEG straight to its luma channel.

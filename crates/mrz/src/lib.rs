@@ -120,7 +120,7 @@ pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, Not
             row.iter().zip(row_classes).map(|(c, class)| text_cell(*c, *class)).collect()
         })
         .collect();
-    keep_typed_codes(&layout, &mut cells);
+    keep_typed_codes(&layout, &mut cells, |_, _| true);
     keep_typed_names(&layout, &mut cells, |_, _| true);
     let mut reading = read(layout, cells, warnings, TEXT_MAX_CHANGES, options);
     // Typed text is what was typed: each cell certain.
@@ -133,11 +133,25 @@ pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, Not
 /// that makes a known code. A code no state
 /// uses stays as typed (some national documents print a numeric nationality), with the
 /// interpretation's `unknown_code` warning, rather than become a code nobody issues.
-fn keep_typed_codes(layout: &Layout, cells: &mut [Vec<Cell>]) {
+fn keep_typed_codes(
+    layout: &Layout,
+    cells: &mut [Vec<Cell>],
+    seen_as_digit: impl Fn(usize, usize) -> bool,
+) {
     for name in [F::Issuer, F::Nationality] {
         let Some(spec) = layout.field(name) else { continue };
         let positions: Vec<(usize, usize)> = spec.cells().collect();
-        if !positions.iter().any(|&(line, column)| cells[line][column].forced.is_some()) {
+        let forced = |&(line, column): &(usize, usize)| cells[line][column].forced.is_some();
+        if !positions.iter().any(forced) {
+            continue;
+        }
+        // A recognised code keeps its letters where the recogniser offered them too (the old
+        // German `BDR`, no code of the list, seen at 10 px per line with its B a likelier 8).
+        if !positions
+            .iter()
+            .filter(|p| forced(p))
+            .all(|&(line, column)| seen_as_digit(line, column))
+        {
             continue;
         }
         let mapped: String =
@@ -245,17 +259,20 @@ pub fn decode_cells(
     if let Some(cell) = cells.get_mut(0).and_then(|row| row.get_mut(0)) {
         candidates::require_letter(cell);
     }
-    keep_typed_codes(&layout, &mut cells);
+    // A digit stands as seen only where the recogniser offered no letter beside it.
+    let sure_digit = |line: usize, column: usize| {
+        lines[line][column]
+            .options
+            .iter()
+            .filter(|(c, p)| c.is_ascii_uppercase() && p.is_finite())
+            .all(|(_, p)| *p <= DIGIT_IN_NAME_MAX_LETTER_P)
+    };
+    keep_typed_codes(&layout, &mut cells, sure_digit);
     keep_typed_names(&layout, &mut cells, |line, column| {
         let cell = &lines[line][column];
         let zero =
             cell.options.iter().max_by(|a, b| a.1.total_cmp(&b.1)).is_some_and(|o| o.0 == '0');
-        !zero
-            && cell
-                .options
-                .iter()
-                .filter(|(c, p)| c.is_ascii_uppercase() && p.is_finite())
-                .all(|(_, p)| *p <= DIGIT_IN_NAME_MAX_LETTER_P)
+        !zero && sure_digit(line, column)
     });
     let mut reading = read(layout, cells, Vec::new(), CELLS_MAX_CHANGES, options);
     reading.weigh_confidence(|line, column, symbol| {
