@@ -38,6 +38,9 @@ pub struct SceneOptions {
     /// clutter at and under the text, as a cluttered photo can put beside a line, which
     /// the classifier is trained on (no real document prints its portrait there).
     pub clear_zone: bool,
+    /// Whether the MRZ is printed in varying stroke weights, from thin (a laser-engraved
+    /// card) to bold (an inkjet visa), instead of the font's own.
+    pub print_weights: bool,
 }
 
 impl Default for SceneOptions {
@@ -54,6 +57,7 @@ impl Default for SceneOptions {
             random_names: false,
             more_faults: false,
             clear_zone: true,
+            print_weights: false,
         }
     }
 }
@@ -81,9 +85,9 @@ fn render_document(
     format: SynthFormat,
     lines: &[String],
     pitch: f32,
-    with_mrz: bool,
-    clear_zone: bool,
+    options: &SceneOptions,
 ) -> (Canvas, f32, Vec<f32>, f32) {
+    let (with_mrz, clear_zone) = (options.with_mrz, options.clear_zone);
     let px_per_mm = pitch / 2.54;
     let (width_mm, height_mm) = format.size_mm();
     let width = (width_mm * px_per_mm).round() as usize;
@@ -144,8 +148,9 @@ fn render_document(
     let baselines: Vec<f32> =
         (0..lines.len()).map(|idx| first_baseline + idx as f32 * line_spacing).collect();
     let ink = rng.range(0.0, 70.0);
+    let weight = if options.print_weights { rng.range(-1.0, 1.0) } else { 0.0 };
     for (line, &baseline) in lines.iter().zip(&baselines).filter(|_| with_mrz) {
-        font.draw(&mut canvas, line, left, baseline, pitch, cap_height, ink);
+        font.draw_weighted(&mut canvas, line, (left, baseline), (pitch, cap_height), ink, weight);
     }
     (canvas, left, baselines, cap_height)
 }
@@ -200,7 +205,7 @@ pub fn generate(
     let char_px = rng.range(options.min_char_px, options.max_char_px);
     let pitch = char_px / 0.92;
     let (mut document, left, baselines, cap_height) =
-        render_document(rng, font, format, &lines, pitch, options.with_mrz, options.clear_zone);
+        render_document(rng, font, format, &lines, pitch, options);
     if options.more_faults && rng.chance(0.35) {
         security_print(rng, &mut document, pitch);
     }

@@ -6,8 +6,9 @@
 //! `tests/data/images/MANIFEST.tsv`), the reader locates the zone; where it finds one of the
 //! truth's shape (lines and width), every cell is cut at the position the reader found and
 //! classified by the model, and its likeliest symbol compared with the truth. The synthetic
-//! figure classifies the cells of freshly rendered scenes (the training's degradations, other
-//! seeds) at their exact positions. Both sample cells as the reader does (`Margins::Repaint`). Each set prints its accuracy and the most frequent
+//! figure classifies the cells of freshly rendered scenes (the training's degradations, the
+//! MRZ in stroke weights from thin to bold, which the training leaves out, other seeds) at
+//! their exact positions. Both sample cells as the reader does (`Margins::Repaint`). Each set prints its accuracy and the most frequent
 //! confusions, truth first.
 
 #[path = "common/mod.rs"]
@@ -202,6 +203,7 @@ fn measure_synthetic(model: &Mlp, font: &Path, scenes: usize, seed: u64) -> Tall
         random_names: false,
         more_faults: false,
         clear_zone: false,
+        print_weights: true,
     };
     let mut rng = Rng::new(seed);
     let mut tally = Tally::default();

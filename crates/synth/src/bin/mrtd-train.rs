@@ -112,6 +112,7 @@ fn training_options(more_faults: bool) -> SceneOptions {
         more_faults,
         // Dark clutter at and under the lines, as cluttered photos can put there.
         clear_zone: false,
+        print_weights: false,
     }
 }
 
