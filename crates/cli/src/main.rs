@@ -111,6 +111,11 @@ fn parse_command_line() -> anyhow::Result<Cli> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let command = Cli::command();
     let matches = command.clone().get_matches_from(argv.clone());
+    // Read before the configuration file's settings are appended as flags, after which a key
+    // from the file would look as if it had been typed on the command line.
+    let request_state_key_in_argv = matches.subcommand_matches("serve").is_some_and(|serve| {
+        serve.value_source("request_state_key") == Some(clap::parser::ValueSource::CommandLine)
+    });
     let (merged, config_path) = config::merge(&command, &matches, argv)?;
     let matches = match command.try_get_matches_from(merged) {
         Ok(matches) => matches,
@@ -125,6 +130,7 @@ fn parse_command_line() -> anyhow::Result<Cli> {
     let mut cli = Cli::from_arg_matches(&matches)?;
     if let Command::Serve(args) = &mut cli.command {
         args.config = config_path;
+        args.request_state_key_in_argv = request_state_key_in_argv;
     }
     Ok(cli)
 }

@@ -114,10 +114,14 @@ pub(crate) struct ServeArgs {
     legacy_sessions: bool,
     /// Hex key (at least 32 bytes) sealing requestState; replicas must share it. Prefer
     /// MRTD_REQUEST_STATE_KEY or --request-state-key-file: a flag's value is visible to
-    /// every local user in the process list. Default: a key generated once and kept in the
-    /// data directory.
+    /// every local user in the process list, and the server warns at start when it is given
+    /// here. Default: a key generated once and kept in the data directory.
     #[arg(long, env = "MRTD_REQUEST_STATE_KEY", hide_env_values = true)]
     request_state_key: Option<String>,
+    /// Whether `--request-state-key` itself was on the command line (not the variable, not
+    /// the configuration file), read from the command line alone before the file is merged in.
+    #[arg(skip)]
+    pub(crate) request_state_key_in_argv: bool,
     /// File holding the hex request-state key (a mounted secret, say).
     #[arg(
         long,
@@ -203,6 +207,14 @@ pub(crate) fn run(args: ServeArgs, json_logs: bool) -> anyhow::Result<ExitCode> 
 async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
     if let Some(path) = &args.config {
         tracing::info!(path = %path.display(), "read the configuration file");
+    }
+    if args.request_state_key_in_argv {
+        tracing::warn!(
+            "--request-state-key was given on the command line, where every local user can \
+             read it (the process list, /proc/PID/cmdline); give the key in the \
+             MRTD_REQUEST_STATE_KEY environment variable, the configuration file's \
+             request_state_key or --request-state-key-file instead"
+        );
     }
     if !args.stdio
         && args.auth == AuthKind::None
@@ -311,6 +323,20 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("binding {}", args.listen))?;
         let address = listener.local_addr()?;
+        if args.auth == AuthKind::None {
+            if args.listen.ip().is_loopback() {
+                tracing::warn!(
+                    "serving without authentication (allowed on loopback only): every local \
+                     user and process can call this server; use --auth api-key or --auth oauth \
+                     to require credentials"
+                );
+            } else {
+                tracing::warn!(
+                    "serving without authentication on a non-loopback address \
+                     (--insecure-no-auth): anyone who can reach it can call this server"
+                );
+            }
+        }
         connect::announce(
             &connect::Endpoint {
                 address,
@@ -320,9 +346,6 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             },
             json_logs,
         );
-        if args.auth == AuthKind::None && !args.listen.ip().is_loopback() {
-            tracing::warn!("serving without authentication on a non-loopback address");
-        }
         let signal = shutdown.clone();
         let limits = http.limits.clone();
         mrtd_server::http::serve_with(

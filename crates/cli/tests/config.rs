@@ -200,3 +200,43 @@ fn json_logs_keep_stderr_json_and_still_announce_the_url() {
     ));
     assert!(human.lines.iter().any(|l| l.starts_with("mrtd ")), "{:?}", human.lines);
 }
+
+/// A request-state key typed on the command line is readable by every local user, so the
+/// server warns at start and says where the key belongs instead, without printing it; from
+/// the variable or the file there is nothing to warn about. A server without authentication
+/// says so at start.
+#[test]
+fn start_up_warns_of_a_key_on_the_command_line_and_of_serving_without_authentication() {
+    let home = tempfile::tempdir().unwrap();
+    let key = "ab".repeat(32);
+    let key_warning = "--request-state-key was given on the command line";
+    let warned = |started: &Started, text: &str| started.lines.iter().any(|l| l.contains(text));
+
+    let flagged = Started::start(serve(
+        home.path(),
+        &["--listen", "127.0.0.1:0", "--request-state-key", &key],
+        &[],
+    ));
+    let warning = flagged.lines.iter().find(|l| l.contains(key_warning));
+    let warning = warning.unwrap_or_else(|| panic!("no warning: {:?}", flagged.lines));
+    assert!(warning.contains("WARN"), "{warning}");
+    assert!(warning.contains("MRTD_REQUEST_STATE_KEY"), "{warning}");
+    assert!(warning.contains("configuration file"), "{warning}");
+    assert!(!warned(&flagged, &key), "the key is never printed: {:?}", flagged.lines);
+    assert!(warned(&flagged, "serving without authentication"), "{:?}", flagged.lines);
+    assert!(warned(&flagged, "loopback only"), "{:?}", flagged.lines);
+
+    let from_variable = Started::start(serve(
+        home.path(),
+        &["--listen", "127.0.0.1:0"],
+        &[("MRTD_REQUEST_STATE_KEY", &key)],
+    ));
+    assert!(!warned(&from_variable, key_warning), "{:?}", from_variable.lines);
+    write_config(home.path(), "mrtd/config.toml", &format!("request_state_key = \"{key}\"\n"));
+    let from_file = Started::start(serve(home.path(), &["--listen", "127.0.0.1:0"], &[]));
+    assert!(!warned(&from_file, key_warning), "{:?}", from_file.lines);
+
+    let with_keys =
+        Started::start(serve(home.path(), &["--listen", "127.0.0.1:0", "--auth", "api-key"], &[]));
+    assert!(!warned(&with_keys, "without authentication"), "{:?}", with_keys.lines);
+}

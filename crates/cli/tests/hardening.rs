@@ -521,7 +521,7 @@ fn keyed_client(addr: SocketAddr, key: &str) -> Client {
 }
 
 #[test]
-fn scans_belong_to_a_key_not_to_its_name_and_failed_logins_are_throttled() {
+fn scans_belong_to_a_key_not_to_its_name_and_failed_logins_are_throttled_but_valid_keys_served() {
     let data_dir = tempfile::tempdir().unwrap();
     let first = create_key(data_dir.path(), "ci");
     let (child, addr) =
@@ -558,6 +558,17 @@ fn scans_belong_to_a_key_not_to_its_name_and_failed_logins_are_throttled() {
     }
     assert!(statuses[..20].iter().all(|s| *s == 401), "{statuses:?}");
     assert!(statuses[20..].iter().all(|s| *s == 429), "{statuses:?}");
+    // A valid key from that address is still served: behind a proxy every client shares one
+    // address, and one client's bad keys must not lock out the others.
+    let mut colleague = keyed_client(addr, &second);
+    let listed = colleague.call("list_scans", json!({}));
+    assert!(!listed.is_error(), "{:?}", listed.0);
+    let refused = transport::post(
+        addr,
+        &[("Mcp-Protocol-Version", support::client::MODERN.to_owned())],
+        &ping,
+    );
+    assert_eq!(refused.status, 429, "{:?}", refused.messages);
 }
 
 #[test]

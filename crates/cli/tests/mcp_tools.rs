@@ -441,7 +441,8 @@ fn image_path_stays_inside_the_image_directory() {
 }
 
 /// The image directory's photos are resources: listed (with their size and type, nothing
-/// outside the directory, no link), readable as blobs, and `scan_document` takes their URIs.
+/// outside the directory, no link), readable as blobs (those listed, nothing else), and
+/// `scan_document` takes their URIs.
 #[test]
 fn the_image_directory_is_listed_as_resources_scan_document_reads() {
     let root = tempfile::tempdir().expect("a temporary directory");
@@ -478,6 +479,28 @@ fn the_image_directory_is_listed_as_resources_scan_document_reads() {
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::STANDARD.decode(blob).unwrap();
     assert_eq!(bytes.len() as u64, size);
+
+    // Only what the listing shows is read: a hidden file, a file that is no image, a link
+    // and a photo in a hidden folder answer as a file that does not exist.
+    std::fs::write(images.join(".htpasswd"), "admin:$apr1$secret").unwrap();
+    std::fs::write(images.join(".hidden.jpg"), "hidden").unwrap();
+    std::fs::create_dir(images.join(".private")).unwrap();
+    std::fs::copy(support::image_path(PASSPORT), images.join(".private/p.jpg")).unwrap();
+    let missing = client.request("resources/read", json!({ "uri": "mrtd://images/missing.jpg" }));
+    client.assert_no_resource("mrtd://images/missing.jpg");
+    for unlisted in [
+        "mrtd://images/.htpasswd",
+        "mrtd://images/notes.txt",
+        "mrtd://images/.hidden.jpg",
+        "mrtd://images/.private/p.jpg",
+        "mrtd://images/link.jpg",
+        "mrtd://images/travel%20docs/../notes.txt",
+        "mrtd://images/./travel%20docs/my%20passport.jpg",
+    ] {
+        client.assert_no_resource(unlisted);
+        let reply = client.request("resources/read", json!({ "uri": unlisted }));
+        assert_eq!(reply["error"]["message"], missing["error"]["message"], "{unlisted}: {reply}");
+    }
 
     let scanned = client.call("scan_document", json!({ "image_path": uri }));
     assert_eq!(scanned.ok()["fields"]["document_number"], PASSPORT_NUMBER);

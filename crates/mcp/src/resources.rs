@@ -130,7 +130,7 @@ pub(crate) fn templates(state: &AppState, modern: bool) -> ListResourceTemplates
         let mut images = ResourceTemplate::new("mrtd://images/{path}", "image");
         images.title = Some("A photo in the image directory".into());
         images.description = Some(
-            "A file in the server's image directory (resources/list names them); scan_document reads it with image_path set to this URI."
+            "A photo in the server's image directory (resources/list names them, and only those are read); scan_document reads it with image_path set to this URI."
                 .into(),
         );
         templates.push(images);
@@ -161,7 +161,11 @@ pub(crate) async fn read(
         };
         return Ok(hints(ReadResourceResult::new(vec![contents]), DOCS_TTL_MS, CacheScope::Public));
     }
+    // Only what `resources/list` shows is served: an image file by its extension, no hidden
+    // entry, no link. The directory may hold other files (`.htpasswd`, notes) that no caller
+    // was shown, and asking for one answers exactly as for a file that does not exist.
     if let (Some(path), Some(images)) = (image_path_of(uri), state.image_dir())
+        && images.list().await.iter().any(|listed| listed.path == path)
         && let Ok(bytes) = images.read(&path).await
     {
         use base64::Engine as _;

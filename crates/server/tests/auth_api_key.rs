@@ -183,3 +183,72 @@ async fn recognitions_beyond_the_global_bound_get_503_instead_of_hanging() {
         StatusCode::OK
     );
 }
+
+/// A request as if it came from `peer` over a real connection.
+fn from_peer(mut request: Request<Body>, peer: &str) -> Request<Body> {
+    let address: std::net::SocketAddr = peer.parse().unwrap();
+    request.extensions_mut().insert(axum::extract::ConnectInfo(address));
+    request
+}
+
+#[tokio::test]
+async fn a_valid_key_is_served_from_an_address_throttled_for_bad_keys() {
+    let key = generate_api_key();
+    let keys = StaticApiKeys::from_secrets([("ci", key.as_str())]);
+    let mut settings = AuthSettings::new(AuthMode::ApiKey(Arc::new(keys)));
+    settings.failure_limit = Some(RateLimit { per_second: 0.01, burst: 3 });
+    let app = server(settings);
+    // Behind a proxy every client has the proxy's address: one client's bad keys...
+    let proxy = "192.0.2.7:40000";
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        let wrong = generate_api_key();
+        let reply =
+            send(&app, from_peer(tool_call("whoami", json!({}), Some(&wrong)), proxy)).await;
+        statuses.push(reply.status.as_u16());
+    }
+    assert_eq!(statuses, [401, 401, 401, 429, 429]);
+    let missing = send(&app, from_peer(tool_call("whoami", json!({}), None), proxy)).await;
+    assert_eq!(missing.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(missing.header("retry-after").parse::<u64>().is_ok());
+    // ...do not lock out another client that sends a valid key.
+    let reply = send(&app, from_peer(tool_call("whoami", json!({}), Some(&key)), proxy)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+    assert_eq!(reply.tool_text(), "key:ci");
+    let rest = send(&app, from_peer(rest("GET", Some(&key)), proxy)).await;
+    assert_eq!(rest.status, StatusCode::OK);
+    // Bad keys from that address are still refused.
+    let wrong = generate_api_key();
+    let reply = send(&app, from_peer(tool_call("whoami", json!({}), Some(&wrong)), proxy)).await;
+    assert_eq!(reply.status, StatusCode::TOO_MANY_REQUESTS);
+    // Another address has its own count.
+    let reply =
+        send(&app, from_peer(tool_call("whoami", json!({}), Some(&wrong)), "192.0.2.8:1")).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn ipv6_failures_are_counted_per_64() {
+    let key = generate_api_key();
+    let keys = StaticApiKeys::from_secrets([("ci", key.as_str())]);
+    let mut settings = AuthSettings::new(AuthMode::ApiKey(Arc::new(keys)));
+    settings.failure_limit = Some(RateLimit { per_second: 0.01, burst: 2 });
+    let app = server(settings);
+    let bad = |peer: &'static str| {
+        let app = app.clone();
+        async move {
+            let wrong = generate_api_key();
+            send(&app, from_peer(tool_call("whoami", json!({}), Some(&wrong)), peer)).await.status
+        }
+    };
+    // Two addresses in one /64 share one count.
+    assert_eq!(bad("[2001:db8:1:2::1]:1").await, StatusCode::UNAUTHORIZED);
+    assert_eq!(bad("[2001:db8:1:2:ffff:ffff:ffff:fffe]:2").await, StatusCode::UNAUTHORIZED);
+    assert_eq!(bad("[2001:db8:1:2:abcd::9]:3").await, StatusCode::TOO_MANY_REQUESTS);
+    // The neighbouring /64 has its own.
+    assert_eq!(bad("[2001:db8:1:3::1]:4").await, StatusCode::UNAUTHORIZED);
+    // An IPv4 client on a dual-stack socket is counted as its IPv4 address.
+    assert_eq!(bad("198.51.100.1:5").await, StatusCode::UNAUTHORIZED);
+    assert_eq!(bad("[::ffff:198.51.100.1]:6").await, StatusCode::UNAUTHORIZED);
+    assert_eq!(bad("198.51.100.1:7").await, StatusCode::TOO_MANY_REQUESTS);
+}

@@ -74,20 +74,6 @@ impl RateLimiter {
     }
 }
 
-impl RateLimiter {
-    /// Whether `key` has a token now, without taking it: for limits that count only some
-    /// outcomes (failed logins), checked before the work and charged after it.
-    pub fn available(&self, key: &str, now: Instant) -> Result<(), Duration> {
-        let burst = f64::from(self.limit.burst.max(1));
-        let rate = self.limit.per_second.max(f64::MIN_POSITIVE);
-        let buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(bucket) = buckets.get(key) else { return Ok(()) };
-        let elapsed = now.saturating_duration_since(bucket.updated).as_secs_f64();
-        let tokens = (bucket.tokens + elapsed * rate).min(burst);
-        if tokens >= 1.0 { Ok(()) } else { Err(Duration::from_secs_f64((1.0 - tokens) / rate)) }
-    }
-}
-
 /// The global bound on recognitions running at once, shared fairly between callers.
 ///
 /// A free slot goes to the callers that wait in turn (round robin), each caller's requests

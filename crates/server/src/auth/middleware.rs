@@ -106,33 +106,33 @@ async fn check(
     on_endpoint: bool,
 ) -> Result<Checked, (Denial, Value)> {
     let inner = &guard.inner;
-    // The client's address counts failed authentications, when they are limited.
+    // The client's address (its /64 for IPv6) counts failed authentications, when they
+    // are limited.
     let client = inner
         .failures
         .as_ref()
         .and_then(|_| crate::http::peer_address(&request))
-        .map(|address| address.ip().to_string());
+        .map(|address| failure_key(address.ip()));
     let now = std::time::Instant::now();
-    if let (Some(failures), Some(client)) = (&inner.failures, &client)
-        && let Err(wait) = failures.available(client, now)
-    {
-        tracing::warn!("refused a client after repeated failed authentication");
-        let mut denial = Denial::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            UNAUTHORIZED,
-            "Too Many Requests: too many failed authentication attempts from this address; \
-             retry later",
-        );
-        denial.retry_after = Some(wait);
-        return Err((denial, Value::Null));
-    }
+    // Credentials are checked whatever the address has failed before: behind a proxy every
+    // client shares one address, and one client's bad keys must not lock the others out.
+    // Only a request whose credentials are missing or invalid is counted and throttled.
     let (principal, granted) = match authenticate(guard, request.headers()).await {
         Ok(authenticated) => authenticated,
         Err(denial) => {
             if denial.status == StatusCode::UNAUTHORIZED
                 && let (Some(failures), Some(client)) = (&inner.failures, &client)
+                && let Err(wait) = failures.check(client, now)
             {
-                let _ = failures.check(client, now);
+                tracing::warn!("refused a client after repeated failed authentication");
+                let mut denial = Denial::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    UNAUTHORIZED,
+                    "Too Many Requests: too many failed authentication attempts from this \
+                     address; retry later",
+                );
+                denial.retry_after = Some(wait);
+                return Err((denial, Value::Null));
             }
             return Err((denial, Value::Null));
         }
@@ -246,6 +246,20 @@ async fn check(
     request.extensions_mut().insert(principal);
     let tool = requirement.tool.map(crate::observe::ToolLabel);
     Ok(Checked { request, tool, permit, body_share })
+}
+
+/// What failed authentications are counted under: an IPv4 address (also when it arrives
+/// mapped into IPv6 on a dual-stack socket), or an IPv6 address's /64, because one host
+/// or attacker is commonly given a whole /64 and could otherwise spread its failures over
+/// as many addresses as it likes.
+fn failure_key(address: std::net::IpAddr) -> String {
+    match address.to_canonical() {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => {
+            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+            format!("{}/64", std::net::Ipv6Addr::from(prefix))
+        }
+    }
 }
 
 /// The refusal for a body that was not read.

@@ -9,7 +9,10 @@
 //! 1. checks `Host` and `Origin` (a foreign `Origin` gets `403` before anything else);
 //! 2. authenticates the caller according to the [`AuthMode`] and puts the resulting
 //!    [`Principal`] into the request's extensions, where the MCP layer finds it: the
-//!    principal owns the scans and `requestState` the request creates;
+//!    principal owns the scans and `requestState` the request creates; a request whose
+//!    credentials are missing or invalid is counted against its address (an IPv6 address's
+//!    /64), and once the address has failed too often it is answered `429` instead of `401`,
+//!    while valid credentials from that address are still served;
 //! 3. applies the per-principal rate limit (`429` with `Retry-After`);
 //! 4. checks the scopes the request needs (`403` with `error="insufficient_scope"`);
 //! 5. for a recognition, waits a bounded time for a global slot (`503` with `Retry-After`).
@@ -104,8 +107,9 @@ pub struct AuthSettings {
     pub max_concurrent_scans: usize,
     /// How long a recognition waits for a slot before `503`.
     pub scan_wait: Duration,
-    /// Failed authentications each client address may make before it is refused `429`
-    /// for a while; `None` for no limit.
+    /// Failed authentications each client address (an IPv6 address's /64) may make before
+    /// its requests without valid credentials are answered `429` for a while; a request with
+    /// valid credentials is served whatever its address has failed. `None` for no limit.
     pub failure_limit: Option<RateLimit>,
     /// What each tool, resource and REST operation needs, as the crates that define them
     /// declare it.

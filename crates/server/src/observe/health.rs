@@ -56,9 +56,10 @@ impl Readiness {
         self
     }
 
-    /// Runs every check, at once, each bounded by [`CHECK_TIMEOUT`].
-    async fn run(&self) -> Response {
-        let outcomes = futures::future::join_all(self.checks.iter().map(|(name, check)| {
+    /// Runs every check, at once, each bounded by [`CHECK_TIMEOUT`]; a failure is logged
+    /// and counted here, once per run.
+    async fn outcomes(&self) -> Outcomes {
+        futures::future::join_all(self.checks.iter().map(|(name, check)| {
             let future = check();
             async move {
                 let outcome = match tokio::time::timeout(CHECK_TIMEOUT, future).await {
@@ -72,46 +73,131 @@ impl Readiness {
                         Err("timed out")
                     }
                 };
+                if outcome.is_err() {
+                    metrics::counter!(super::READINESS_FAILURES, "check" => *name).increment(1);
+                }
                 (*name, outcome)
             }
         }))
-        .await;
-        let mut checks = Map::new();
-        let mut reasons = Vec::new();
-        for (name, outcome) in outcomes {
-            match outcome {
-                Ok(()) => {
-                    checks.insert(name.to_owned(), json!("ok"));
-                }
-                Err(what) => {
-                    metrics::counter!(super::READINESS_FAILURES, "check" => name).increment(1);
-                    checks.insert(name.to_owned(), json!(what));
-                    reasons.push(format!("{name} check {what}"));
-                }
+        .await
+    }
+}
+
+/// Each check's name and what it found.
+type Outcomes = Vec<(&'static str, Result<(), &'static str>)>;
+
+/// How long `/readyz` answers from the last run of its checks. Probes come from every
+/// load balancer and orchestrator, and anyone may send them (the path is public), so the
+/// store is asked at most about once a second however often they come.
+pub const CHECK_CACHE: Duration = Duration::from_secs(1);
+
+/// The answer to `/readyz` for `outcomes`.
+fn render(outcomes: &Outcomes) -> Response {
+    let mut checks = Map::new();
+    let mut reasons = Vec::new();
+    for (name, outcome) in outcomes {
+        match outcome {
+            Ok(()) => {
+                checks.insert((*name).to_owned(), json!("ok"));
+            }
+            Err(what) => {
+                checks.insert((*name).to_owned(), json!(what));
+                reasons.push(format!("{name} check {what}"));
             }
         }
-        if reasons.is_empty() {
-            json_response(StatusCode::OK, &json!({ "status": "ready", "checks": checks }))
-        } else {
-            let body = json!({
-                "status": "not ready",
-                "reason": reasons.join("; "),
-                "checks": Value::Object(checks),
-            });
-            json_response(StatusCode::SERVICE_UNAVAILABLE, &body)
+    }
+    if reasons.is_empty() {
+        json_response(StatusCode::OK, &json!({ "status": "ready", "checks": checks }))
+    } else {
+        let body = json!({
+            "status": "not ready",
+            "reason": reasons.join("; "),
+            "checks": Value::Object(checks),
+        });
+        json_response(StatusCode::SERVICE_UNAVAILABLE, &body)
+    }
+}
+
+/// The readiness checks with their last outcomes, reused for [`CHECK_CACHE`].
+struct Probe {
+    readiness: Readiness,
+    /// When the checks last finished, and what they found. Held while the checks run, so
+    /// probes that arrive meanwhile wait for that run instead of starting their own.
+    last: tokio::sync::Mutex<Option<(tokio::time::Instant, Outcomes)>>,
+}
+
+impl Probe {
+    fn new(readiness: Readiness) -> Self {
+        Probe { readiness, last: tokio::sync::Mutex::new(None) }
+    }
+
+    async fn answer(&self) -> Response {
+        let mut last = self.last.lock().await;
+        if let Some((finished, outcomes)) = &*last
+            && finished.elapsed() < CHECK_CACHE
+        {
+            return render(outcomes);
         }
+        let outcomes = self.readiness.outcomes().await;
+        let response = render(&outcomes);
+        *last = Some((tokio::time::Instant::now(), outcomes));
+        response
     }
 }
 
 /// The probe routes.
 pub(super) fn routes(readiness: Readiness) -> Router {
     let alive = || async { json_response(StatusCode::OK, &json!({ "status": "ok" })) };
-    let readiness = Arc::new(readiness);
+    let probe = Arc::new(Probe::new(readiness));
     Router::new().route("/healthz", get(alive)).route("/livez", get(alive)).route(
         "/readyz",
         get(move || {
-            let readiness = readiness.clone();
-            async move { readiness.run().await }
+            let probe = probe.clone();
+            async move { probe.answer().await }
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// A readiness whose one check counts its runs and fails while `failing` is set.
+    fn counted(runs: Arc<AtomicUsize>, failing: Arc<std::sync::atomic::AtomicBool>) -> Readiness {
+        Readiness::new().check("store", move || {
+            runs.fetch_add(1, Ordering::SeqCst);
+            let fail = failing.load(Ordering::SeqCst);
+            async move { if fail { Err("down") } else { Ok(()) } }
+        })
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_store_is_asked_at_most_once_a_second() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let probe = Probe::new(counted(runs.clone(), failing.clone()));
+        for _ in 0..50 {
+            assert_eq!(probe.answer().await.status(), StatusCode::OK);
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "fifty probes, one check");
+        // Probes that arrive together share one run too.
+        tokio::time::advance(CHECK_CACHE).await;
+        let together = futures::future::join_all((0..10).map(|_| probe.answer())).await;
+        assert!(together.iter().all(|r| r.status() == StatusCode::OK));
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        // A failure is seen once the cached verdict is a second old, and is reused in turn.
+        failing.store(true, Ordering::SeqCst);
+        tokio::time::advance(Duration::from_millis(500)).await;
+        assert_eq!(probe.answer().await.status(), StatusCode::OK, "still the cached verdict");
+        tokio::time::advance(Duration::from_millis(500)).await;
+        assert_eq!(probe.answer().await.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(probe.answer().await.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(runs.load(Ordering::SeqCst), 3);
+        failing.store(false, Ordering::SeqCst);
+        tokio::time::advance(CHECK_CACHE).await;
+        assert_eq!(probe.answer().await.status(), StatusCode::OK);
+        assert_eq!(runs.load(Ordering::SeqCst), 4);
+    }
 }

@@ -41,7 +41,7 @@
 //! | `mrtd_http_requests_total` | counter | `route` (matched route or `unmatched`), `method` (JSON-RPC method on the MCP endpoint, else the HTTP method), `status` |
 //! | `mrtd_http_request_duration_seconds` | histogram | `route`, `method` |
 //! | `mrtd_http_requests_in_flight` | gauge | |
-//! | `mrtd_readiness_failures_total` | counter | `check` |
+//! | `mrtd_readiness_failures_total` | counter | `check` (counted per run of the checks, not per probe) |
 //!
 //! The layers above record their own metrics through the same facade (the recognitions
 //! and store failures in `mrtd-service`, the tool calls in `mrtd-mcp`) and hand their
@@ -67,7 +67,7 @@ use axum::{Router, response::IntoResponse, routing::get};
 use http::{HeaderValue, StatusCode, header};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-pub use health::{CHECK_TIMEOUT, Readiness};
+pub use health::{CHECK_CACHE, CHECK_TIMEOUT, Readiness};
 pub use sniff::{MethodSniffer, sniff_method};
 pub use trace::{TraceParent, valid_tracestate};
 
@@ -178,7 +178,9 @@ impl Observability {
         self.handle.render()
     }
 
-    /// `/metrics`, `/healthz`, `/livez` and `/readyz` (running `readiness`).
+    /// `/metrics`, `/healthz`, `/livez` and `/readyz` (running `readiness` at most once per
+    /// [`CHECK_CACHE`], whatever the number of probes, and answering from its last run
+    /// meanwhile).
     ///
     /// Merge these into the router the auth guard protects: the probes are public paths
     /// the guard lets through, `/metrics` is not.
