@@ -76,15 +76,42 @@ fn corrections_are_reported_with_the_lines_as_corrected() {
     ]);
     let reading = json(&output);
     assert_eq!(reading["valid"], true);
-    assert_eq!(reading["lines"][0], TD3_LINE1);
+    // The name's `55` stays as typed: no check digit covers a name, and some national
+    // codings print digits there; the result says so and is not `read`.
+    assert_eq!(reading["lines"][0], TD3_LINE1.replacen("ERIKSSON", "ERIK55ON", 1));
     assert_eq!(reading["lines"][1], TD3_LINE2);
+    assert_eq!(reading["status"], "partial");
+    assert!(reading["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "unusual_name"));
     let corrections = reading["corrections"].as_array().unwrap();
-    assert_eq!(corrections.len(), 9);
+    assert_eq!(corrections.len(), 7);
     assert_eq!(corrections[0]["line"], 1);
     assert_eq!(corrections[0]["column"], 5);
     assert_eq!(corrections[0]["from"], "0");
     assert_eq!(corrections[0]["to"], "O");
     assert_eq!(corrections[0]["why"], "letter_only_field");
+}
+
+#[test]
+fn the_russian_internal_passport_is_returned_as_printed_with_its_names_in_cyrillic() {
+    let output = mrtd(&[
+        "parse",
+        "PNRUSIM8REK<<EVGENIQ<ALEKSANDROVI3<<<<<<<<<<",
+        "1100000000RUS8209120M<<<<<<<4041217292000<46",
+        "--today",
+        "2026-11-29",
+    ]);
+    let reading = json(&output);
+    assert_eq!(reading["lines"][0], "PNRUSIM8REK<<EVGENIQ<ALEKSANDROVI3<<<<<<<<<<");
+    assert_eq!(reading["lines"][1], "1100000000RUS8209120M<<<<<<<4041217292000<46");
+    assert_eq!(reading["valid"], true);
+    assert_eq!(reading["status"], "read");
+    assert_eq!(reading["fields"]["surname"], "IM8REK");
+    assert!(reading["corrections"].as_array().unwrap().is_empty(), "{reading}");
+    assert_eq!(reading["national"]["variant"], "rus_internal_passport");
+    assert_eq!(reading["national"]["surname_native"], "ИМЯРЕК");
+    assert_eq!(reading["national"]["given_names_native"], "ЕВГЕНИЙ АЛЕКСАНДРОВИЧ");
+    let warnings = reading["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w["code"] == "national_coding"), "{reading}");
 }
 
 #[test]
