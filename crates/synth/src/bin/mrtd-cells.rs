@@ -17,7 +17,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{load_font, number, parse_flags, usage_error};
+use common::{load_font, number, parse_flags, training_options, usage_error};
 use mrtd_engine::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use mrtd_engine::gray::Gray;
 use mrtd_engine::model::{ALPHABET, Mlp};
@@ -191,20 +191,8 @@ fn measure_real(model: &Mlp, manifest_path: &Path, dir: &Path) -> (Tally, usize,
 /// Freshly rendered scenes with the training's degradations, cut at their exact cells.
 fn measure_synthetic(model: &Mlp, font: &Path, scenes: usize, seed: u64) -> Tally {
     let font = load_font(TOOL, font);
-    let options = SceneOptions {
-        min_char_px: 5.0,
-        max_char_px: 30.0,
-        max_tilt_degrees: 15.0,
-        quarter_turns: true,
-        perspective: 0.08,
-        degrade: true,
-        random_text: 0.5,
-        with_mrz: true,
-        random_names: false,
-        more_faults: false,
-        clear_zone: false,
-        print_weights: true,
-    };
+    // The training's scenes, with the MRZ in stroke weights the training leaves out.
+    let options = SceneOptions { print_weights: true, ..training_options(false) };
     let mut rng = Rng::new(seed);
     let mut tally = Tally::default();
     for idx in 0..scenes {

@@ -11,7 +11,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use common::{load_font, number, parse_flags};
+use common::{load_font, number, parse_flags, training_options};
 use mrtd_engine::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use mrtd_engine::model::{Mlp, N_CLASSES, N_HIDDEN, class_of, softmax};
 use mrtd_synth::{DEBIAN_OCRB_PATH, OcrFont, Rng, SceneOptions, SynthFormat, generate};
@@ -95,24 +95,6 @@ fn jitter(rng: &mut Rng, cell: &CellGeometry) -> CellGeometry {
             across.0 * shear_cos - across.1 * shear_sin,
             across.0 * shear_sin + across.1 * shear_cos,
         ),
-    }
-}
-
-fn training_options(more_faults: bool) -> SceneOptions {
-    SceneOptions {
-        min_char_px: 5.0,
-        max_char_px: 30.0,
-        max_tilt_degrees: 15.0,
-        quarter_turns: true,
-        perspective: 0.08,
-        degrade: true,
-        random_text: 0.5,
-        with_mrz: true,
-        random_names: false,
-        more_faults,
-        // Dark clutter at and under the lines, as cluttered photos can put there.
-        clear_zone: false,
-        print_weights: false,
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use mrtd_synth::OcrFont;
+use mrtd_synth::{OcrFont, SceneOptions};
 
 /// Ends the program with a message and the usage, as a mistyped command line should.
 pub fn usage_error(tool: &str, usage: &str, message: &str) -> ! {
@@ -54,4 +54,26 @@ pub fn load_font(tool: &str, path: &Path) -> OcrFont {
         eprintln!("{tool}: {message}; on Debian, apt-get install fonts-ocr-b gives it");
         std::process::exit(1);
     })
+}
+
+/// The scenes the classifier is trained on: `mrtd-train` trains on them, `mrtd-cells` measures
+/// on fresh ones. `more_faults` adds the handheld faults of `mrtd-synth --more-faults`.
+// Each binary compiles this module; not every one calls every function.
+#[allow(dead_code)]
+pub fn training_options(more_faults: bool) -> SceneOptions {
+    SceneOptions {
+        min_char_px: 5.0,
+        max_char_px: 30.0,
+        max_tilt_degrees: 15.0,
+        quarter_turns: true,
+        perspective: 0.08,
+        degrade: true,
+        random_text: 0.5,
+        with_mrz: true,
+        random_names: false,
+        more_faults,
+        // Dark clutter at and under the lines, as cluttered photos can put there.
+        clear_zone: false,
+        print_weights: false,
+    }
 }
