@@ -133,7 +133,10 @@ impl Engine {
             }
             other => other?,
         };
+        let format = decoded.format;
         let (mut reading, _, candidates_seen) = self.read_gray_inner(&decoded.gray, options);
+        // The luma is let go before the photo is decoded again.
+        drop(decoded);
         // Marks in colour over or under the zone (a stamp, a pen line, an app's frame, a
         // tinted background) are as dark as ink in the luma: where the reading is not `read`
         // and something like a zone was seen, the photo gets a look as ink on paper.
@@ -146,7 +149,7 @@ impl Engine {
                 reading = again;
             }
         }
-        reading.image_format = decoded.format;
+        reading.image_format = format;
         reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(reading)
     }

@@ -48,7 +48,7 @@ const AGREEMENT_SLACK: f32 = 0.06;
 
 /// The probability given to a look-alike the glyphs cannot rule out, for the search for
 /// misreads that cancel: above what counts as plausible on any glyph size.
-pub(crate) const UNRULED_LOOK_ALIKE: f32 = 0.1;
+const UNRULED_LOOK_ALIKE: f32 = 0.1;
 
 /// Whether `a` and `b` are a pair whose prints differ by a detail that a worn, blurred or
 /// small print loses (the width of a `0`, the serifs of an `I`), so that a glyph with no

@@ -63,10 +63,8 @@ pub(crate) fn decode_ink(bytes: &[u8], limits: DecodeLimits) -> Option<Gray> {
     if !dynamic.color().has_color() {
         return None;
     }
-    let mut rgb = dynamic.into_rgb8();
-    let mut oriented = DynamicImage::ImageRgb8(std::mem::take(&mut rgb));
-    oriented.apply_orientation(orientation);
-    let rgb = oriented.into_rgb8();
+    // The colour raster is let go before the gray one is turned upright.
+    let rgb = dynamic.into_rgb8();
     let (width, height) = rgb.dimensions();
     let mut coloured = 0usize;
     let data: Vec<u8> = rgb
@@ -78,12 +76,13 @@ pub(crate) fn decode_ink(bytes: &[u8], limits: DecodeLimits) -> Option<Gray> {
             high
         })
         .collect();
+    drop(rgb);
     let share = coloured as f32 / data.len().max(1) as f32;
-    (share >= COLOURED_SHARE).then_some(Gray {
-        width: width as usize,
-        height: height as usize,
-        data,
-    })
+    if share < COLOURED_SHARE {
+        return None;
+    }
+    let ink = image::GrayImage::from_raw(width, height, data)?;
+    Some(upright_gray(DynamicImage::ImageLuma8(ink), orientation))
 }
 
 /// Decodes a still image (not HEIF) within the limits, with its EXIF orientation.
