@@ -132,6 +132,26 @@ async function test(name, body) {
       assert.equal(await page.textContent("dd[data-field=surname] .value"), expected().surname);
     });
 
+    await test("a national coding's names appear in their own script beside the printed ones", async () => {
+      await page.fill("#mrz_text", [
+        "PNRUSIM8REK<<EVGENIQ<ALEKSANDROVI3<<<<<<<<<<",
+        "1100000000RUS8209120M<<<<<<<4041217292000<46",
+      ].join("\n"));
+      await page.click("#parse-button");
+      await page.waitForFunction(() => document.querySelector("dd[data-field=surname] .native") !== null);
+      assert.equal(await page.textContent("dd[data-field=surname] .value"), "IM8REK");
+      assert.equal(await page.textContent("dd[data-field=surname] .native"), "ИМЯРЕК");
+      assert.equal(await page.getAttribute("dd[data-field=surname] .native", "lang"), "ru");
+      assert.equal(await page.textContent("dd[data-field=given_names] .native"), "ЕВГЕНИЙ АЛЕКСАНДРОВИЧ");
+      // The ICAO specimen again, for the steps that follow.
+      const rows = fs.readFileSync(path.join(samples, "MANIFEST.tsv"), "utf8").split("\n");
+      const lines = rows.map((r) => r.split("\t")).find((c) => c[0] === PHOTO)[7].split("|");
+      await page.fill("#mrz_text", lines.join("\n"));
+      await page.click("#parse-button");
+      await page.waitForFunction(() => document.querySelector("dd[data-field=surname] .native") === null
+        && /^Read a TD3/.test(document.getElementById("status").textContent));
+    });
+
     await test("fields carry marks with a legend", async () => {
       assert.equal(await page.getAttribute("dd[data-field=document_number]", "data-mark"), "verified");
       assert.equal(await page.getAttribute("dd[data-field=surname]", "data-mark"), "uncovered");

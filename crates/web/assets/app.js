@@ -12,6 +12,8 @@
     "no_mrz_found", "mrz_cut_at_edge", "too_small", "too_blurred", "glare", "partly_covered",
     "marked_over", "line_unreadable", "check_digit_failed", "low_confidence", "rotated", "corrected",
   ];
+  /** The language of the names a national coding gives in the document's own script. */
+  const NATIVE_LANG = { rus_internal_passport: "ru" };
   /** Where the fields no check digit covers sit, by format: [field, line, first, last]. */
   const UNCOVERED_CELLS = {
     TD3: [["document_code", 1, 1, 2], ["issuer", 1, 3, 5], ["names", 1, 6, 44], ["nationality", 2, 11, 13], ["sex", 2, 21, 21]],
@@ -190,6 +192,17 @@
       value.className = "value";
       value.textContent = String(fields[key]);
       dd.appendChild(value);
+      // A national coding's names in the document's own script, beside the names as printed.
+      const national = result.national;
+      const native = national && national[key + "_native"];
+      if (native) {
+        const script = document.createElement("span");
+        script.className = "native";
+        script.lang = NATIVE_LANG[national.variant] || "";
+        script.textContent = native;
+        dd.appendChild(document.createTextNode(" "));
+        dd.appendChild(script);
+      }
       dd.dataset.field = key;
       const mark = marks[key] || "uncovered";
       dd.dataset.mark = mark;
