@@ -10,7 +10,7 @@
 /// looking for misreads that cancel under a check digit.
 const PLAUSIBLE_ALTERNATIVE: f32 = 0.05;
 
-/// The same for glyphs below [`SMALL_GLYPH_PX`] high: there the classifier is often sure
+/// The same for glyphs below [`OVERCONFIDENT_BELOW_PX`] high: there the classifier is often sure
 /// and wrong (a visa's three `0` read `O` at 10 px per line, each at 0.99), so an
 /// alternative it gives even this much counts.
 const PLAUSIBLE_ALTERNATIVE_SMALL: f32 = 0.002;
@@ -20,7 +20,7 @@ const PLAUSIBLE_ALTERNATIVE_SMALL: f32 = 0.002;
 const LOST: f32 = 0.5;
 
 /// Glyph height (original pixels) below which [`PLAUSIBLE_ALTERNATIVE_SMALL`] applies.
-pub(crate) const SMALL_GLYPH_PX: f32 = 12.0;
+pub(crate) const OVERCONFIDENT_BELOW_PX: f32 = 12.0;
 
 /// How likely another reading of a cell seen at `glyph_px` must be to count as plausible.
 /// `marked` says the reading bears the mark cancelling misreads leave, a filler inside the
@@ -28,7 +28,7 @@ pub(crate) const SMALL_GLYPH_PX: f32 = 12.0;
 /// passing), or that a line drawn over the page crossed the cell's glyph: there an
 /// alternative counts as it does on small glyphs.
 pub(crate) fn plausible_alternative(glyph_px: f32, marked: bool) -> f32 {
-    if marked || glyph_px < SMALL_GLYPH_PX {
+    if marked || glyph_px < OVERCONFIDENT_BELOW_PX {
         PLAUSIBLE_ALTERNATIVE_SMALL
     } else {
         PLAUSIBLE_ALTERNATIVE

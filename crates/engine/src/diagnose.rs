@@ -11,7 +11,7 @@ use crate::locate::LocateReport;
 use crate::types::{Diagnostic, DiagnosticCode, ImageReading, Status};
 
 /// Glyphs below this height (original pixels) are too small to read reliably.
-const SMALL_GLYPH_PX: f32 = 7.0;
+const TOO_SMALL_PX: f32 = 7.0;
 
 /// The most a cell covered above or below its glyph is trusted, whatever the classifier says.
 const COVERED_TRUST: f32 = 0.5;
@@ -146,7 +146,7 @@ pub(crate) fn conclude(
         let message = match &report.longest_row {
             Some(row) => {
                 let height_px = row.height / scale;
-                if height_px < SMALL_GLYPH_PX {
+                if height_px < TOO_SMALL_PX {
                     diagnostics.push(diagnostic(
                         DiagnosticCode::TooSmall,
                         format!("Text rows were found but their characters are only {height_px:.0} px high; take the photo closer or at a higher resolution (characters need about 10 px)."),
@@ -304,7 +304,7 @@ pub(crate) fn conclude(
     // `read` promises that a pipeline may use the reading without a person looking: never
     // for characters too small to tell apart reliably, nor for a zone the photo cuts off,
     // whatever the classifier and the check digits say.
-    let too_small = glyph_px < SMALL_GLYPH_PX;
+    let too_small = glyph_px < TOO_SMALL_PX;
     let cut_off = cut_edges(&quad, gray, pitch);
     let cut = !cut_off.is_empty();
     let confident = certain && !too_small && !cut;
@@ -443,7 +443,7 @@ pub(crate) fn conclude(
                 DiagnosticCode::CheckDigitFailed,
                 format!("Check digits do not match for: {failed}. Some characters were misread; a sharper, evenly lit photo usually fixes this."),
             ));
-            if mean_confidence < 0.7 && glyph_px >= SMALL_GLYPH_PX {
+            if mean_confidence < 0.7 && glyph_px >= TOO_SMALL_PX {
                 diagnostics.push(diagnostic(
                     DiagnosticCode::TooBlurred,
                     "The MRZ characters are hard to tell apart (blurred or out of focus); hold the camera still and let it focus.".to_owned(),
