@@ -128,11 +128,11 @@ pub fn parse_text(lines: &[&str], options: &ParseOptions) -> Result<Reading, Not
     Ok(reading)
 }
 
-/// Codes are taken as printed: a digit in an issuer or nationality code (typed, or the
-/// recogniser's likeliest symbol) becomes the letter it is usually mistaken for only when
-/// that makes a known code. A code no state
-/// uses stays as typed (some national documents print a numeric nationality), with the
-/// interpretation's `unknown_code` warning, rather than become a code nobody issues.
+/// Codes are taken as printed: a digit in an issuer or nationality code (typed, or seen
+/// surely by the recogniser, as `seen_as_digit` says) becomes the letter it is usually
+/// mistaken for only when that makes a known code. A code no state uses stays as printed
+/// (some national documents print a numeric nationality), with the interpretation's
+/// `unknown_code` warning, rather than become a code nobody issues.
 fn keep_typed_codes(
     layout: &Layout,
     cells: &mut [Vec<Cell>],
@@ -190,12 +190,12 @@ fn keep_typed_names(
     }
 }
 
-/// The most probability the recogniser may give any letter in a name cell whose likeliest
-/// symbol is a digit other than `0` for the digit to stand as seen: where it offers the
-/// letter the digit is usually mistaken for, the layout reads the letter. A `0` in a name is
-/// always read `O`: fonts print the two alike (the ICAO specimen's thumbnail, 7 px per line,
-/// gave `ERIKSS0N` with the O under 2 %), and no national coding prints a zero there.
-const DIGIT_IN_NAME_MAX_LETTER_P: f32 = 0.02;
+/// The most probability the recogniser may give any letter in a code or name cell whose
+/// likeliest symbol is a digit for the digit to stand as seen: where it offers the letter
+/// the digit is usually mistaken for, the layout reads the letter. A `0` in a name is always
+/// read `O`: fonts print the two alike (the ICAO specimen's thumbnail, 7 px per line, gave
+/// `ERIKSS0N` with the O under 2 %), and no national coding prints a zero there.
+const DIGIT_SEEN_MAX_LETTER_P: f32 = 0.02;
 
 /// Changed cells per check digit group when reading text. Every usual confusion weighs the
 /// same there, so two changes under one mod-10 digit fit by coincidence too often to prove
@@ -264,8 +264,8 @@ pub fn decode_cells(
         lines[line][column]
             .options
             .iter()
-            .filter(|(c, p)| c.is_ascii_uppercase() && p.is_finite())
-            .all(|(_, p)| *p <= DIGIT_IN_NAME_MAX_LETTER_P)
+            .filter(|(c, p)| c.is_ascii_alphabetic() && p.is_finite())
+            .all(|(_, p)| *p <= DIGIT_SEEN_MAX_LETTER_P)
     };
     keep_typed_codes(&layout, &mut cells, sure_digit);
     keep_typed_names(&layout, &mut cells, |line, column| {
