@@ -186,6 +186,10 @@ pub(crate) struct ServeArgs {
     /// Seconds from a request's head to its response's head (408 after that).
     #[arg(long, env = "MRTD_REQUEST_TIMEOUT_SECS", default_value_t = 180)]
     request_timeout_secs: u64,
+    /// Seconds a response may wait for the client to read more of it before the
+    /// connection is closed (a client that never reads cannot hold it or its memory).
+    #[arg(long, env = "MRTD_RESPONSE_TIMEOUT_SECS", default_value_t = 30)]
+    response_timeout_secs: u64,
     /// Connections open at once (lowered to fit the file descriptor limit).
     #[arg(long, env = "MRTD_MAX_CONNECTIONS", default_value_t = 1024)]
     max_connections: usize,
@@ -411,6 +415,7 @@ fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
         body_idle_timeout: seconds(args.body_idle_timeout_secs),
         body_timeout: seconds(args.body_timeout_secs),
         request_timeout: seconds(args.request_timeout_secs),
+        response_timeout: seconds(args.response_timeout_secs),
         max_connections: args.max_connections.max(1),
         max_body_memory_bytes: args.max_body_memory_mib.max(1).saturating_mul(1024 * 1024),
     }

@@ -43,6 +43,10 @@ pub struct ConnectionLimits {
     pub body_timeout: Duration,
     /// Time from a request's head to its response's head (body, waiting and work included).
     pub request_timeout: Duration,
+    /// Longest time a response may wait for the client to take more of it: a write to the
+    /// socket that makes no progress for this long closes the connection and frees the
+    /// response, so a client that never reads cannot pin either.
+    pub response_timeout: Duration,
     /// Connections open at once; further clients wait in the listen backlog. Lowered at
     /// start to leave file descriptors for the database and image files.
     pub max_connections: usize,
@@ -59,6 +63,7 @@ impl Default for ConnectionLimits {
             body_idle_timeout: Duration::from_secs(15),
             body_timeout: Duration::from_secs(120),
             request_timeout: Duration::from_secs(180),
+            response_timeout: Duration::from_secs(30),
             max_connections: 1024,
             max_body_memory_bytes: 256 * 1024 * 1024,
         }

@@ -5,7 +5,9 @@
 //! [`ConnectionLimits::header_timeout`] (on a new connection and on a kept-alive one
 //! waiting for its next request alike), a head over [`ConnectionLimits::max_header_bytes`]
 //! is answered `431`, a response must start within [`ConnectionLimits::request_timeout`],
-//! and at most [`ConnectionLimits::max_connections`] connections are open at once.
+//! a connection whose client stops taking its response is closed once a write has waited
+//! [`ConnectionLimits::response_timeout`], and at most
+//! [`ConnectionLimits::max_connections`] connections are open at once.
 //! Request bodies are bounded where they are read (`auth`'s guard).
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
@@ -22,7 +24,7 @@ use tokio::{net::TcpListener, sync::Semaphore};
 use tower::ServiceExt;
 use tower_http::timeout::TimeoutLayer;
 
-use crate::{ConnectionLimits, HttpConfig, McpEndpoint};
+use crate::{ConnectionLimits, HttpConfig, McpEndpoint, write_timeout::WriteTimeout};
 
 /// Mounts the MCP endpoint at its configured path next to the routes in `rest`.
 pub fn router(endpoint: McpEndpoint, config: &HttpConfig, rest: Router) -> Router {
@@ -120,6 +122,9 @@ pub async fn serve_with(
             request.extensions_mut().insert(ConnectInfo(peer));
             request
         });
+        // hyper would wait forever for a client that does not read; the wrapper makes a
+        // write that stalls for the response timeout an error, which closes the connection.
+        let stream = WriteTimeout::new(stream, limits.response_timeout);
         let connection =
             builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
         let connection = graceful.watch(connection);
