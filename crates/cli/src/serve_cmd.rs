@@ -193,6 +193,11 @@ pub(crate) struct ServeArgs {
     /// Connections open at once (lowered to fit the file descriptor limit).
     #[arg(long, env = "MRTD_MAX_CONNECTIONS", default_value_t = 1024)]
     max_connections: usize,
+    /// Connections one client address (an IPv6 address's /64) may hold open at once;
+    /// further ones are closed at once (0: no cap, e.g. behind a proxy, whose connections
+    /// all come from one address).
+    #[arg(long, env = "MRTD_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
+    max_connections_per_address: usize,
     /// MiB of request bodies held in memory at once across all requests (503 beyond).
     #[arg(long, env = "MRTD_MAX_BODY_MEMORY_MIB", default_value_t = 256)]
     max_body_memory_mib: usize,
@@ -406,7 +411,8 @@ async fn auth_settings(
     Ok(settings)
 }
 
-/// The connection and request bounds from the flags (each at least a second or a KiB).
+/// The connection and request bounds from the flags (each at least a second or a KiB;
+/// only the per-address cap may be 0, for none).
 fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
     let seconds = |n: u64| Duration::from_secs(n.max(1));
     ConnectionLimits {
@@ -417,6 +423,7 @@ fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
         request_timeout: seconds(args.request_timeout_secs),
         response_timeout: seconds(args.response_timeout_secs),
         max_connections: args.max_connections.max(1),
+        max_connections_per_address: args.max_connections_per_address,
         max_body_memory_bytes: args.max_body_memory_mib.max(1).saturating_mul(1024 * 1024),
     }
 }

@@ -171,8 +171,14 @@ fn a_bad_file_is_a_usage_error_that_names_it() {
 }
 
 /// The connection limits added by the hardening, each with its flag, variable and file key.
-const CONNECTION_LIMITS: [(&str, &str, &str); 1] =
-    [("--response-timeout-secs", "MRTD_RESPONSE_TIMEOUT_SECS", "response_timeout_secs")];
+const CONNECTION_LIMITS: [(&str, &str, &str); 2] = [
+    ("--response-timeout-secs", "MRTD_RESPONSE_TIMEOUT_SECS", "response_timeout_secs"),
+    (
+        "--max-connections-per-address",
+        "MRTD_MAX_CONNECTIONS_PER_ADDRESS",
+        "max_connections_per_address",
+    ),
+];
 
 #[test]
 fn connection_limits_come_from_the_flag_the_variable_and_the_file() {

@@ -12,7 +12,7 @@
 //!   time, size (`413` at once for a declared length over the limit) and in the memory all
 //!   bodies may hold together, the response in time (its head by the request timeout, its
 //!   delivery to a client that stops reading by the response timeout), and the connections
-//!   open at once;
+//!   open at once, in all and from one client address;
 //! * the body limit is configurable (36 MiB by default, so a base64 photo fits) and
 //!   answered with `413` and a JSON-RPC error;
 //! * malformed JSON gets `400` with `-32700`, batches are handled per revision,
@@ -43,6 +43,7 @@ mod guard;
 pub mod http;
 pub mod jsonrpc;
 pub mod observe;
+mod per_address;
 pub mod stdio;
 mod write_timeout;
 
