@@ -186,9 +186,18 @@ pub(crate) struct ServeArgs {
     /// Seconds from a request's head to its response's head (408 after that).
     #[arg(long, env = "MRTD_REQUEST_TIMEOUT_SECS", default_value_t = 180)]
     request_timeout_secs: u64,
+    /// Seconds a response may wait for the client to read more of it before the
+    /// connection is closed (a client that never reads cannot hold it or its memory).
+    #[arg(long, env = "MRTD_RESPONSE_TIMEOUT_SECS", default_value_t = 30)]
+    response_timeout_secs: u64,
     /// Connections open at once (lowered to fit the file descriptor limit).
     #[arg(long, env = "MRTD_MAX_CONNECTIONS", default_value_t = 1024)]
     max_connections: usize,
+    /// Connections one client address (an IPv6 address's /64) may hold open at once;
+    /// further ones are closed at once (0: no cap, e.g. behind a proxy, whose connections
+    /// all come from one address).
+    #[arg(long, env = "MRTD_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
+    max_connections_per_address: usize,
     /// MiB of request bodies held in memory at once across all requests (503 beyond).
     #[arg(long, env = "MRTD_MAX_BODY_MEMORY_MIB", default_value_t = 256)]
     max_body_memory_mib: usize,
@@ -402,7 +411,8 @@ async fn auth_settings(
     Ok(settings)
 }
 
-/// The connection and request bounds from the flags (each at least a second or a KiB).
+/// The connection and request bounds from the flags (each at least a second or a KiB;
+/// only the per-address cap may be 0, for none).
 fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
     let seconds = |n: u64| Duration::from_secs(n.max(1));
     ConnectionLimits {
@@ -411,7 +421,9 @@ fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
         body_idle_timeout: seconds(args.body_idle_timeout_secs),
         body_timeout: seconds(args.body_timeout_secs),
         request_timeout: seconds(args.request_timeout_secs),
+        response_timeout: seconds(args.response_timeout_secs),
         max_connections: args.max_connections.max(1),
+        max_connections_per_address: args.max_connections_per_address,
         max_body_memory_bytes: args.max_body_memory_mib.max(1).saturating_mul(1024 * 1024),
     }
 }

@@ -170,6 +170,44 @@ fn a_bad_file_is_a_usage_error_that_names_it() {
     assert_eq!(output.status.code(), Some(2));
 }
 
+/// The connection limits added by the hardening, each with its flag, variable and file key.
+const CONNECTION_LIMITS: [(&str, &str, &str); 2] = [
+    ("--response-timeout-secs", "MRTD_RESPONSE_TIMEOUT_SECS", "response_timeout_secs"),
+    (
+        "--max-connections-per-address",
+        "MRTD_MAX_CONNECTIONS_PER_ADDRESS",
+        "max_connections_per_address",
+    ),
+];
+
+#[test]
+fn connection_limits_come_from_the_flag_the_variable_and_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    for (flag, variable, key) in CONNECTION_LIMITS {
+        // A value that is no number is refused by the one parser, naming the flag, from
+        // whichever source it came. The address is refused after parsing, so a source
+        // that did not reach the flag ends the run too, with another message.
+        let refused = ["--listen", "192.0.2.1:0"];
+        let file = format!("listen = \"127.0.0.1:0\"\n{key} = \"soon\"\n");
+        write_config(home.path(), "mrtd/config.toml", &file);
+        let by_file = serve(home.path(), &refused, &[]).output().expect("mrtd runs");
+        write_config(home.path(), "mrtd/config.toml", "listen = \"127.0.0.1:0\"\n");
+        let by_variable = serve(home.path(), &refused, &[(variable, "soon")]).output().unwrap();
+        let by_flag =
+            serve(home.path(), &[refused[0], refused[1], flag, "soon"], &[]).output().unwrap();
+        for (source, output) in [("file", by_file), ("variable", by_variable), ("flag", by_flag)] {
+            assert_eq!(output.status.code(), Some(2), "{key} from the {source}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(stderr.contains(flag), "{key} from the {source}: {stderr}");
+        }
+        // A number is accepted.
+        let file = format!("listen = \"127.0.0.1:0\"\n{key} = 5\n");
+        write_config(home.path(), "mrtd/config.toml", &file);
+        let started = Started::start(serve(home.path(), &[], &[]));
+        assert_eq!(started.address().ip().to_string(), "127.0.0.1", "{key}");
+    }
+}
+
 #[test]
 fn json_logs_keep_stderr_json_and_still_announce_the_url() {
     let home = tempfile::tempdir().unwrap();

@@ -114,4 +114,6 @@ ratio() {
 # The server settings a load test needs, said out loud: one client is one caller, so the
 # per-caller rate limit (10/s by default) is switched off, and recognitions queue for up to
 # two minutes for a slot instead of 10 s, so that 64 connections wait rather than get 503.
-LOAD_SERVER_ARGS=(--rate-limit 0 --scan-wait-secs 120)
+# All connections come from one address, so the per-address connection cap (64) is off
+# too: the uploads step holds 64 connections and probes on another one meanwhile.
+LOAD_SERVER_ARGS=(--rate-limit 0 --scan-wait-secs 120 --max-connections-per-address 0)

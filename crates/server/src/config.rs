@@ -43,9 +43,18 @@ pub struct ConnectionLimits {
     pub body_timeout: Duration,
     /// Time from a request's head to its response's head (body, waiting and work included).
     pub request_timeout: Duration,
+    /// Longest time a response may wait for the client to take more of it: a write to the
+    /// socket that makes no progress for this long closes the connection and frees the
+    /// response, so a client that never reads cannot pin either.
+    pub response_timeout: Duration,
     /// Connections open at once; further clients wait in the listen backlog. Lowered at
     /// start to leave file descriptors for the database and image files.
     pub max_connections: usize,
+    /// Connections one client address (an IPv6 address's /64) may hold open at once, so
+    /// that one client cannot take every slot of `max_connections`; a further connection
+    /// from it is closed before anything is read. 0 means no cap (behind a proxy every
+    /// connection comes from the proxy's address).
+    pub max_connections_per_address: usize,
     /// Request bodies held in memory at once, in bytes, across all requests; a request
     /// that would go over it is answered `503` with `Retry-After`.
     pub max_body_memory_bytes: usize,
@@ -59,7 +68,9 @@ impl Default for ConnectionLimits {
             body_idle_timeout: Duration::from_secs(15),
             body_timeout: Duration::from_secs(120),
             request_timeout: Duration::from_secs(180),
+            response_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            max_connections_per_address: 64,
             max_body_memory_bytes: 256 * 1024 * 1024,
         }
     }

@@ -5,7 +5,10 @@
 //! [`ConnectionLimits::header_timeout`] (on a new connection and on a kept-alive one
 //! waiting for its next request alike), a head over [`ConnectionLimits::max_header_bytes`]
 //! is answered `431`, a response must start within [`ConnectionLimits::request_timeout`],
-//! and at most [`ConnectionLimits::max_connections`] connections are open at once.
+//! a connection whose client stops taking its response is closed once a write has waited
+//! [`ConnectionLimits::response_timeout`], at most [`ConnectionLimits::max_connections`]
+//! connections are open at once, and at most
+//! [`ConnectionLimits::max_connections_per_address`] of them from one client address.
 //! Request bodies are bounded where they are read (`auth`'s guard).
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
@@ -22,7 +25,10 @@ use tokio::{net::TcpListener, sync::Semaphore};
 use tower::ServiceExt;
 use tower_http::timeout::TimeoutLayer;
 
-use crate::{ConnectionLimits, HttpConfig, McpEndpoint};
+use crate::{
+    ConnectionLimits, HttpConfig, McpEndpoint, per_address::AddressSlots,
+    write_timeout::WriteTimeout,
+};
 
 /// Mounts the MCP endpoint at its configured path next to the routes in `rest`.
 pub fn router(endpoint: McpEndpoint, config: &HttpConfig, rest: Router) -> Router {
@@ -84,6 +90,7 @@ pub async fn serve_with(
 ) -> std::io::Result<()> {
     let max_connections = effective_max_connections(limits.max_connections);
     let slots = Arc::new(Semaphore::new(max_connections));
+    let address_slots = AddressSlots::new(limits.max_connections_per_address);
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -113,6 +120,13 @@ pub async fn serve_with(
             },
             () = &mut shutdown => break,
         };
+        // An address that holds its share of the connections already is closed before
+        // anything is read, so that it cannot take the slots other clients need.
+        let Some(address_slot) = address_slots.try_take(peer.ip()) else {
+            tracing::debug!("a client address holds its share of the connections; closed");
+            drop(stream);
+            continue;
+        };
         if let Err(error) = stream.set_nodelay(true) {
             tracing::warn!(%error, "could not set TCP_NODELAY on an accepted socket");
         }
@@ -120,6 +134,9 @@ pub async fn serve_with(
             request.extensions_mut().insert(ConnectInfo(peer));
             request
         });
+        // hyper would wait forever for a client that does not read; the wrapper makes a
+        // write that stalls for the response timeout an error, which closes the connection.
+        let stream = WriteTimeout::new(stream, limits.response_timeout);
         let connection =
             builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
         let connection = graceful.watch(connection);
@@ -128,7 +145,7 @@ pub async fn serve_with(
             if let Err(error) = connection.await {
                 tracing::debug!(%error, "connection closed with an error");
             }
-            drop(permit);
+            drop((permit, address_slot));
         });
     }
     drop(listener);

@@ -10,7 +10,9 @@
 //!   gets `403` with a JSON-RPC error body;
 //! * every connection is bounded: the request head in time and size (`431`), the body in
 //!   time, size (`413` at once for a declared length over the limit) and in the memory all
-//!   bodies may hold together, the response in time, and the connections open at once;
+//!   bodies may hold together, the response in time (its head by the request timeout, its
+//!   delivery to a client that stops reading by the response timeout), and the connections
+//!   open at once, in all and from one client address;
 //! * the body limit is configurable (36 MiB by default, so a base64 photo fits) and
 //!   answered with `413` and a JSON-RPC error;
 //! * malformed JSON gets `400` with `-32700`, batches are handled per revision,
@@ -41,7 +43,9 @@ mod guard;
 pub mod http;
 pub mod jsonrpc;
 pub mod observe;
+mod per_address;
 pub mod stdio;
+mod write_timeout;
 
 pub use config::{ConnectionLimits, HttpConfig};
 pub use endpoint::McpEndpoint;

@@ -253,12 +253,9 @@ async fn check(
 /// or attacker is commonly given a whole /64 and could otherwise spread its failures over
 /// as many addresses as it likes.
 fn failure_key(address: std::net::IpAddr) -> String {
-    match address.to_canonical() {
+    match crate::per_address::client_prefix(address) {
         std::net::IpAddr::V4(v4) => v4.to_string(),
-        std::net::IpAddr::V6(v6) => {
-            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
-            format!("{}/64", std::net::Ipv6Addr::from(prefix))
-        }
+        std::net::IpAddr::V6(v6) => format!("{v6}/64"),
     }
 }
 
