@@ -214,44 +214,60 @@ fn band_covered(rows: &[f32], dark_below: f32) -> bool {
     dark_columns >= COVERED_COLUMNS
 }
 
+/// The gray levels of a window around a cell, row by row: `size.0` samples along the line by
+/// `size.1` across it, spanning `half.0` pitches and `half.1` character heights either side
+/// of the centre, each the mean of up to 4 x 4 bilinear sub-samples. The plain form of what
+/// [`sample_cell`] computes fast for the classifier's window; the reader's comparison of a
+/// document's glyphs with each other (`glyphs`) samples its own window with it.
+pub(crate) fn window_samples(
+    image: &Gray,
+    cell: &CellGeometry,
+    half: (f32, f32),
+    size: (usize, usize),
+) -> Vec<f32> {
+    let (half_along, half_across) = half;
+    let (width, height) = size;
+    let step_x = (
+        cell.along.0 * 2.0 * half_along / width as f32,
+        cell.along.1 * 2.0 * half_along / width as f32,
+    );
+    let step_y = (
+        cell.across.0 * 2.0 * half_across / height as f32,
+        cell.across.1 * 2.0 * half_across / height as f32,
+    );
+    let span = (step_x.0.hypot(step_x.1)).max(step_y.0.hypot(step_y.1));
+    let n_sub = span.ceil().clamp(1.0, MAX_SUB as f32) as usize;
+    let inv_sub = 1.0 / n_sub as f32;
+    let origin = (
+        cell.centre.0 - cell.along.0 * half_along - cell.across.0 * half_across,
+        cell.centre.1 - cell.along.1 * half_along - cell.across.1 * half_across,
+    );
+    let mut values = Vec::with_capacity(width * height);
+    for row in 0..height {
+        for col in 0..width {
+            let mut acc = 0.0;
+            for sy in 0..n_sub {
+                let fy = row as f32 + (sy as f32 + 0.5) * inv_sub;
+                for sx in 0..n_sub {
+                    let fx = col as f32 + (sx as f32 + 0.5) * inv_sub;
+                    let x = origin.0 + step_x.0 * fx + step_y.0 * fy;
+                    let y = origin.1 + step_x.1 * fx + step_y.1 * fy;
+                    acc += image.bilinear(x, y);
+                }
+            }
+            values.push(acc * inv_sub * inv_sub);
+        }
+    }
+    values
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The sampler's gray levels as first written: every point from the full expression.
     fn plain_samples(image: &Gray, cell: &CellGeometry) -> Vec<f32> {
-        let step_x = (
-            cell.along.0 * 2.0 * HALF_WIDTH / CELL_W as f32,
-            cell.along.1 * 2.0 * HALF_WIDTH / CELL_W as f32,
-        );
-        let step_y = (
-            cell.across.0 * 2.0 * HALF_HEIGHT / CELL_H as f32,
-            cell.across.1 * 2.0 * HALF_HEIGHT / CELL_H as f32,
-        );
-        let span = (step_x.0.hypot(step_x.1)).max(step_y.0.hypot(step_y.1));
-        let n_sub = span.ceil().clamp(1.0, 4.0) as usize;
-        let inv_sub = 1.0 / n_sub as f32;
-        let origin = (
-            cell.centre.0 - cell.along.0 * HALF_WIDTH - cell.across.0 * HALF_HEIGHT,
-            cell.centre.1 - cell.along.1 * HALF_WIDTH - cell.across.1 * HALF_HEIGHT,
-        );
-        let mut values = Vec::new();
-        for row in 0..CELL_H {
-            for col in 0..CELL_W {
-                let mut acc = 0.0;
-                for sy in 0..n_sub {
-                    let fy = row as f32 + (sy as f32 + 0.5) * inv_sub;
-                    for sx in 0..n_sub {
-                        let fx = col as f32 + (sx as f32 + 0.5) * inv_sub;
-                        let x = origin.0 + step_x.0 * fx + step_y.0 * fy;
-                        let y = origin.1 + step_x.1 * fx + step_y.1 * fy;
-                        acc += image.bilinear(x, y);
-                    }
-                }
-                values.push(acc * inv_sub * inv_sub);
-            }
-        }
-        values
+        window_samples(image, cell, (HALF_WIDTH, HALF_HEIGHT), (CELL_W, CELL_H))
     }
 
     #[test]

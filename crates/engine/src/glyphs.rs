@@ -78,37 +78,9 @@ struct Patch([f32; PATCH_W * PATCH_H]);
 
 impl Patch {
     fn sample(image: &Gray, cell: &CellGeometry) -> Option<Patch> {
-        let step_x = (
-            cell.along.0 * 2.0 * HALF_ALONG / PATCH_W as f32,
-            cell.along.1 * 2.0 * HALF_ALONG / PATCH_W as f32,
-        );
-        let step_y = (
-            cell.across.0 * 2.0 * HALF_ACROSS / PATCH_H as f32,
-            cell.across.1 * 2.0 * HALF_ACROSS / PATCH_H as f32,
-        );
-        let span = step_x.0.hypot(step_x.1).max(step_y.0.hypot(step_y.1));
-        let n_sub = span.ceil().clamp(1.0, 4.0) as usize;
-        let origin = (
-            cell.centre.0 - cell.along.0 * HALF_ALONG - cell.across.0 * HALF_ACROSS,
-            cell.centre.1 - cell.along.1 * HALF_ALONG - cell.across.1 * HALF_ACROSS,
-        );
-        let mut values = [0.0f32; PATCH_W * PATCH_H];
-        for (row, out_row) in values.chunks_exact_mut(PATCH_W).enumerate() {
-            for (col, value) in out_row.iter_mut().enumerate() {
-                let mut acc = 0.0;
-                for sy in 0..n_sub {
-                    for sx in 0..n_sub {
-                        let fx = col as f32 + (sx as f32 + 0.5) / n_sub as f32;
-                        let fy = row as f32 + (sy as f32 + 0.5) / n_sub as f32;
-                        let x = origin.0 + step_x.0 * fx + step_y.0 * fy;
-                        let y = origin.1 + step_x.1 * fx + step_y.1 * fy;
-                        acc += image.bilinear(x, y);
-                    }
-                }
-                *value = acc / (n_sub * n_sub) as f32;
-            }
-        }
-        Patch::normalised(values)
+        let window = (HALF_ALONG, HALF_ACROSS);
+        let samples = crate::cells::window_samples(image, cell, window, (PATCH_W, PATCH_H));
+        Patch::normalised(samples.try_into().ok()?)
     }
 
     /// Ink positive, mean 0, unit length; `None` for a blank window.
