@@ -56,7 +56,8 @@ async fn keys(args: KeysArgs) -> anyhow::Result<ExitCode> {
         Some(url) => url,
         None => {
             let dir = args.data_dir.unwrap_or_else(crate::serve_cmd::default_data_dir);
-            std::fs::create_dir_all(&dir)
+            // The same private directory `mrtd serve` makes: it holds the key hashes.
+            crate::serve_cmd::create_private_dir(&dir)
                 .with_context(|| format!("creating the data directory {}", dir.display()))?;
             mrtd_store::default_sqlite_url(&dir)
         }

@@ -158,11 +158,20 @@ pub(crate) fn reading_table(reading: &Value) -> String {
             .filter(|c| c["status"] == "refuted")
             .filter_map(|c| c["name"].as_str())
             .collect();
-        format!(
-            "NOT VALID: {verified} of {} check digits verified; refuted: {}",
-            printed.len(),
-            refuted.join(", ")
-        )
+        if refuted.is_empty() {
+            // Every check digit holds on what was read, but the reader does not vouch for it
+            // (a zone the photo cuts, characters that could read otherwise): the advice says why.
+            format!(
+                "NOT VALID: {verified} of {} check digits hold on what was read, but they do not prove it; see the advice below",
+                printed.len()
+            )
+        } else {
+            format!(
+                "NOT VALID: {verified} of {} check digits verified; refuted: {}",
+                printed.len(),
+                refuted.join(", ")
+            )
+        }
     };
     let _ = writeln!(out, "{:<20} {}", "Format", reading["format"].as_str().unwrap_or("?"));
     let _ = writeln!(out, "{:<20} {verdict_line}", "Verdict");
@@ -233,5 +242,41 @@ pub(crate) fn print_text(text: &str) -> anyhow::Result<()> {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(error) => Err(error).context("writing to standard output"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(reading: &Value) -> String {
+        let table = reading_table(reading);
+        table.lines().find(|line| line.starts_with("Verdict")).unwrap_or_default().to_owned()
+    }
+
+    #[test]
+    fn a_reading_not_valid_without_a_refuted_check_digit_says_why_not_an_empty_list() {
+        let check =
+            |name: &str, status: &str| serde_json::json!({ "name": name, "status": status });
+        let holding = serde_json::json!({
+            "format": "TD3",
+            "valid": false,
+            "status": "partial",
+            "fields": {},
+            "checks": [check("document_number", "verified"), check("composite", "verified")],
+        });
+        let line = verdict(&holding);
+        assert!(line.contains("2 of 2 check digits hold on what was read"), "{line}");
+        assert!(!line.contains("refuted:"), "{line}");
+        let failing = serde_json::json!({
+            "format": "TD3",
+            "valid": false,
+            "status": "partial",
+            "fields": {},
+            "checks": [check("document_number", "refuted"), check("composite", "verified")],
+        });
+        assert!(
+            verdict(&failing).contains("1 of 2 check digits verified; refuted: document_number")
+        );
     }
 }

@@ -431,7 +431,7 @@ fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
 /// Creates `dir` (and its parents) open to this user only (0700): it holds the database
 /// and the request-state key. An existing directory is left as the operator made it, with
 /// a warning when other users may read it.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

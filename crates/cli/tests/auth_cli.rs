@@ -84,6 +84,18 @@ impl Drop for Server {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn keys_create_makes_a_data_directory_only_its_user_may_open() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("data");
+    let created = mrtd(&["keys", "create", "ci"], &dir);
+    assert!(created.status.success(), "{}", text(&created.stderr));
+    let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "{mode:o}");
+}
+
 #[test]
 fn keys_are_created_listed_used_and_revoked() {
     let dir = tempfile::tempdir().unwrap();
