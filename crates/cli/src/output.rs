@@ -258,23 +258,18 @@ mod tests {
     fn a_reading_not_valid_without_a_refuted_check_digit_says_why_not_an_empty_list() {
         let check =
             |name: &str, status: &str| serde_json::json!({ "name": name, "status": status });
-        let holding = serde_json::json!({
-            "format": "TD3",
-            "valid": false,
-            "status": "partial",
-            "fields": {},
-            "checks": [check("document_number", "verified"), check("composite", "verified")],
-        });
+        let partial = |checks: Vec<Value>| {
+            serde_json::json!({
+                "format": "TD3", "valid": false, "status": "partial", "fields": {}, "checks": checks,
+            })
+        };
+        let holding =
+            partial(vec![check("document_number", "verified"), check("composite", "verified")]);
         let line = verdict(&holding);
         assert!(line.contains("2 of 2 check digits hold on what was read"), "{line}");
         assert!(!line.contains("refuted:"), "{line}");
-        let failing = serde_json::json!({
-            "format": "TD3",
-            "valid": false,
-            "status": "partial",
-            "fields": {},
-            "checks": [check("document_number", "refuted"), check("composite", "verified")],
-        });
+        let failing =
+            partial(vec![check("document_number", "refuted"), check("composite", "verified")]);
         assert!(
             verdict(&failing).contains("1 of 2 check digits verified; refuted: document_number")
         );

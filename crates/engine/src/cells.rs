@@ -91,23 +91,45 @@ pub fn sample_cell(
     normalise(out, sum, margins)
 }
 
+/// Where the samples of a window around a cell lie: sample `(col, row)`, sub-sample
+/// `(sx, sy)` is at `origin + step_x * fx + step_y * fy` with `fx = col + (sx + 0.5) / n_sub`
+/// and `fy` alike.
+struct Grid {
+    step_x: (f32, f32),
+    step_y: (f32, f32),
+    /// Sub-samples per sample along each axis: enough that thin strokes average into gray.
+    n_sub: usize,
+    inv_sub: f32,
+    origin: (f32, f32),
+}
+
+impl Grid {
+    /// The grid of `size.0` samples along the line by `size.1` across it, spanning `half.0`
+    /// pitches and `half.1` character heights either side of the cell's centre.
+    fn new(cell: &CellGeometry, half: (f32, f32), size: (usize, usize)) -> Grid {
+        let ((half_along, half_across), (width, height)) = (half, size);
+        let step_x = (
+            cell.along.0 * 2.0 * half_along / width as f32,
+            cell.along.1 * 2.0 * half_along / width as f32,
+        );
+        let step_y = (
+            cell.across.0 * 2.0 * half_across / height as f32,
+            cell.across.1 * 2.0 * half_across / height as f32,
+        );
+        let span = (step_x.0.hypot(step_x.1)).max(step_y.0.hypot(step_y.1));
+        let n_sub = span.ceil().clamp(1.0, MAX_SUB as f32) as usize;
+        let origin = (
+            cell.centre.0 - cell.along.0 * half_along - cell.across.0 * half_across,
+            cell.centre.1 - cell.along.1 * half_along - cell.across.1 * half_across,
+        );
+        Grid { step_x, step_y, n_sub, inv_sub: 1.0 / n_sub as f32, origin }
+    }
+}
+
 /// Samples a cell's gray levels into `out`; returns their sum.
 fn sample_gray(image: &Gray, cell: &CellGeometry, out: &mut [f32; CELL_LEN]) -> f32 {
-    let step_x = (
-        cell.along.0 * 2.0 * HALF_WIDTH / CELL_W as f32,
-        cell.along.1 * 2.0 * HALF_WIDTH / CELL_W as f32,
-    );
-    let step_y = (
-        cell.across.0 * 2.0 * HALF_HEIGHT / CELL_H as f32,
-        cell.across.1 * 2.0 * HALF_HEIGHT / CELL_H as f32,
-    );
-    let span = (step_x.0.hypot(step_x.1)).max(step_y.0.hypot(step_y.1));
-    let n_sub = span.ceil().clamp(1.0, MAX_SUB as f32) as usize;
-    let inv_sub = 1.0 / n_sub as f32;
-    let origin = (
-        cell.centre.0 - cell.along.0 * HALF_WIDTH - cell.across.0 * HALF_HEIGHT,
-        cell.centre.1 - cell.along.1 * HALF_WIDTH - cell.across.1 * HALF_HEIGHT,
-    );
+    let Grid { step_x, step_y, n_sub, inv_sub, origin } =
+        Grid::new(cell, (HALF_WIDTH, HALF_HEIGHT), (CELL_W, CELL_H));
     // Where the whole window lies inside the image (nearly always), every
     // sample takes the interpolation's cheap path.
     let corner = |fx: f32, fy: f32| {
@@ -225,23 +247,8 @@ pub(crate) fn window_samples(
     half: (f32, f32),
     size: (usize, usize),
 ) -> Vec<f32> {
-    let (half_along, half_across) = half;
     let (width, height) = size;
-    let step_x = (
-        cell.along.0 * 2.0 * half_along / width as f32,
-        cell.along.1 * 2.0 * half_along / width as f32,
-    );
-    let step_y = (
-        cell.across.0 * 2.0 * half_across / height as f32,
-        cell.across.1 * 2.0 * half_across / height as f32,
-    );
-    let span = (step_x.0.hypot(step_x.1)).max(step_y.0.hypot(step_y.1));
-    let n_sub = span.ceil().clamp(1.0, MAX_SUB as f32) as usize;
-    let inv_sub = 1.0 / n_sub as f32;
-    let origin = (
-        cell.centre.0 - cell.along.0 * half_along - cell.across.0 * half_across,
-        cell.centre.1 - cell.along.1 * half_along - cell.across.1 * half_across,
-    );
+    let Grid { step_x, step_y, n_sub, inv_sub, origin } = Grid::new(cell, half, size);
     let mut values = Vec::with_capacity(width * height);
     for row in 0..height {
         for col in 0..width {
