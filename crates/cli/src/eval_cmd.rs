@@ -136,8 +136,9 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
         n_read_exact += usize::from(exact && status == Some(Status::Read));
         n_valid += usize::from(valid);
         n_valid_wrong += usize::from(valid && !exact);
-        n_valid_over_wrong_covered += usize::from(matches!(&outcome,
-            FileOutcome::Reading(image) if crate::robustness::valid_over_wrong_covered_cell(image, &case.truth)));
+        let over_covered = matches!(&outcome,
+            FileOutcome::Reading(image) if crate::robustness::valid_over_wrong_covered_cell(image, &case.truth));
+        n_valid_over_wrong_covered += usize::from(over_covered);
         n_read_wrong += usize::from(status == Some(Status::Read) && !exact);
         for (idx, truth_line) in case.truth.iter().enumerate() {
             chars_total += truth_line.len();
@@ -146,8 +147,13 @@ pub(crate) fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
             }
         }
         if !exact && status.is_some() {
+            let flag = match (valid, over_covered) {
+                (true, true) => ", valid over a wrong covered cell",
+                (true, false) => ", valid",
+                _ => "",
+            };
             failures.push(format!(
-                "{}: {:?}\n    got  {}\n    want {}",
+                "{}: {:?}{flag}\n    got  {}\n    want {}",
                 case.file,
                 status.unwrap_or(Status::NoMrz),
                 lines.join("|"),

@@ -73,15 +73,18 @@ pub(crate) fn cancelling_misreads(
             let offered = options(line, pos);
             // A cell the classifier is lost on may hold any symbol it may hold, offered or
             // not (a `9` blurred past recognition, offered as O, D, V and R).
-            let lost = offered.iter().map(|(_, p)| *p).fold(0.0, f32::max) < LOST;
+            let top = offered.iter().map(|(_, p)| *p).fold(0.0, f32::max);
+            let lost = top < LOST;
+            // A cell a correction changed holds its symbol on the check digits' word, and they
+            // prove its value modulo 10 only: among the symbols of that value the classifier's
+            // odds alone chose (an `E` under a pen stroke corrected to `F` at 0.05, a `5` at
+            // 0.0007 worth the same), so another counts as plausible against the chosen one.
+            let read_p = offered.iter().find(|(symbol, _)| *symbol == read).map_or(0.0, |o| o.1);
+            let threshold = plausible(line, pos) * if read_p < top { read_p } else { 1.0 };
             let others: Vec<char> = if lost {
                 crate::model::ALPHABET.iter().map(|&symbol| char::from(symbol)).collect()
             } else {
-                offered
-                    .iter()
-                    .filter(|(_, p)| *p >= plausible(line, pos))
-                    .map(|(symbol, _)| *symbol)
-                    .collect()
+                offered.iter().filter(|(_, p)| *p >= threshold).map(|(symbol, _)| *symbol).collect()
             };
             let mut changes: Vec<u32> = others
                 .into_iter()
@@ -199,6 +202,29 @@ mod tests {
             _ => vec![(reading.lines[line].chars().nth(pos).unwrap(), 1.0)],
         };
         assert_eq!(cancelling_misreads(&reading, |_, _| LARGE, zero_or_u), None);
+    }
+
+    #[test]
+    fn a_corrected_cell_is_judged_against_the_symbol_the_correction_chose() {
+        let reading = specimen();
+        let as_read = |line: usize, pos: usize| reading.lines[line].chars().nth(pos).unwrap();
+        // The document number's `9` (line 2, column 3) seen as `Y` at 0.95, the `9` offered
+        // at 0.04 and a `J` (worth 9 as well) at 0.002: the check digits corrected it to the
+        // `9`, and prove its value, not which of the two it is.
+        let corrected = |line: usize, pos: usize| match (line, pos) {
+            (1, 2) => vec![('Y', 0.95), ('9', 0.04), ('J', 0.002)],
+            _ => vec![(as_read(line, pos), 1.0)],
+        };
+        assert_eq!(
+            cancelling_misreads(&reading, |_, _| SMALL, corrected),
+            Some(("document number", vec![(2, 3)]))
+        );
+        // The same odds on a cell read as the classifier saw it leave the `J` implausible.
+        let as_seen = |line: usize, pos: usize| match (line, pos) {
+            (1, 2) => vec![('9', 0.95), ('Y', 0.04), ('J', 0.001)],
+            _ => vec![(as_read(line, pos), 1.0)],
+        };
+        assert_eq!(cancelling_misreads(&reading, |_, _| SMALL, as_seen), None);
     }
 
     #[test]

@@ -183,6 +183,17 @@ pub(crate) fn conclude(
             line.iter().map(|cell| attempt.strokes.iter().any(|s| s.crosses(cell))).collect()
         })
         .collect();
+    // The cells whose sampled window a line drawn over the page reaches without crossing the
+    // glyph's body: erasing a line along a glyph's foot can take the foot with it (a `0`
+    // underlined, once erased, reads `U`), so what the classifier offers there counts as
+    // it does on small glyphs.
+    let touched: Vec<Vec<bool>> = attempt
+        .cells
+        .iter()
+        .map(|line| {
+            line.iter().map(|cell| attempt.strokes.iter().any(|s| s.touches(cell))).collect()
+        })
+        .collect();
     // The document's own glyphs settle look-alikes where both may stand, and say which they
     // cannot rule out (`glyphs`).
     let allowed = reading.symbol_allowed();
@@ -192,7 +203,7 @@ pub(crate) fn conclude(
         &cells,
         |line, pos| reading.lines.get(line)?.chars().nth(pos),
         &allowed,
-        |line, pos| !attempt.covered[line][pos] && !marked[line][pos] && !cells[line][pos].unseen,
+        |line, pos| !attempt.covered[line][pos] && !touched[line][pos] && !cells[line][pos].unseen,
     );
     crate::glyphs::apply(&mut cells, &glyph_verdicts);
     // Name letters are chosen with the name model (letter triples usual in names) and
@@ -248,7 +259,7 @@ pub(crate) fn conclude(
     // optional data read `0`, the composite passing).
     let cancelling = published.as_ref().and_then(|p| {
         let plausible = |line: usize, pos: usize| {
-            plausible_alternative(glyph_px, filler_inside_number || marked[line][pos])
+            plausible_alternative(glyph_px, filler_inside_number || touched[line][pos])
         };
         // A look-alike the document's glyphs do not rule out is a plausible reading too.
         let offered = crate::glyphs::with_unruled(&classified, &glyph_verdicts);
@@ -307,7 +318,19 @@ pub(crate) fn conclude(
     let too_small = glyph_px < TOO_SMALL_PX;
     let cut_off = cut_edges(&quad, gray, pitch);
     let cut = !cut_off.is_empty();
-    let confident = certain && !too_small && !cut;
+    // Glare over a line's last characters hides where the line ends, as the photo's edge
+    // does: two lines of 36 may be the first 36 of a visa's or a passport's 44, every check
+    // digit holding on the cells seen, so the format and the fields after them are not proven.
+    let widest = mrtd_mrz::ZONE_SHAPES.iter().map(|&(_, width)| width).max().unwrap_or(0);
+    let end_in_glare = |&(line, _, end): &(usize, usize, usize)| {
+        let width = attempt.cells[line].len();
+        width < widest && attempt.cells.len() == 2 && end + 1 == width
+    };
+    let ends_in_glare = glare.iter().any(end_in_glare);
+    if ends_in_glare && let Some(published) = published.as_mut() {
+        published.valid = false;
+    }
+    let confident = certain && !too_small && !cut && !ends_in_glare;
     // Without passing check digits or a confident classifier this is not
     // evidence of an MRZ: an ordinary text block can look like two rows. The
     // check digits counted are those of the published reading, since the
@@ -383,11 +406,16 @@ pub(crate) fn conclude(
             ),
         ));
     }
-    for &(line, start, end) in &glare {
+    for run @ &(line, start, end) in &glare {
+        let hidden_end = if end_in_glare(run) {
+            " The line may go on under it, so its length, the document's format and the fields at its end are not proven."
+        } else {
+            ""
+        };
         diagnostics.push(diagnostic(
             DiagnosticCode::Glare,
             format!(
-                "Glare or a reflection washes out line {} (characters {} to {}); tilt the document or move away from the light.",
+                "Glare or a reflection washes out line {} (characters {} to {}); tilt the document or move away from the light.{hidden_end}",
                 line + 1,
                 start + 1,
                 end + 1
