@@ -56,6 +56,7 @@ pub(crate) struct Expanded {
 pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Expanded> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
+    let mut missing = Vec::new();
     for pattern in patterns {
         let path = Path::new(pattern);
         if pattern == STDIN {
@@ -80,10 +81,11 @@ pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Expanded> {
                 .filter_map(Result::ok)
                 .collect();
             if matches.is_empty() {
-                return Err(CliError::Unusable(format!(
-                    "{pattern}: no such file, folder or matching glob"
-                ))
-                .into());
+                // Kept in the batch, where reading it fails with the reason, so that one
+                // mistyped name does not cost the rest their readings.
+                missing.push(pattern.as_str());
+                files.push(path.to_path_buf());
+                continue;
             }
             for matched in matches {
                 if matched.is_dir() {
@@ -93,6 +95,14 @@ pub(crate) fn expand_paths(patterns: &[String]) -> anyhow::Result<Expanded> {
                 }
             }
         }
+    }
+    if let Some(first) = missing.first().filter(|_| missing.len() == files.len()) {
+        return Err(
+            CliError::Unusable(format!("{first}: no such file, folder or matching glob")).into()
+        );
+    }
+    for pattern in missing {
+        eprintln!("mrtd: {pattern}: no such file, folder or matching glob; the rest are read");
     }
     Ok(Expanded { files, skipped })
 }

@@ -168,6 +168,26 @@ fn scan_of_a_missing_path_is_unusable_input() {
 }
 
 #[test]
+fn a_missing_path_in_a_batch_costs_the_rest_nothing() {
+    let specimen = images().join("100_id-si.jpg");
+    let specimen = specimen.to_str().expect("a UTF-8 path");
+    let output = mrtd(&["scan", "--format", "ndjson", "/nonexistent/mrtd/photo.jpg", specimen]);
+    assert_eq!(output.status.code(), Some(3), "the missing file makes the batch unusable");
+    assert!(text(&output.stderr).contains("/nonexistent/mrtd/photo.jpg: no such file"));
+    let results: Vec<Value> = text(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON lines"))
+        .collect();
+    assert_eq!(results.len(), 2, "one result per path given");
+    assert_eq!(results[0]["status"], "error");
+    assert!(
+        results[0]["diagnostics"][0]["message"].as_str().is_some_and(|m| m.contains("cannot read"))
+    );
+    assert_ne!(results[1]["status"], "error");
+    assert_eq!(results[1]["lines"].as_array().map(Vec::len), Some(3));
+}
+
+#[test]
 fn exit_statuses_are_documented_in_help() {
     for args in [&["--help"][..], &["scan", "--help"], &["parse", "--help"]] {
         let output = mrtd(args);
