@@ -99,7 +99,7 @@ async function test(name, body) {
     await test("an uploaded photo shows its fields, checks and MRZ outline", async () => {
       const want = expected();
       await page.setInputFiles("#image", path.join(samples, PHOTO));
-      await page.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent),
+      await page.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent),
         null, { timeout: 60000 });
       const surname = await page.textContent("dd[data-field=surname] .value");
       const number = await page.textContent("dd[data-field=document_number] .value");
@@ -128,8 +128,17 @@ async function test(name, body) {
       const lines = rows.map((r) => r.split("\t")).find((c) => c[0] === PHOTO)[7].split("|");
       await page.fill("#mrz_text", lines.join("\n"));
       await page.click("#parse-button");
-      await page.waitForFunction(() => /^Read a TD3/.test(document.getElementById("status").textContent));
+      await page.waitForFunction(() => /^Read this TD3/.test(document.getElementById("status").textContent));
       assert.equal(await page.textContent("dd[data-field=surname] .value"), expected().surname);
+    });
+
+    await test("a visa's format is named as ICAO 9303 writes it", async () => {
+      await page.fill("#mrz_text", [
+        "V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<",
+        "L8988901C4XXX4009078F9612109<<<<<<<<",
+      ].join("\n"));
+      await page.click("#parse-button");
+      await page.waitForFunction(() => /^Read this MRV-B document/.test(document.getElementById("status").textContent));
     });
 
     await test("a national coding's names appear in their own script beside the printed ones", async () => {
@@ -149,7 +158,7 @@ async function test(name, body) {
       await page.fill("#mrz_text", lines.join("\n"));
       await page.click("#parse-button");
       await page.waitForFunction(() => document.querySelector("dd[data-field=surname] .native") === null
-        && /^Read a TD3/.test(document.getElementById("status").textContent));
+        && /^Read this TD3/.test(document.getElementById("status").textContent));
     });
 
     await test("fields carry marks with a legend", async () => {
@@ -166,7 +175,7 @@ async function test(name, body) {
       await wide.setViewportSize({ width: 1280, height: 900 });
       await wide.goto(url + "/?lang=en", { waitUntil: "load" });
       await wide.setInputFiles("#image", path.join(samples, PHOTO));
-      await wide.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent));
+      await wide.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent));
       const form = await wide.locator("#scan-form").boundingBox();
       const result = await wide.locator("#result").boundingBox();
       const number = await wide.locator("dd[data-field=document_number]").boundingBox();
@@ -182,7 +191,7 @@ async function test(name, body) {
       await narrow.setViewportSize({ width: 390, height: 844 });
       await narrow.goto(url + "/?lang=en", { waitUntil: "load" });
       await narrow.setInputFiles("#image", path.join(samples, PHOTO));
-      await narrow.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent));
+      await narrow.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent));
       await narrow.waitForFunction(() => {
         const top = document.getElementById("result").getBoundingClientRect().top;
         return top >= -5 && top < window.innerHeight / 2;
@@ -262,7 +271,7 @@ async function test(name, body) {
       await keyed.keyboard.type(process.env.MRTD_API_KEY);
       await keyed.keyboard.press("Tab");
       await keyed.click("#scan-button");
-      await keyed.waitForFunction(() => /^Read a /.test(document.getElementById("status").textContent));
+      await keyed.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent));
       assert.equal(await keyed.textContent("dd[data-field=surname] .value"), expected().surname);
       const stored = await keyed.evaluate(() => sessionStorage.getItem("mrtd.apiKey"));
       assert.equal(stored, process.env.MRTD_API_KEY);

@@ -112,8 +112,11 @@
     list.appendChild(li);
   }
 
+  /** The formats as ICAO 9303 writes them. */
+  const FORMAT_NAMES = { TD1: "TD1", TD2: "TD2", TD3: "TD3", MRVA: "MRV-A", MRVB: "MRV-B" };
+
   function summary(result) {
-    const format = result.format || t("unknown_format");
+    const format = FORMAT_NAMES[result.format] || result.format || t("unknown_format");
     if (result.status === "read") {
       const derived = result.derived || {};
       const parts = [t(result.valid ? "s_read" : "s_read_invalid", { format: format })];

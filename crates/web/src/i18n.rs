@@ -233,12 +233,12 @@ const TEXTS: &[(&str, &str, &str)] = &[
     // Status lines.
     (
         "s_read",
-        "Read a {format} document: every check digit verified.",
+        "Read this {format} document: every check digit verified.",
         "Documento {format} lido: todos os dígitos verificadores conferem.",
     ),
     (
         "s_read_invalid",
-        "Read a {format} document: not every check digit verified.",
+        "Read this {format} document: not every check digit verified.",
         "Documento {format} lido: nem todos os dígitos verificadores conferem.",
     ),
     ("s_expired", "The document expired on {date}.", "O documento venceu em {date}."),
@@ -246,8 +246,8 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ("s_kept", "Kept as scan {id} until {until}.", "Guardado como {id} até {until}."),
     (
         "s_partial",
-        "Found a {format} zone but could not read it with confidence. See the advice below.",
-        "Encontrada uma zona {format}, mas a leitura não é confiável. Veja as orientações abaixo.",
+        "Found a machine readable zone ({format}) but could not read it with confidence. See the advice below.",
+        "Encontrada uma zona de leitura mecânica ({format}), mas a leitura não é confiável. Veja as orientações abaixo.",
     ),
     (
         "s_no_mrz",
@@ -268,7 +268,7 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Type the two or three MRZ lines first.",
         "Digite primeiro as duas ou três linhas da MRZ.",
     ),
-    ("unknown_format", "unknown", "desconhecido"),
+    ("unknown_format", "format unknown", "formato desconhecido"),
     (
         "correction",
         "Line {line}, column {column}: {from} became {to}. {why}",
