@@ -19,6 +19,7 @@ mod raw;
 mod report;
 mod signed;
 mod trust;
+mod weierstrass;
 
 use std::time::SystemTime;
 
@@ -205,11 +206,14 @@ fn chain<'t>(
             }
         })
     else {
+        // A CSCA that names the signer's issuer but whose key this build cannot use leaves
+        // the chain unproven, not refuted.
         if let Some(what) = unsupported {
             diagnostics.push(diag(
                 "unsupported_algorithm",
                 format!("cannot check the document signer certificate's signature: {what}"),
             ));
+            return (ChainStatus::UnsupportedAlgorithm, None);
         }
         diagnostics.push(diag(
             "untrusted",

@@ -74,6 +74,9 @@ pub enum ChainStatus {
     Revoked,
     /// A certificate's key usage or basic constraints do not allow its role.
     WrongKeyUsage,
+    /// A CSCA in the trust store names the document signer's issuer, but its signature
+    /// algorithm or curve is one this build does not check (see diagnostics).
+    UnsupportedAlgorithm,
     /// There is no document signer certificate to chain.
     NotChecked,
 }
@@ -197,6 +200,7 @@ impl ChainStatus {
             ChainStatus::Expired => "expired",
             ChainStatus::Revoked => "revoked",
             ChainStatus::WrongKeyUsage => "wrong_key_usage",
+            ChainStatus::UnsupportedAlgorithm => "unsupported_algorithm",
             ChainStatus::NotChecked => "not_checked",
         }
     }

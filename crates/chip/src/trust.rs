@@ -196,17 +196,39 @@ impl TrustStore {
             .find(|cert| signed.identifies(cert))
             .ok_or("master list without its signer's certificate")?;
         let check = signed.check_signer(signer, ID_CSCA_MASTER_LIST);
-        if check.signature != SignatureCheck::Verified {
-            return Err("the master list's signature does not verify".into());
+        match check.signature {
+            SignatureCheck::Verified => {}
+            SignatureCheck::Invalid => {
+                return Err("the master list's signature does not verify".into());
+            }
+            SignatureCheck::Unsupported(what) => {
+                return Err(format!(
+                    "unsupported algorithm: the master list is signed with {what}"
+                ));
+            }
         }
         if let Some(problem) = check.attributes_problem {
             return Err(format!(
                 "the master list's signature does not cover its content: {problem}"
             ));
         }
-        let issued = listed.iter().chain(self.anchors.iter()).any(|csca| {
-            signer.names_issuer(csca) && signer.signed_by(csca) == SignatureCheck::Verified
-        });
+        let mut unsupported = None;
+        let issued =
+            listed.iter().chain(self.anchors.iter()).filter(|csca| signer.names_issuer(csca)).any(
+                |csca| match signer.signed_by(csca) {
+                    SignatureCheck::Verified => true,
+                    SignatureCheck::Invalid => false,
+                    SignatureCheck::Unsupported(what) => {
+                        unsupported = Some(what);
+                        false
+                    }
+                },
+            );
+        if let (false, Some(what)) = (issued, unsupported) {
+            return Err(format!(
+                "unsupported algorithm: the master list's signer certificate is signed with {what}"
+            ));
+        }
         if !issued {
             return Err(
                 "the master list's signer is not issued by a CSCA in it or in the trust store"

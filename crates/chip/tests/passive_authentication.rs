@@ -424,6 +424,7 @@ fn status_names_are_the_json_names() {
         C::Expired,
         C::Revoked,
         C::WrongKeyUsage,
+        C::UnsupportedAlgorithm,
         C::NotChecked,
     ] {
         assert_eq!(c.as_str(), json(serde_json::to_value(c).expect("json")));
