@@ -32,7 +32,7 @@ pub use report::{
     CertificateSummary, ChainStatus, ChipMrz, ChipReport, DataGroupResult, DataGroupStatus,
     Diagnostic, FieldMatch, FieldMatchStatus, MrzFields, MrzMatch, SignatureStatus,
 };
-pub use trust::{MAX_TRUST_FILE, TrustCounts, TrustStore};
+pub use trust::{MAX_TRUST_FILE, TrustCounts, TrustProblem, TrustStore};
 
 use crate::cert::Cert;
 use crate::crypto::SignatureCheck;
@@ -62,7 +62,16 @@ pub fn verify(
     }
     let groups = lds::identify(data_groups)?;
     let sod = Sod::parse(sod)?;
-    let mut diagnostics = Vec::new();
+    let mut diagnostics: Vec<Diagnostic> = trust
+        .problems()
+        .iter()
+        .map(|problem| {
+            diag(
+                "trust_file_unusable",
+                format!("the trust file {} was not loaded: {}", problem.file, problem.reason),
+            )
+        })
+        .collect();
 
     // Data group hashes.
     let mut results: Vec<DataGroupResult> = groups

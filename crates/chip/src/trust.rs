@@ -26,6 +26,21 @@ pub struct TrustStore {
     signers: Vec<Cert>,
     crls: Vec<Crl>,
     master_lists: usize,
+    problems: Vec<TrustProblem>,
+}
+
+/// A file of a trust folder that could not be used, and why; the rest of the folder loads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustProblem {
+    /// The file's name (not its path: reports show it to callers).
+    pub file: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for TrustProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.reason)
+    }
 }
 
 /// A CRL whose signature has not yet been checked (that needs its issuer, a CSCA).
@@ -55,6 +70,16 @@ impl TrustStore {
         self.anchors.is_empty()
     }
 
+    /// Whether anything was loaded: a certificate, a master list or a CRL.
+    pub fn loaded_anything(&self) -> bool {
+        !self.anchors.is_empty() || !self.signers.is_empty() || !self.crls.is_empty()
+    }
+
+    /// The files of the folders added that could not be used.
+    pub fn problems(&self) -> &[TrustProblem] {
+        &self.problems
+    }
+
     pub fn counts(&self) -> TrustCounts {
         TrustCounts {
             csca_certificates: self.anchors.len(),
@@ -78,8 +103,11 @@ impl TrustStore {
         &self.crls
     }
 
-    /// Adds every trust file of a folder (not its subfolders), in name order. Files that are
-    /// not certificates, master lists or CRLs are an error naming the file.
+    /// Adds every trust file of a folder (not its subfolders), in name order. A file that
+    /// cannot be used (not a certificate, master list or CRL, a list whose signature does not
+    /// verify or uses an algorithm this build cannot check) is left out and recorded in
+    /// [`TrustStore::problems`], and the rest load; only a folder that cannot be read is an
+    /// error.
     pub fn add_dir(&mut self, dir: &Path) -> Result<(), TrustError> {
         let read_dir =
             |e: std::io::Error| TrustError::Io { path: dir.to_path_buf(), reason: e.to_string() };
@@ -91,7 +119,17 @@ impl TrustStore {
             .collect();
         paths.sort();
         for path in paths {
-            self.add_file(&path)?;
+            if let Err(error) = self.add_file(&path) {
+                let reason = match error {
+                    TrustError::Io { reason, .. } | TrustError::Unusable { reason, .. } => reason,
+                    TrustError::TooLarge { limit, .. } => format!("larger than {limit} bytes"),
+                };
+                let file = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |name| name.to_string_lossy().into_owned(),
+                );
+                self.problems.push(TrustProblem { file, reason });
+            }
         }
         Ok(())
     }

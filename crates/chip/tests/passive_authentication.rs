@@ -328,9 +328,38 @@ fn pem_trust_files_and_folders_load() {
     assert_eq!(trust.counts().csca_certificates, 1);
     assert!(doc.verify(&trust).authentic);
 
+    assert!(trust.problems().is_empty());
+}
+
+#[test]
+fn a_trust_folder_survives_a_file_it_cannot_use_and_says_why() {
+    let doc = ecdsa_document();
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("csca.der"), &doc.csca).expect("write");
     std::fs::write(dir.path().join("notes.txt"), "not a certificate").expect("write");
-    let error = TrustStore::new().add_dir(dir.path()).expect_err("junk in the folder");
-    assert!(error.to_string().contains("notes.txt"), "{error}");
+    let mut trust = TrustStore::new();
+    trust.add_dir(dir.path()).expect("the folder loads");
+    assert_eq!(trust.counts().csca_certificates, 1);
+    assert!(trust.loaded_anything());
+    let problems = trust.problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].file, "notes.txt");
+    assert!(problems[0].reason.contains("not a certificate"), "{}", problems[0]);
+
+    let report = doc.verify(&trust);
+    assert!(report.authentic, "the rest of the folder anchors the chain: {report:#?}");
+    let note = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "trust_file_unusable")
+        .expect("the unusable file is reported");
+    assert!(note.message.contains("notes.txt"), "{}", note.message);
+
+    let junk_only = tempfile::tempdir().expect("dir");
+    std::fs::write(junk_only.path().join("notes.txt"), "not a certificate").expect("write");
+    let mut trust = TrustStore::new();
+    trust.add_dir(junk_only.path()).expect("readable");
+    assert!(!trust.loaded_anything());
 }
 
 #[test]

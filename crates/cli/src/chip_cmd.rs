@@ -25,7 +25,8 @@ Exit status:
   1  not shown authentic (see the report: refuted, or no trust anchor given)
   2  invalid arguments
   3  a file cannot be used: missing, unreadable, not EF.SOD or a data group,
-     or a trust file that is not a certificate, master list or CRL";
+     or a --trust file that cannot be used (a file of --csca-dir that cannot
+     be used is named in the report's diagnostics, and the rest are used)";
 
 /// Arguments of `mrtd verify-chip`.
 #[derive(Debug, clap::Args)]

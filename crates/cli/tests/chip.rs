@@ -237,17 +237,86 @@ fn bad_chip_data_gets_a_clear_error_on_rest_and_mcp() {
 }
 
 #[test]
-fn a_trust_folder_with_a_file_that_is_no_trust_file_stops_the_server() {
-    let dir = trust_dir(&["utopia-csca.pem", "EF.DG1"]);
+fn a_trust_folder_survives_a_file_it_cannot_use_and_serve_refuses_one_where_nothing_loads() {
+    // The German-style list (its CSCA on brainpoolP512r1) beside the Utopian one, and a file
+    // that is no trust file.
+    let dir = trust_dir(&["utopia.ml", "EF.DG1"]);
+    std::fs::copy(fixture("de/de.ml"), dir.path().join("de.ml")).expect("copy");
+    let data = tempfile::tempdir().unwrap();
+    let mut child = support::serve_command(data.path())
+        .args(["--listen", "127.0.0.1:0", "--csca-dir"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = lines.clone();
+    let addr = support::announced_address(child.stderr.take().expect("stderr"), move |line| {
+        kept.lock().expect("lines").push(line);
+    });
+    let mut server = ServerProcess::adopt(child, data, addr);
+    let warned = lines.lock().expect("lines").join("\n");
+    assert!(warned.contains("EF.DG1") && warned.contains("trust file not loaded"), "{warned}");
+
+    let ready = request(addr, "GET", "/readyz", &[], "");
+    assert_eq!(ready.status, 200, "{}", ready.body);
+    let unusable = &ready.json()["details"]["trust_store"]["unusable_files"];
+    assert_eq!(unusable[0]["file"], "EF.DG1", "{}", ready.body);
+    assert!(unusable[0]["reason"].as_str().is_some_and(|r| r.contains("not a certificate")));
+
+    let body = json!({
+        "sod_base64": base64_of("de/EF.SOD"),
+        "data_groups_base64": [base64_of("EF.DG1"), base64_of("EF.DG14")],
+    });
+    let reply = request(
+        addr,
+        "POST",
+        "/v1/chip/verify",
+        &[("Content-Type", "application/json")],
+        &body.to_string(),
+    );
+    let report = reply.json();
+    assert_eq!(report["authentic"], true, "{report}");
+    assert_eq!(report["trust_anchor"]["public_key"], "ECDSA brainpoolP512r1");
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|d| d["code"] == "trust_file_unusable"
+                && d["message"].as_str().is_some_and(|m| m.contains("EF.DG1")))),
+        "{report}"
+    );
+    let mut client = server.client(Revision::Modern, json!({}));
+    let tool = client.call(
+        "verify_chip",
+        json!({ "sod_base64": base64_of("EF.SOD"), "data_groups_base64": [base64_of("EF.DG1")] }),
+    );
+    assert_eq!(tool.0["structuredContent"]["authentic"], true, "{}", tool.0);
+
+    // verify-chip reports the file too, and verifies with the rest.
+    let (code, report, stderr) = verify_chip(&[
+        "--sod",
+        &path("de/EF.SOD"),
+        "--dg",
+        &path("EF.DG1"),
+        "--csca-dir",
+        &dir.path().display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(report["diagnostics"].to_string().contains("EF.DG1"), "{report}");
+
+    // A folder where nothing loads stops the server.
+    let junk = trust_dir(&["EF.DG1"]);
     let data = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data.path())
         .arg("--csca-dir")
-        .arg(dir.path())
+        .arg(junk.path())
         .output()
         .expect("running mrtd serve");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("EF.DG1"), "{stderr}");
+    assert!(stderr.contains("EF.DG1") && stderr.contains("could be loaded"), "{stderr}");
 }
