@@ -20,9 +20,16 @@ pub struct Cert {
 }
 
 impl Cert {
-    /// Parses one DER certificate; the error says why not.
+    /// Parses one certificate, DER or BER (kept as encoded: its signature covers those
+    /// bytes); the error says why not.
     pub fn from_der(der: &[u8]) -> Result<Cert, String> {
-        let parsed = Certificate::from_der(der).map_err(|e| format!("certificate: {e}"))?;
+        let parsed = match Certificate::from_der(der) {
+            Ok(parsed) => parsed,
+            Err(error) => crate::ber::to_der(der)
+                .ok()
+                .and_then(|normal| Certificate::from_der(&normal).ok())
+                .ok_or_else(|| format!("certificate: {error}"))?,
+        };
         Ok(Cert { parsed, der: der.to_vec() })
     }
 

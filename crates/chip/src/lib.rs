@@ -11,6 +11,7 @@
 //! digests and signatures are RustCrypto's.
 
 mod access;
+mod ber;
 mod cert;
 mod crypto;
 mod error;

@@ -38,10 +38,12 @@ pub struct SignerCheck {
 }
 
 impl Signed {
-    /// Parses a DER ContentInfo holding SignedData.
+    /// Parses a ContentInfo holding SignedData, in BER (DER included).
     pub fn parse(what: &'static str, content_info: &[u8]) -> Result<Signed, ChipError> {
         let bad = |reason: String| ChipError::Malformed { what, reason };
-        let info = ContentInfo::from_der(content_info).map_err(|e| bad(e.to_string()))?;
+        // The typed decoders take DER; the signed parts come from the input as encoded.
+        let der = crate::ber::to_der(content_info).map_err(|e| bad(e.to_string()))?;
+        let info = ContentInfo::from_der(&der).map_err(|e| bad(e.to_string()))?;
         if info.content_type != rfc5911::ID_SIGNED_DATA {
             return Err(bad(format!("content type {} is not signed data", info.content_type)));
         }

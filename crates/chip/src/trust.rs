@@ -7,10 +7,10 @@ use const_oid::ObjectIdentifier as Oid;
 use der::Decode;
 use x509_cert::crl::CertificateList;
 
+use crate::ber;
 use crate::cert::Cert;
 use crate::crypto::SignatureCheck;
 use crate::error::TrustError;
-use crate::raw;
 use crate::signed::Signed;
 
 /// `id-icao-cscaMasterList` (ICAO 9303-12).
@@ -158,7 +158,10 @@ impl TrustStore {
             self.add_certificate(cert);
             return Ok(());
         }
-        if let Ok(crl) = CertificateList::from_der(bytes) {
+        let crl = CertificateList::from_der(bytes).ok().or_else(|| {
+            ber::to_der(bytes).ok().and_then(|der| CertificateList::from_der(&der).ok())
+        });
+        if let Some(crl) = crl {
             self.crls.push(Crl { parsed: crl, der: bytes.to_vec() });
             return Ok(());
         }
@@ -211,20 +214,15 @@ impl TrustStore {
                 signed.content_type
             ));
         }
-        let list = raw::children(
-            der::AnyRef::from_der(&signed.content)
-                .map_err(|e| format!("master list: {e}"))?
-                .value(),
-        )
-        .map_err(|e| format!("master list: {e}"))?;
+        // CscaMasterList ::= SEQUENCE { version, certList SET OF Certificate }, in BER.
+        let (list, _) = ber::parse(&signed.content).map_err(|e| format!("master list: {e}"))?;
+        let list = ber::children(list.content).map_err(|e| format!("master list: {e}"))?;
         let set = list.get(1).ok_or("master list without certificates")?;
         let mut listed = Vec::new();
-        for element in raw::children(set.value()).map_err(|e| format!("master list: {e}"))? {
+        for element in ber::children(set.content).map_err(|e| format!("master list: {e}"))? {
             // A list carries hundreds of certificates; one this parser refuses is left out
             // rather than make the whole list unusable.
-            if let Ok(cert) =
-                raw::encoded(&element).map_err(|e| e.to_string()).and_then(|d| Cert::from_der(&d))
-            {
+            if let Ok(cert) = Cert::from_der(element.whole) {
                 listed.push(cert);
             }
         }

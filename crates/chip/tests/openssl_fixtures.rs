@@ -106,3 +106,51 @@ fn a_flipped_byte_anywhere_in_the_signed_parts_is_never_authentic() {
     assert_eq!(report.data_groups[0].status, DataGroupStatus::Mismatch);
     assert!(!report.authentic);
 }
+
+/// `0x77`, then `len` in four length octets (more than DER's fewest), then `content`.
+fn wrap_long(content: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x77, 0x84];
+    out.extend_from_slice(&u32::try_from(content.len()).expect("small").to_be_bytes());
+    out.extend_from_slice(content);
+    out
+}
+
+#[test]
+fn ber_sods_and_master_lists_verify_with_the_signed_bytes_as_encoded() {
+    // OpenSSL's streamed CMS: indefinite lengths throughout, the content in pieces, inside
+    // an EF.SOD wrapper of indefinite length (as New Zealand's are).
+    let ber = data("de/BER.SOD");
+    assert_eq!(&ber[..4], [0x77, 0x80, 0x30, 0x80], "the fixture is BER");
+    let german = trust(&["de/de.ml"]);
+    let report = verify(&ber, &german);
+    assert!(report.authentic, "{report:#?}");
+    assert_eq!(report.data_groups.len(), 2);
+
+    // The same EF.SOD with its wrapper's length in more octets than needed.
+    let der = data("de/EF.SOD");
+    let inner = &der[if der[1] < 0x80 { 2 } else { 2 + usize::from(der[1] & 0x7F) }..];
+    assert!(verify(&wrap_long(inner), &german).authentic);
+
+    // A BER master list loads, and a changed byte in its streamed content is refused.
+    let list = data("de/BER.ml");
+    let mut store = TrustStore::new();
+    store.add_bytes(&list).expect("a BER master list");
+    assert_eq!(store.counts().csca_certificates, 1);
+    assert!(verify(&ber, &store).authentic);
+    let mut tampered = list.clone();
+    let at = tampered.windows(7).position(|w| w == b"Germany").expect("a name in the list");
+    tampered[at] ^= 0x20;
+    assert!(TrustStore::new().add_bytes(&tampered).is_err());
+
+    // A changed byte in the BER SOD's signed content is never authentic.
+    let mut changed = ber.clone();
+    let hash_at = changed.len() / 4;
+    changed[hash_at] ^= 0x01;
+    let groups = [data("EF.DG1"), data("EF.DG14")];
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    if let Ok(report) =
+        mrtd_chip::verify(&changed, &refs, &german, SystemTime::now(), Date::today_utc())
+    {
+        assert!(!report.authentic);
+    }
+}

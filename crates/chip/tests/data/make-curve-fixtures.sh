@@ -10,12 +10,15 @@
 #   de/de.ml              a CSCA master list holding it, signed by a brainpoolP512r1 list
 #                         signer it issued
 #   de/EF.SOD             EF.SOD signed by a brainpoolP256r1 document signer it issued
+#   de/BER.SOD, de/BER.ml the same in BER, as OpenSSL streams it (indefinite lengths, the
+#                         content in pieces), EF.SOD's wrapper with an indefinite length too
 set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p curves de
 der_len() { python3 -c "import sys; n=int(sys.argv[1]); print((bytes([n]) if n<128 else (b'\x81'+bytes([n]) if n<256 else b'\x82'+n.to_bytes(2,'big'))).hex())" "$1"; }
 wrap77() { { printf '\x77'; printf "$(der_len "$(stat -c %s "$1")" | sed 's/../\\x&/g')"; cat "$1"; } > "$2"; }
+wrap77_indefinite() { { printf '\x77\x80'; cat "$1"; printf '\x00\x00'; } > "$2"; }
 
 python3 - "$work" <<'PY'
 import hashlib, sys
@@ -79,3 +82,8 @@ open(f"{work}/list.der", "wb").write(tlv(0x30, tlv(0x02, b"\x00") + tlv(0x31, ce
 PY
 openssl cms -sign -binary -nodetach -in "$work/list.der" -econtent_type 2.23.136.1.1.2 \
   -signer "$work/mls.pem" -inkey "$work/mls.key" -md sha256 -outform DER -nosmimecap -out de/de.ml
+openssl cms -sign -binary -nodetach -stream -in "$work/lds.der" -econtent_type 2.23.136.1.1.1 \
+  -signer "$work/ds.pem" -inkey "$work/ds.key" -md sha256 -outform DER -nosmimecap -out "$work/ber.cms"
+wrap77_indefinite "$work/ber.cms" de/BER.SOD
+openssl cms -sign -binary -nodetach -stream -in "$work/list.der" -econtent_type 2.23.136.1.1.2 \
+  -signer "$work/mls.pem" -inkey "$work/mls.key" -md sha256 -outform DER -nosmimecap -out de/BER.ml
