@@ -31,7 +31,7 @@ pub use error::{ChipError, TrustError};
 pub use lds::{MAX_DATA_GROUPS, data_group_number};
 pub use report::{
     CertificateSummary, ChainStatus, ChipMrz, ChipReport, DataGroupResult, DataGroupStatus,
-    Diagnostic, FieldMatch, FieldMatchStatus, MrzFields, MrzMatch, SignatureStatus,
+    Diagnostic, FieldMatch, FieldMatchStatus, MrzFields, MrzMatch, SignatureStatus, SignerMatch,
 };
 pub use trust::{MAX_TRUST_FILE, TrustCounts, TrustProblem, TrustStore};
 
@@ -110,13 +110,21 @@ pub fn verify(
         sod.hashes.keys().copied().filter(|n| !groups.iter().any(|g| g.number == *n)).collect();
 
     // EF.SOD's signature.
-    let signer = sod
-        .signed
-        .certificates
-        .iter()
-        .chain(trust.signers())
-        .find(|cert| sod.signed.identifies(cert))
-        .cloned();
+    let candidates: Vec<&Cert> = sod.signed.certificates.iter().chain(trust.signers()).collect();
+    let found = sod.signed.find_signer(&candidates);
+    let signer_found_by = found.map(|(_, rule)| rule);
+    let signer = found.map(|(cert, _)| cert.clone());
+    match signer_found_by {
+        Some(SignerMatch::IssuerNameReordered) => diagnostics.push(diag(
+            "signer_identified",
+            "EF.SOD names its signer's issuer with the attributes in another order than the certificate does; the certificate with that serial number and those attributes was taken",
+        )),
+        Some(SignerMatch::SignatureKey) => diagnostics.push(diag(
+            "signer_identified",
+            "EF.SOD's signer identifier names no certificate it carries; the one whose key verifies the signature was taken",
+        )),
+        _ => {}
+    }
     let signature = match &signer {
         None => {
             diagnostics.push(diag(
@@ -178,6 +186,7 @@ pub fn verify(
         unicode_version: sod.unicode_version,
         signing_time: signing_time.map(|t| t.to_string()),
         signer: signer.as_ref().map(Cert::summary),
+        signer_found_by,
         trust_anchor: anchor.map(|a| a.summary()),
         mrz,
         mrz_match: None,

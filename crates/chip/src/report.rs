@@ -32,6 +32,9 @@ pub struct ChipReport {
     pub signing_time: Option<String>,
     /// The document signer certificate, when found.
     pub signer: Option<CertificateSummary>,
+    /// How it was found, when found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signer_found_by: Option<SignerMatch>,
     /// The CSCA the chain ends at, when trusted.
     pub trust_anchor: Option<CertificateSummary>,
     /// DG1's MRZ, when DG1 was supplied.
@@ -56,6 +59,32 @@ pub enum SignatureStatus {
     UnsupportedAlgorithm,
     /// Neither EF.SOD nor the trust store holds the document signer's certificate.
     NoSignerCertificate,
+}
+
+/// How the document signer certificate was found.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SignerMatch {
+    /// By the issuer name (compared per RFC 5280) and serial number EF.SOD gives.
+    IssuerAndSerialNumber,
+    /// By the subject key identifier EF.SOD gives.
+    SubjectKeyIdentifier,
+    /// By the serial number and an issuer name with the same attributes in another order.
+    IssuerNameReordered,
+    /// EF.SOD's identifier names no certificate; this one's key verifies the signature.
+    SignatureKey,
+}
+
+impl SignerMatch {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignerMatch::IssuerAndSerialNumber => "issuer_and_serial_number",
+            SignerMatch::SubjectKeyIdentifier => "subject_key_identifier",
+            SignerMatch::IssuerNameReordered => "issuer_name_reordered",
+            SignerMatch::SignatureKey => "signature_key",
+        }
+    }
 }
 
 /// The document signer certificate's chain.

@@ -226,11 +226,9 @@ impl TrustStore {
                 listed.push(cert);
             }
         }
-        let signer = signed
-            .certificates
-            .iter()
-            .find(|cert| signed.identifies(cert))
-            .ok_or("master list without its signer's certificate")?;
+        let own: Vec<&Cert> = signed.certificates.iter().collect();
+        let (signer, _) =
+            signed.find_signer(&own).ok_or("master list without its signer's certificate")?;
         let check = signed.check_signer(signer, ID_CSCA_MASTER_LIST);
         match check.signature {
             SignatureCheck::Verified => {}

@@ -5,7 +5,7 @@ mod pki;
 
 use mrtd_chip::{
     ChainStatus, ChipError, ChipReport, DataGroupStatus, FieldMatchStatus, SignatureStatus,
-    TrustStore,
+    SignerMatch, TrustStore,
 };
 use std::time::SystemTime;
 
@@ -250,6 +250,68 @@ fn a_document_signer_from_the_trust_store_serves_an_sod_without_one() {
     trust.add_bytes(&doc.ds).expect("document signer");
     let report = doc.verify(&trust);
     assert!(report.authentic, "{report:#?}");
+}
+
+#[test]
+fn the_signer_is_found_as_the_standards_find_it_and_the_report_says_how() {
+    let csca_key = pki::ec_key(1);
+    let ds_key = pki::ec_key(2);
+    let csca = pki::csca(&csca_key, CSCA_NAME);
+    let ds = pki::issue(&csca_key, CSCA_NAME, DS_NAME, pki::ec_spki(&ds_key), false, 7, current());
+    let mut trust = TrustStore::new();
+    trust.add_bytes(&csca).expect("CSCA");
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let options = SignOptions {
+        key: SodKey::Ecdsa(&ds_key),
+        certificate: &ds,
+        include_certificate: true,
+        signing_time: Some(now()),
+    };
+    let named = |sid: Option<(&str, u32)>| {
+        let sod = pki::sod_naming(&refs, &options, sid);
+        mrtd_chip::verify(&sod, &refs, &trust, now(), today()).expect("readable")
+    };
+    let signer_notes = |report: &ChipReport| {
+        report.diagnostics.iter().filter(|d| d.code == "signer_identified").count()
+    };
+
+    let exact = named(None);
+    assert!(exact.authentic);
+    assert_eq!(exact.signer_found_by, Some(SignerMatch::IssuerAndSerialNumber));
+    assert_eq!(signer_notes(&exact), 0);
+
+    // RFC 5280 §7.1: case and insignificant spaces do not make another name.
+    let spaced = named(Some(("CN=test   csca,O=TEST State ,C=ut", 7)));
+    assert!(spaced.authentic, "{spaced:#?}");
+    assert_eq!(spaced.signer_found_by, Some(SignerMatch::IssuerAndSerialNumber));
+    assert_eq!(signer_notes(&spaced), 0);
+
+    // The issuer's attributes in another order (as a Malaysian EF.SOD names its signer).
+    let reordered = named(Some(("C=UT,O=Test State,CN=Test CSCA", 7)));
+    assert!(reordered.authentic, "{reordered:#?}");
+    assert_eq!(reordered.signer_found_by, Some(SignerMatch::IssuerNameReordered));
+    assert_eq!(signer_notes(&reordered), 1);
+
+    // An identifier that names no certificate: the one whose key verifies is taken.
+    let stranger = named(Some(("CN=Nobody,C=XX", 99)));
+    assert!(stranger.authentic, "{stranger:#?}");
+    assert_eq!(stranger.signer_found_by, Some(SignerMatch::SignatureKey));
+    assert_eq!(signer_notes(&stranger), 1);
+
+    // ... but not a certificate whose key does not verify it.
+    let other_key = pki::ec_key(3);
+    let other_ds =
+        pki::issue(&csca_key, CSCA_NAME, DS_NAME, pki::ec_spki(&other_key), false, 8, current());
+    let wrong = SignOptions { certificate: &other_ds, ..options };
+    let sod = pki::sod_naming(
+        &refs,
+        &SignOptions { key: SodKey::Ecdsa(&ds_key), ..wrong },
+        Some(("CN=Nobody,C=XX", 99)),
+    );
+    let report = mrtd_chip::verify(&sod, &refs, &trust, now(), today()).expect("readable");
+    assert_eq!(report.signature, SignatureStatus::NoSignerCertificate);
+    assert!(!report.authentic);
 }
 
 #[test]

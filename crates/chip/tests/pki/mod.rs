@@ -217,6 +217,17 @@ pub struct SignOptions<'a> {
 
 /// A ContentInfo with SignedData over `content` of type `content_type`.
 pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>) -> Vec<u8> {
+    signed_data_naming(content_type, content, options, None)
+}
+
+/// The same, naming the signer by `sid` (issuer name and serial number) instead of its
+/// certificate's.
+fn signed_data_naming(
+    content_type: Oid,
+    content: &[u8],
+    options: &SignOptions<'_>,
+    sid: Option<(&str, u32)>,
+) -> Vec<u8> {
     let cert = Certificate::from_der(options.certificate).expect("signer certificate");
     let mut attrs = vec![
         attribute(ID_CONTENT_TYPE, Any::encode_from(&content_type).expect("oid")),
@@ -258,9 +269,15 @@ pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>)
     };
     let signer = SignerInfo {
         version: CmsVersion::V1,
-        sid: SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
-            issuer: cert.tbs_certificate().issuer().clone(),
-            serial_number: cert.tbs_certificate().serial_number().clone(),
+        sid: SignerIdentifier::IssuerAndSerialNumber(match sid {
+            None => IssuerAndSerialNumber {
+                issuer: cert.tbs_certificate().issuer().clone(),
+                serial_number: cert.tbs_certificate().serial_number().clone(),
+            },
+            Some((issuer, serial)) => IssuerAndSerialNumber {
+                issuer: Name::from_str(issuer).expect("issuer name"),
+                serial_number: SerialNumber::from(serial),
+            },
         }),
         digest_alg: sha256_alg(),
         signed_attrs: Some(attrs),
@@ -296,6 +313,15 @@ pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>)
 
 /// EF.SOD over `groups` (data group files), wrapped in `[APPLICATION 23]`.
 pub fn sod(groups: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8> {
+    sod_naming(groups, options, None)
+}
+
+/// EF.SOD naming its signer by `sid` (issuer name, serial number).
+pub fn sod_naming(
+    groups: &[&[u8]],
+    options: &SignOptions<'_>,
+    sid: Option<(&str, u32)>,
+) -> Vec<u8> {
     let lds = Lds {
         version: 0,
         hash_algorithm: sha256_alg(),
@@ -308,7 +334,7 @@ pub fn sod(groups: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8> {
             .collect(),
     };
     let content = lds.to_der().expect("lds");
-    let info = signed_data(ID_LDS_SECURITY_OBJECT, &content, options);
+    let info = signed_data_naming(ID_LDS_SECURITY_OBJECT, &content, options, sid);
     AnyRef::new(Tag::Application { constructed: true, number: TagNumber(23) }, &info)
         .expect("length")
         .to_der()
