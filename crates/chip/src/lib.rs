@@ -42,8 +42,9 @@ use crate::lds::{ID_LDS_SECURITY_OBJECT, Sod};
 /// The largest EF.SOD accepted (real ones are a few kilobytes; with a certificate chain, tens).
 pub const MAX_SOD_BYTES: usize = 256 * 1024;
 
-/// Verifies EF.SOD and the data groups given against it, at `now` (used when EF.SOD carries no
-/// signing time), with `today` as the MRZ reference date.
+/// Verifies EF.SOD and the data groups given against it (none: EF.SOD alone, its signature
+/// and chain), at `now` (used when EF.SOD carries no signing time), with `today` as the MRZ
+/// reference date.
 pub fn verify(
     sod: &[u8],
     data_groups: &[&[u8]],
@@ -57,9 +58,6 @@ pub fn verify(
             what: "EF.SOD",
             reason: format!("{} bytes; at most {MAX_SOD_BYTES}", sod.len()),
         });
-    }
-    if data_groups.is_empty() {
-        return Err(ChipError::NoDataGroups);
     }
     let groups = lds::identify(data_groups)?;
     let sod = Sod::parse(sod)?;
@@ -108,6 +106,12 @@ pub fn verify(
     }
     let not_supplied: Vec<u8> =
         sod.hashes.keys().copied().filter(|n| !groups.iter().any(|g| g.number == *n)).collect();
+    if groups.is_empty() {
+        diagnostics.push(diag(
+            "no_data_groups",
+            "no data group was given: EF.SOD's signature and chain are checked, and none of the data it signs",
+        ));
+    }
 
     // EF.SOD's signature.
     let candidates: Vec<&Cert> = sod.signed.certificates.iter().chain(trust.signers()).collect();
@@ -161,7 +165,7 @@ pub fn verify(
     let at = signing_time.unwrap_or(now);
     let (chain, anchor) = match &signer {
         None => (ChainStatus::NotChecked, None),
-        Some(cert) => chain(cert, trust, at, &mut diagnostics),
+        Some(cert) => chain(cert, trust, at, signing_time.is_some(), &mut diagnostics),
     };
 
     let mrz = groups
@@ -203,6 +207,7 @@ fn chain<'t>(
     signer: &Cert,
     trust: &'t TrustStore,
     at: der::DateTime,
+    signed_at: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (ChainStatus, Option<&'t Cert>) {
     if trust.is_empty() {
@@ -248,12 +253,13 @@ fn chain<'t>(
         return (ChainStatus::WrongKeyUsage, Some(anchor));
     }
     if !signer.valid_at(at) || !anchor.valid_at(at) {
-        diagnostics.push(diag(
-            "expired",
-            format!(
-                "the document signer or its CSCA was not valid at {at}, when EF.SOD was signed"
-            ),
-        ));
+        let when = if signed_at {
+            format!("at {at}, when EF.SOD was signed")
+        } else {
+            format!("at {at}, today: EF.SOD does not say when it was signed, so it is judged now")
+        };
+        diagnostics
+            .push(diag("expired", format!("the document signer or its CSCA was not valid {when}")));
         return (ChainStatus::Expired, Some(anchor));
     }
     let serial = signer.parsed.tbs_certificate().serial_number();

@@ -35,7 +35,8 @@ pub(crate) struct VerifyChipArgs {
     #[arg(long, value_name = "FILE")]
     sod: PathBuf,
     /// A data group file (EF.DG1, EF.DG2, …); repeat for each. Each is identified by its tag.
-    #[arg(long = "dg", value_name = "FILE", required = true)]
+    /// Without any, EF.SOD alone is checked (its signature and chain).
+    #[arg(long = "dg", value_name = "FILE")]
     data_groups: Vec<PathBuf>,
     /// A trust file: a CSCA certificate (PEM or DER), a CSCA master list (.ml) or a CRL;
     /// repeat for each.

@@ -180,8 +180,13 @@ fn verify_chip_exits_by_its_verdict() {
     let (code, _, stderr) = run(&["--trust", &path("EF.DG1")]);
     assert_eq!(code, 3, "a data group given as a trust file: {stderr}");
     assert!(stderr.contains("EF.DG1"), "the error names the file: {stderr}");
-    let (code, _, stderr) = verify_chip(&["--sod", &path("EF.SOD")]);
-    assert_eq!(code, 2, "no --dg: {stderr}");
+    // EF.SOD alone: its signature and chain, every data group not supplied.
+    let (code, report, stderr) =
+        verify_chip(&["--sod", &path("EF.SOD"), "--trust", &path("utopia-csca.pem")]);
+    assert_eq!(code, 0, "no --dg: {stderr}");
+    assert_eq!(report["authentic"], true, "{report}");
+    assert_eq!(report["data_groups"], json!([]));
+    assert_eq!(report["not_supplied"], json!([1, 14]));
 }
 
 #[test]
@@ -216,11 +221,19 @@ fn bad_chip_data_gets_a_clear_error_on_rest_and_mcp() {
     assert!(long_lines.body.contains("mrz_lines"), "{}", long_lines.body);
 
     let mut client = server.client(Revision::Modern, json!({}));
-    let none = client.call(
-        "verify_chip",
+    // EF.SOD alone (no data groups, or the argument left out) is checked too.
+    for arguments in [
         json!({ "sod_base64": base64_of("EF.SOD"), "data_groups_base64": [] }),
-    );
-    assert!(none.is_error(), "{}", none.0);
+        json!({ "sod_base64": base64_of("EF.SOD") }),
+    ] {
+        let alone = client.call("verify_chip", arguments.clone());
+        assert!(!alone.is_error(), "{}", alone.0);
+        assert_eq!(alone.0["structuredContent"]["not_supplied"], json!([1, 14]));
+        assert_eq!(alone.0["structuredContent"]["signature"], "verified");
+        let rest = post(arguments);
+        assert_eq!(rest.status, 200, "{}", rest.body);
+        assert_eq!(rest.json(), alone.0["structuredContent"]);
+    }
     let wrong_tag = client.call(
         "verify_chip",
         json!({ "sod_base64": base64_of("EF.SOD"), "data_groups_base64": [base64_of("EF.SOD")] }),

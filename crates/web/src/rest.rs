@@ -303,6 +303,7 @@ pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> 
 #[serde(deny_unknown_fields)]
 pub(crate) struct ChipJson {
     sod_base64: String,
+    #[serde(default)]
     data_groups_base64: Vec<String>,
     scan_id: Option<String>,
     mrz_lines: Option<Vec<String>>,

@@ -18,9 +18,8 @@ pub(super) fn input_schema() -> Value {
             "data_groups_base64": {
                 "type": "array",
                 "items": { "type": "string" },
-                "minItems": 1,
                 "maxItems": chip::MAX_DATA_GROUPS,
-                "description": "The data group files read from the chip (EF.DG1, EF.DG2, EF.DG14, …), each base64; each is identified by its own tag, in any order."
+                "description": "The data group files read from the chip (EF.DG1, EF.DG2, EF.DG14, …), each base64; each is identified by its own tag, in any order. Without any, EF.SOD alone is checked (its signature and chain)."
             },
             "scan_id": {
                 "type": "string",
@@ -34,7 +33,7 @@ pub(super) fn input_schema() -> Value {
                 "description": "Or the printed MRZ lines to compare DG1 with."
             }
         },
-        "required": ["sod_base64", "data_groups_base64"],
+        "required": ["sod_base64"],
         "additionalProperties": false
     })
 }
@@ -62,8 +61,7 @@ pub(super) async fn call(
 
 fn request(arguments: &Arguments<'_>) -> Result<chip::ChipRequest, String> {
     let sod = arguments.required_string("sod_base64")?;
-    let data_groups =
-        arguments.string_list("data_groups_base64")?.ok_or("'data_groups_base64' is required")?;
+    let data_groups = arguments.string_list("data_groups_base64")?.unwrap_or_default();
     let mrz_lines = arguments
         .string_list("mrz_lines")?
         .map(|lines| lines.into_iter().map(str::to_owned).collect());
