@@ -13,6 +13,7 @@
 mod access;
 mod ber;
 mod cert;
+mod chain;
 mod crypto;
 mod error;
 mod lds;
@@ -165,7 +166,13 @@ pub fn verify(
     let at = signing_time.unwrap_or(now);
     let (chain, anchor) = match &signer {
         None => (ChainStatus::NotChecked, None),
-        Some(cert) => chain(cert, trust, at, signing_time.is_some(), &mut diagnostics),
+        Some(cert) => chain::check(
+            cert,
+            &chain::When { at, signed_at: signing_time.is_some(), now },
+            trust,
+            &sod.signed.certificates,
+            &mut diagnostics,
+        ),
     };
 
     let mrz = groups
@@ -200,82 +207,6 @@ pub fn verify(
 
 fn diag(code: &str, message: impl Into<String>) -> Diagnostic {
     Diagnostic { code: code.to_string(), message: message.into() }
-}
-
-/// Builds the document signer's chain to a trusted CSCA.
-fn chain<'t>(
-    signer: &Cert,
-    trust: &'t TrustStore,
-    at: der::DateTime,
-    signed_at: bool,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> (ChainStatus, Option<&'t Cert>) {
-    if trust.is_empty() {
-        diagnostics.push(diag(
-            "no_trust_anchor",
-            "no CSCA certificates are configured (--csca-dir, MRTD_CSCA_DIR): the chain is not checked and the document is not called authentic",
-        ));
-        return (ChainStatus::NoTrustAnchor, None);
-    }
-    let mut unsupported = None;
-    let Some(anchor) =
-        trust.anchors().iter().filter(|csca| signer.names_issuer(csca)).find(|csca| {
-            match signer.signed_by(csca) {
-                SignatureCheck::Verified => true,
-                SignatureCheck::Invalid => false,
-                SignatureCheck::Unsupported(what) => {
-                    unsupported = Some(what);
-                    false
-                }
-            }
-        })
-    else {
-        // A CSCA that names the signer's issuer but whose key this build cannot use leaves
-        // the chain unproven, not refuted.
-        if let Some(what) = unsupported {
-            diagnostics.push(diag(
-                "unsupported_algorithm",
-                format!("cannot check the document signer certificate's signature: {what}"),
-            ));
-            return (ChainStatus::UnsupportedAlgorithm, None);
-        }
-        diagnostics.push(diag(
-            "untrusted",
-            "no CSCA in the trust store issued the document signer certificate",
-        ));
-        return (ChainStatus::Untrusted, None);
-    };
-    if !signer.may_sign_documents() || !anchor.may_sign_certificates() {
-        diagnostics.push(diag(
-            "wrong_key_usage",
-            "the document signer's key usage or the CSCA's basic constraints do not allow their roles",
-        ));
-        return (ChainStatus::WrongKeyUsage, Some(anchor));
-    }
-    if !signer.valid_at(at) || !anchor.valid_at(at) {
-        let when = if signed_at {
-            format!("at {at}, when EF.SOD was signed")
-        } else {
-            format!("at {at}, today: EF.SOD does not say when it was signed, so it is judged now")
-        };
-        diagnostics
-            .push(diag("expired", format!("the document signer or its CSCA was not valid {when}")));
-        return (ChainStatus::Expired, Some(anchor));
-    }
-    let serial = signer.parsed.tbs_certificate().serial_number();
-    let revoked = trust.crls().iter().any(|crl| {
-        let tbs = &crl.parsed.tbs_cert_list;
-        cert::same_name(&tbs.issuer, anchor.subject())
-            && anchor.check_signed(&crl.der, &crl.parsed.signature_algorithm, &crl.parsed.signature)
-                == SignatureCheck::Verified
-            && tbs.revoked_certificates.iter().flatten().any(|r| &r.serial_number == serial)
-    });
-    if revoked {
-        diagnostics
-            .push(diag("revoked", "a CRL from the CSCA revokes the document signer certificate"));
-        return (ChainStatus::Revoked, Some(anchor));
-    }
-    (ChainStatus::Trusted, Some(anchor))
 }
 
 fn chip_mrz(dg1: &[u8], today: Date, diagnostics: &mut Vec<Diagnostic>) -> ChipMrz {

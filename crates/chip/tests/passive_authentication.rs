@@ -577,3 +577,93 @@ fn a_crl_from_the_csca_revokes_the_document_signer_and_a_forged_one_does_not() {
     forged.add_bytes(&pki::crl(&pki::ec_key(9), &doc.csca, &[7])).expect("a forged CRL");
     assert_eq!(doc.verify(&forged).chain, ChainStatus::Trusted);
 }
+
+#[test]
+fn a_crl_past_its_next_update_is_stale_and_a_current_one_is_not() {
+    let doc = ecdsa_document();
+    let csca_key = pki::ec_key(1);
+    let stale_note = |report: &ChipReport| report.diagnostics.iter().any(|d| d.code == "crl_stale");
+
+    let mut fresh = doc.trust();
+    fresh
+        .add_bytes(&pki::crl_until(&csca_key, &doc.csca, &[99], Some(now() + years(1) / 12)))
+        .expect("CRL");
+    let report = doc.verify(&fresh);
+    assert!(report.authentic, "{report:#?}");
+    assert!(!stale_note(&report));
+
+    let mut stale = doc.trust();
+    stale
+        .add_bytes(&pki::crl_until(&csca_key, &doc.csca, &[99], Some(now() - years(1) / 12)))
+        .expect("CRL");
+    let report = doc.verify(&stale);
+    assert_eq!(report.chain, ChainStatus::Trusted, "a stale CRL is said, not held against it");
+    assert!(stale_note(&report), "{report:#?}");
+
+    // A stale CRL still revokes what it lists.
+    let mut revoking = doc.trust();
+    revoking
+        .add_bytes(&pki::crl_until(&csca_key, &doc.csca, &[7], Some(now() - years(1) / 12)))
+        .expect("CRL");
+    assert_eq!(doc.verify(&revoking).chain, ChainStatus::Revoked);
+}
+
+#[test]
+fn a_csca_link_certificate_is_followed_to_the_csca_in_the_trust_store() {
+    const NEW_CSCA_NAME: &str = "CN=Test CSCA 2,O=Test State,C=UT";
+    let old_key = pki::ec_key(1);
+    let new_key = pki::ec_key(4);
+    let ds_key = pki::ec_key(2);
+    let old = pki::csca(&old_key, CSCA_NAME);
+    let valid = (now() - years(2), now() + years(10));
+    // The new CSCA's key, certified by the old one (the link), and a document signer it issued.
+    let link =
+        pki::issue(&old_key, CSCA_NAME, NEW_CSCA_NAME, pki::ec_spki(&new_key), true, 2, valid);
+    let ds =
+        pki::issue(&new_key, NEW_CSCA_NAME, DS_NAME, pki::ec_spki(&ds_key), false, 7, current());
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let options = SignOptions {
+        key: SodKey::Ecdsa(&ds_key),
+        certificate: &ds,
+        include_certificate: true,
+        signing_time: Some(now()),
+    };
+    let store = |certs: &[&[u8]]| {
+        let mut trust = TrustStore::new();
+        for cert in certs {
+            trust.add_bytes(cert).expect("certificate");
+        }
+        trust
+    };
+    let check = |sod: &[u8], trust: &TrustStore| {
+        mrtd_chip::verify(sod, &refs, trust, now(), today()).expect("readable")
+    };
+    let plain = pki::sod(&refs, &options);
+    let carrying = pki::sod_carrying(&refs, &options, &[&link]);
+
+    // The old CSCA alone does not anchor a document signer of the new key ...
+    assert_eq!(check(&plain, &store(&[&old])).chain, ChainStatus::Untrusted);
+    // ... but through the link EF.SOD carries, it does, and the report says so.
+    let report = check(&carrying, &store(&[&old]));
+    assert!(report.authentic, "{report:#?}");
+    assert!(report.trust_anchor.as_ref().expect("anchor").subject.contains("CN=Test CSCA,"));
+    assert!(report.diagnostics.iter().any(|d| d.code == "csca_link"), "{report:#?}");
+    // The link in the trust folder beside the old CSCA anchors it too.
+    assert!(check(&plain, &store(&[&old, &link])).authentic);
+    // A link EF.SOD carries is no anchor of its own: with another state's CSCA, untrusted.
+    let other = pki::csca(&pki::ec_key(9), OTHER_CSCA_NAME);
+    assert_eq!(check(&carrying, &store(&[&other])).chain, ChainStatus::Untrusted);
+    // A forged link (the old CSCA's name, another key) is not followed.
+    let forged = pki::issue(
+        &pki::ec_key(12),
+        CSCA_NAME,
+        NEW_CSCA_NAME,
+        pki::ec_spki(&new_key),
+        true,
+        3,
+        valid,
+    );
+    let report = check(&pki::sod_carrying(&refs, &options, &[&forged]), &store(&[&old]));
+    assert_eq!(report.chain, ChainStatus::Untrusted, "{report:#?}");
+}

@@ -217,7 +217,7 @@ pub struct SignOptions<'a> {
 
 /// A ContentInfo with SignedData over `content` of type `content_type`.
 pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>) -> Vec<u8> {
-    signed_data_naming(content_type, content, options, None)
+    signed_data_naming(content_type, content, options, None, &[])
 }
 
 /// The same, naming the signer by `sid` (issuer name and serial number) instead of its
@@ -227,6 +227,7 @@ fn signed_data_naming(
     content: &[u8],
     options: &SignOptions<'_>,
     sid: Option<(&str, u32)>,
+    extra: &[&[u8]],
 ) -> Vec<u8> {
     let cert = Certificate::from_der(options.certificate).expect("signer certificate");
     let mut attrs = vec![
@@ -286,9 +287,11 @@ fn signed_data_naming(
         unsigned_attrs: None,
     };
     let certificates = options.include_certificate.then(|| {
-        CertificateSet(
-            SetOfVec::try_from(vec![CertificateChoices::Certificate(cert.clone())]).expect("set"),
-        )
+        let mut all = vec![CertificateChoices::Certificate(cert.clone())];
+        all.extend(extra.iter().map(|der| {
+            CertificateChoices::Certificate(Certificate::from_der(der).expect("certificate"))
+        }));
+        CertificateSet(SetOfVec::try_from(all).expect("set"))
     });
     let data = SignedData {
         version: CmsVersion::V3,
@@ -316,11 +319,25 @@ pub fn sod(groups: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8> {
     sod_naming(groups, options, None)
 }
 
+/// EF.SOD carrying `extra` certificates besides its signer's (CSCA link certificates).
+pub fn sod_carrying(groups: &[&[u8]], options: &SignOptions<'_>, extra: &[&[u8]]) -> Vec<u8> {
+    sod_with(groups, options, None, extra)
+}
+
 /// EF.SOD naming its signer by `sid` (issuer name, serial number).
 pub fn sod_naming(
     groups: &[&[u8]],
     options: &SignOptions<'_>,
     sid: Option<(&str, u32)>,
+) -> Vec<u8> {
+    sod_with(groups, options, sid, &[])
+}
+
+fn sod_with(
+    groups: &[&[u8]],
+    options: &SignOptions<'_>,
+    sid: Option<(&str, u32)>,
+    extra: &[&[u8]],
 ) -> Vec<u8> {
     let lds = Lds {
         version: 0,
@@ -334,7 +351,7 @@ pub fn sod_naming(
             .collect(),
     };
     let content = lds.to_der().expect("lds");
-    let info = signed_data_naming(ID_LDS_SECURITY_OBJECT, &content, options, sid);
+    let info = signed_data_naming(ID_LDS_SECURITY_OBJECT, &content, options, sid, extra);
     AnyRef::new(Tag::Application { constructed: true, number: TagNumber(23) }, &info)
         .expect("length")
         .to_der()
@@ -355,6 +372,16 @@ pub fn master_list(certificates: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8>
 
 /// A CRL from the CSCA (`csca_der`, key `csca_key`) revoking the certificates with `serials`.
 pub fn crl(csca_key: &SigningKey, csca_der: &[u8], serials: &[u32]) -> Vec<u8> {
+    crl_until(csca_key, csca_der, serials, None)
+}
+
+/// The same, with its `nextUpdate`.
+pub fn crl_until(
+    csca_key: &SigningKey,
+    csca_der: &[u8],
+    serials: &[u32],
+    next_update: Option<SystemTime>,
+) -> Vec<u8> {
     use x509_cert::builder::CrlBuilder;
     use x509_cert::crl::RevokedCert;
     use x509_cert::ext::pkix::CrlNumber;
@@ -365,7 +392,10 @@ pub fn crl(csca_key: &SigningKey, csca_der: &[u8], serials: &[u32]) -> Vec<u8> {
         revocation_date: Time::try_from(now() - years(1) / 4).expect("time"),
         crl_entry_extensions: None,
     });
-    let builder = CrlBuilder::new(&csca, number).expect("builder").with_certificates(revoked);
+    let builder = CrlBuilder::new(&csca, number)
+        .expect("builder")
+        .with_certificates(revoked)
+        .with_next_update(next_update.map(|t| Time::try_from(t).expect("time")));
     let list = builder.build::<_, DerSignature>(csca_key).expect("CRL");
     list.to_der().expect("encode")
 }
