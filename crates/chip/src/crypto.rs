@@ -93,6 +93,15 @@ pub fn describe_key(spki: &SubjectPublicKeyInfoOwned) -> String {
     }
 }
 
+/// The hash an ECDSA signature algorithm (X9.62 or BSI TR-03111 plain) names.
+pub fn ecdsa_hash(oid: Oid) -> Option<Hash> {
+    let algorithm = AlgorithmIdentifierOwned { oid, parameters: None };
+    match Scheme::from_algorithm(&algorithm, None) {
+        Ok(Scheme::Ecdsa { hash, .. }) => Some(hash),
+        _ => None,
+    }
+}
+
 /// A signature algorithm's name for the report.
 pub fn describe_signature_algorithm(algorithm: &AlgorithmIdentifierOwned) -> String {
     match const_oid::db::DB.by_oid(&algorithm.oid) {

@@ -11,6 +11,7 @@
 //! digests and signatures are RustCrypto's.
 
 mod access;
+mod active;
 mod ber;
 mod cert;
 mod chain;
@@ -28,11 +29,13 @@ use std::time::SystemTime;
 use mrtd_mrz::{Date, ParseOptions, Sex};
 
 pub use access::{ChipAccess, chip_access};
+pub use active::{AaChallenge, MAX_CHALLENGE as MAX_AA_CHALLENGE, MAX_RESPONSE as MAX_AA_RESPONSE};
 pub use error::{ChipError, TrustError};
 pub use lds::{MAX_DATA_GROUPS, data_group_number};
 pub use report::{
-    CertificateSummary, ChainStatus, ChipMrz, ChipReport, DataGroupResult, DataGroupStatus,
-    Diagnostic, FieldMatch, FieldMatchStatus, MrzFields, MrzMatch, SignatureStatus, SignerMatch,
+    ActiveAuthentication, ActiveAuthenticationStatus, CertificateSummary, ChainStatus, ChipMrz,
+    ChipReport, DataGroupResult, DataGroupStatus, Diagnostic, FieldMatch, FieldMatchStatus,
+    MrzFields, MrzMatch, SignatureStatus, SignerMatch,
 };
 pub use trust::{MAX_TRUST_FILE, TrustCounts, TrustProblem, TrustStore};
 
@@ -53,6 +56,32 @@ pub fn verify(
     now: SystemTime,
     today: Date,
 ) -> Result<ChipReport, ChipError> {
+    verify_with_aa(sod, data_groups, None, trust, now, today)
+}
+
+/// [`verify`], and Active Authentication when `aa` gives the challenge a reader sent the chip
+/// and its answer (checked with DG15's key, which must be among `data_groups`).
+pub fn verify_with_aa(
+    sod: &[u8],
+    data_groups: &[&[u8]],
+    aa: Option<AaChallenge<'_>>,
+    trust: &TrustStore,
+    now: SystemTime,
+    today: Date,
+) -> Result<ChipReport, ChipError> {
+    if let Some(aa) = &aa {
+        for (what, bytes, limit) in [
+            ("the Active Authentication challenge", aa.challenge, active::MAX_CHALLENGE),
+            ("the Active Authentication response", aa.response, active::MAX_RESPONSE),
+        ] {
+            if bytes.is_empty() || bytes.len() > limit {
+                return Err(ChipError::Malformed {
+                    what,
+                    reason: format!("{} bytes; 1 to {limit}", bytes.len()),
+                });
+            }
+        }
+    }
     let now = der::DateTime::from_system_time(now).unwrap_or(der::DateTime::INFINITY);
     if sod.len() > MAX_SOD_BYTES {
         return Err(ChipError::Malformed {
@@ -180,6 +209,39 @@ pub fn verify(
         .find(|g| g.number == 1)
         .map(|dg1| chip_mrz(dg1.bytes, today, &mut diagnostics));
 
+    let active_authentication = match aa {
+        None => ActiveAuthentication {
+            status: ActiveAuthenticationStatus::NotSupplied,
+            algorithm: None,
+            reason: None,
+        },
+        Some(aa) => {
+            let group = |n: u8| groups.iter().find(|g| g.number == n).map(|g| g.bytes);
+            let status_of = |n: u8| results.iter().find(|r| r.number == n).map(|r| r.status);
+            match group(15) {
+                None => ActiveAuthentication {
+                    status: ActiveAuthenticationStatus::Failed,
+                    algorithm: None,
+                    reason: Some(
+                        "DG15 (the chip's Active Authentication key) was not supplied".into(),
+                    ),
+                },
+                Some(dg15) => {
+                    let mut outcome = active::check(dg15, group(14), &aa);
+                    if status_of(15) != Some(DataGroupStatus::Verified) {
+                        outcome.status = ActiveAuthenticationStatus::Failed;
+                        outcome.reason =
+                            Some("DG15 is not the one EF.SOD signs: its key proves nothing".into());
+                    }
+                    outcome
+                }
+            }
+        }
+    };
+    if let Some(reason) = &active_authentication.reason {
+        diagnostics.push(diag("active_authentication", reason.clone()));
+    }
+
     let authentic = signature == SignatureStatus::Verified
         && chain == ChainStatus::Trusted
         && results.iter().all(|r| r.status == DataGroupStatus::Verified);
@@ -201,6 +263,9 @@ pub fn verify(
         trust_anchor: anchor.map(|a| a.summary()),
         mrz,
         mrz_match: None,
+        authentic_chip: authentic
+            && active_authentication.status == ActiveAuthenticationStatus::Verified,
+        active_authentication,
         diagnostics,
     })
 }

@@ -43,8 +43,54 @@ pub struct ChipReport {
     /// DG1 compared with the printed MRZ, when a scan or MRZ lines were given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mrz_match: Option<MrzMatch>,
+    /// Active Authentication: whether the chip answered a challenge with DG15's private key.
+    pub active_authentication: ActiveAuthentication,
+    /// True only when `authentic` and Active Authentication is `verified` (with DG15 among
+    /// the data groups EF.SOD vouches for): the data is the issuer's, and the chip that
+    /// answered holds the key the issuer put in it, so it is not a copy of the data on
+    /// another chip. It still does not prove the holder is the person presenting it.
+    pub authentic_chip: bool,
     /// Why anything above is not the best answer, in words.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Active Authentication (ICAO 9303-11 §6.1).
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct ActiveAuthentication {
+    pub status: ActiveAuthenticationStatus,
+    /// How the chip signed, e.g. `RSA ISO/IEC 9796-2 scheme 1 with sha256`, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    /// Why not `verified` (given in `diagnostics`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub reason: Option<String>,
+}
+
+/// Whether the chip proved it holds DG15's private key.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ActiveAuthenticationStatus {
+    /// The answer is DG15's key's signature of the challenge, and EF.SOD vouches for DG15.
+    Verified,
+    /// It is not, or DG15 is missing or not the one EF.SOD signs (see diagnostics).
+    Failed,
+    /// No challenge and answer were given.
+    NotSupplied,
+    /// DG15's key or the signature algorithm is one this build does not check.
+    Unsupported,
+}
+
+impl ActiveAuthenticationStatus {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActiveAuthenticationStatus::Verified => "verified",
+            ActiveAuthenticationStatus::Failed => "failed",
+            ActiveAuthenticationStatus::NotSupplied => "not_supplied",
+            ActiveAuthenticationStatus::Unsupported => "unsupported",
+        }
+    }
 }
 
 /// EF.SOD's signature.
