@@ -9,7 +9,7 @@ pub struct ChipReport {
     /// True only when every supplied data group's hash matches EF.SOD, EF.SOD's signature
     /// verifies with the document signer's key, and that certificate chains to a trusted CSCA
     /// (with no data group supplied: EF.SOD itself is genuine, and `not_supplied` lists all).
-    /// It does not prove that the chip is not a clone (that needs Active or Chip
+    /// It does not prove that the chip is not a clone (`authentic_chip` does, with Active
     /// Authentication), nor that the holder is the person in the photo.
     pub authentic: bool,
     /// EF.SOD's signature.

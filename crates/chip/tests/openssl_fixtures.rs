@@ -163,3 +163,28 @@ fn ber_sods_and_master_lists_verify_with_the_signed_bytes_as_encoded() {
         assert!(!report.authentic);
     }
 }
+
+#[test]
+fn an_openssl_made_active_authentication_answer_verifies_and_another_challenge_fails() {
+    let groups = [data("EF.DG1"), data("EF.DG14"), data("aa/EF.DG15")];
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let trust = trust(&["de/csca.pem"]);
+    let response = data("aa/response");
+    let check = |challenge: &[u8]| {
+        let aa = mrtd_chip::AaChallenge { challenge, response: &response };
+        mrtd_chip::verify_with_aa(
+            &data("aa/EF.SOD"),
+            &refs,
+            Some(aa),
+            &trust,
+            SystemTime::now(),
+            Date::today_utc(),
+        )
+        .expect("readable")
+    };
+    let report = check(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77]);
+    assert!(report.authentic_chip, "{report:#?}");
+    assert_eq!(report.active_authentication.algorithm.as_deref(), Some("ECDSA P-256 with sha256"));
+    let report = check(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x78]);
+    assert!(report.authentic && !report.authentic_chip);
+}

@@ -333,3 +333,69 @@ fn a_trust_folder_survives_a_file_it_cannot_use_and_serve_refuses_one_where_noth
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("EF.DG1") && stderr.contains("could be loaded"), "{stderr}");
 }
+
+#[test]
+fn active_authentication_is_checked_the_same_on_every_door() {
+    // A chip's answer OpenSSL made (crates/chip/tests/data/aa), its CSCA in the trust folder.
+    let trust = trust_dir(&[]);
+    std::fs::copy(fixture("de/csca.pem"), trust.path().join("csca.pem")).expect("copy");
+    let trust_path = trust.path().display().to_string();
+    let challenge = "0011223344556677";
+    let cli = |challenge: &str| {
+        verify_chip(&[
+            "--sod",
+            &path("aa/EF.SOD"),
+            "--dg",
+            &path("EF.DG1"),
+            "--dg",
+            &path("EF.DG14"),
+            "--dg",
+            &path("aa/EF.DG15"),
+            "--csca-dir",
+            &trust_path,
+            "--aa-challenge",
+            challenge,
+            "--aa-response",
+            &path("aa/response"),
+        ])
+    };
+    let (code, from_cli, stderr) = cli(challenge);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(from_cli["active_authentication"]["status"], "verified", "{from_cli}");
+    assert_eq!(from_cli["authentic_chip"], true);
+
+    let mut server = ServerProcess::http(&["--csca-dir", &trust_path]);
+    let addr = server.addr.expect("an HTTP server");
+    let body = json!({
+        "sod_base64": base64_of("aa/EF.SOD"),
+        "data_groups_base64": [base64_of("EF.DG1"), base64_of("EF.DG14"), base64_of("aa/EF.DG15")],
+        "aa_challenge_base64": "ABEiM0RVZnc=",
+        "aa_response_base64": base64_of("aa/response"),
+    });
+    let reply = request(
+        addr,
+        "POST",
+        "/v1/chip/verify",
+        &[("Content-Type", "application/json")],
+        &body.to_string(),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json(), from_cli, "REST and the CLI differ");
+    let mut client = server.client(Revision::Modern, json!({}));
+    let tool = client.call("verify_chip", body.clone());
+    assert_eq!(tool.0["structuredContent"], from_cli, "MCP and the CLI differ");
+
+    // Another challenge: the answer does not fit it.
+    let (code, report, _) = cli("0011223344556678");
+    assert_eq!(code, 0, "Passive Authentication still holds");
+    assert_eq!(report["active_authentication"]["status"], "failed", "{report}");
+    assert_eq!(report["authentic_chip"], false);
+    // One of the pair alone is refused.
+    let mut half = body;
+    half.as_object_mut().expect("object").remove("aa_response_base64");
+    let refused = client.call("verify_chip", half);
+    assert!(refused.is_error(), "{}", refused.0);
+    let (code, _, stderr) =
+        verify_chip(&["--sod", &path("aa/EF.SOD"), "--aa-challenge", challenge]);
+    assert_eq!(code, 2, "{stderr}");
+}

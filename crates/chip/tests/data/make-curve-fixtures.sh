@@ -12,10 +12,14 @@
 #   de/EF.SOD             EF.SOD signed by a brainpoolP256r1 document signer it issued
 #   de/BER.SOD, de/BER.ml the same in BER, as OpenSSL streams it (indefinite lengths, the
 #                         content in pieces), EF.SOD's wrapper with an indefinite length too
+#   aa/EF.DG15, aa/EF.SOD, aa/response
+#                         a chip's P-256 Active Authentication key in DG15, EF.SOD over DG1,
+#                         DG14 and DG15 by the same document signer, and the chip's answer
+#                         (ECDSA-SHA256, DER) to the challenge 0011223344556677
 set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p curves de
+mkdir -p curves de aa
 der_len() { python3 -c "import sys; n=int(sys.argv[1]); print((bytes([n]) if n<128 else (b'\x81'+bytes([n]) if n<256 else b'\x82'+n.to_bytes(2,'big'))).hex())" "$1"; }
 wrap77() { { printf '\x77'; printf "$(der_len "$(stat -c %s "$1")" | sed 's/../\\x&/g')"; cat "$1"; } > "$2"; }
 wrap77_indefinite() { { printf '\x77\x80'; cat "$1"; printf '\x00\x00'; } > "$2"; }
@@ -87,3 +91,25 @@ openssl cms -sign -binary -nodetach -stream -in "$work/lds.der" -econtent_type 2
 wrap77_indefinite "$work/ber.cms" de/BER.SOD
 openssl cms -sign -binary -nodetach -stream -in "$work/list.der" -econtent_type 2.23.136.1.1.2 \
   -signer "$work/mls.pem" -inkey "$work/mls.key" -md sha256 -outform DER -nosmimecap -out de/BER.ml
+
+openssl ecparam -name prime256v1 -genkey -noout -out "$work/chip.key"
+openssl ec -in "$work/chip.key" -pubout -outform DER -out "$work/chip.spki" 2>/dev/null
+python3 - "$work" <<'PY'
+import hashlib, sys
+work = sys.argv[1]
+def tlv(tag, content):
+    n = len(content)
+    length = bytes([n]) if n < 128 else (b"\x81" + bytes([n]) if n < 256 else b"\x82" + n.to_bytes(2, "big"))
+    return bytes([tag]) + length + content
+dg15 = tlv(0x6F, open(f"{work}/chip.spki", "rb").read())
+open("aa/EF.DG15", "wb").write(dg15)
+sha256 = tlv(0x30, tlv(0x06, bytes.fromhex("608648016503040201")))
+def entry(n, data):
+    return tlv(0x30, tlv(0x02, bytes([n])) + tlv(0x04, hashlib.sha256(data).digest()))
+groups = [(1, open("EF.DG1", "rb").read()), (14, open("EF.DG14", "rb").read()), (15, dg15)]
+lds = tlv(0x30, tlv(0x02, b"\x00") + sha256 + tlv(0x30, b"".join(entry(n, d) for n, d in groups)))
+open(f"{work}/lds.der", "wb").write(lds)
+open(f"{work}/challenge", "wb").write(bytes.fromhex("0011223344556677"))
+PY
+sign_sod "$work/ds.pem" "$work/ds.key" aa/EF.SOD
+openssl dgst -sha256 -sign "$work/chip.key" -out aa/response "$work/challenge"
