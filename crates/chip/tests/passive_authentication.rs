@@ -303,7 +303,7 @@ fn the_signer_is_found_as_the_standards_find_it_and_the_report_says_how() {
         include_certificate: true,
         signing_time: Some(now()),
     };
-    let named = |sid: Option<(&str, u32)>| {
+    let named = |sid: Option<pki::Sid<'_>>| {
         let sod = pki::sod_naming(&refs, &options, sid);
         mrtd_chip::verify(&sod, &refs, &trust, now(), today()).expect("readable")
     };
@@ -317,19 +317,33 @@ fn the_signer_is_found_as_the_standards_find_it_and_the_report_says_how() {
     assert_eq!(signer_notes(&exact), 0);
 
     // RFC 5280 §7.1: case and insignificant spaces do not make another name.
-    let spaced = named(Some(("CN=test   csca,O=TEST State ,C=ut", 7)));
+    let spaced = named(Some(pki::Sid::Name("CN=test   csca,O=TEST State ,C=ut", 7)));
     assert!(spaced.authentic, "{spaced:#?}");
     assert_eq!(spaced.signer_found_by, Some(SignerMatch::IssuerAndSerialNumber));
     assert_eq!(signer_notes(&spaced), 0);
 
     // The issuer's attributes in another order (as a Malaysian EF.SOD names its signer).
-    let reordered = named(Some(("C=UT,O=Test State,CN=Test CSCA", 7)));
+    let reordered = named(Some(pki::Sid::Name("C=UT,O=Test State,CN=Test CSCA", 7)));
     assert!(reordered.authentic, "{reordered:#?}");
     assert_eq!(reordered.signer_found_by, Some(SignerMatch::IssuerNameReordered));
     assert_eq!(signer_notes(&reordered), 1);
 
+    // By subject key identifier, and by one that names no certificate.
+    let key_id = <x509_cert::Certificate as der::Decode>::from_der(&ds)
+        .expect("certificate")
+        .tbs_certificate()
+        .get_extension::<x509_cert::ext::pkix::SubjectKeyIdentifier>()
+        .expect("extensions")
+        .expect("a key identifier")
+        .1;
+    let by_key_id = named(Some(pki::Sid::KeyId(key_id.0.as_bytes())));
+    assert!(by_key_id.authentic, "{by_key_id:#?}");
+    assert_eq!(by_key_id.signer_found_by, Some(SignerMatch::SubjectKeyIdentifier));
+    let unknown_id = named(Some(pki::Sid::KeyId(&[1, 2, 3])));
+    assert_eq!(unknown_id.signer_found_by, Some(SignerMatch::SignatureKey));
+
     // An identifier that names no certificate: the one whose key verifies is taken.
-    let stranger = named(Some(("CN=Nobody,C=XX", 99)));
+    let stranger = named(Some(pki::Sid::Name("CN=Nobody,C=XX", 99)));
     assert!(stranger.authentic, "{stranger:#?}");
     assert_eq!(stranger.signer_found_by, Some(SignerMatch::SignatureKey));
     assert_eq!(signer_notes(&stranger), 1);
@@ -342,7 +356,7 @@ fn the_signer_is_found_as_the_standards_find_it_and_the_report_says_how() {
     let sod = pki::sod_naming(
         &refs,
         &SignOptions { key: SodKey::Ecdsa(&ds_key), ..wrong },
-        Some(("CN=Nobody,C=XX", 99)),
+        Some(pki::Sid::Name("CN=Nobody,C=XX", 99)),
     );
     let report = mrtd_chip::verify(&sod, &refs, &trust, now(), today()).expect("readable");
     assert_eq!(report.signature, SignatureStatus::NoSignerCertificate);

@@ -96,12 +96,14 @@ impl BuilderProfile for Profile {
 
     fn build_extensions(
         &self,
-        _spk: SubjectPublicKeyInfoRef<'_>,
+        spk: SubjectPublicKeyInfoRef<'_>,
         _issuer_spk: SubjectPublicKeyInfoRef<'_>,
         tbs: &TbsCertificate,
     ) -> x509_cert::builder::Result<Vec<Extension>> {
         let subject = tbs.subject();
         let mut extensions = Vec::new();
+        let key_id = x509_cert::ext::pkix::SubjectKeyIdentifier::try_from(spk)?;
+        extensions.push((&key_id).to_extension(subject, &[])?);
         if self.ca {
             let bc = BasicConstraints { ca: true, path_len_constraint: Some(0) };
             extensions.push((&bc).to_extension(subject, &[])?);
@@ -220,13 +222,21 @@ pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>)
     signed_data_naming(content_type, content, options, None, &[])
 }
 
-/// The same, naming the signer by `sid` (issuer name and serial number) instead of its
-/// certificate's.
+/// How a test EF.SOD names its signer, when not by its certificate's issuer and serial.
+#[derive(Clone, Copy)]
+pub enum Sid<'a> {
+    /// Issuer name and serial number.
+    Name(&'a str, u32),
+    /// Subject key identifier.
+    KeyId(&'a [u8]),
+}
+
+/// The same, naming the signer by `sid` instead of its certificate's issuer and serial.
 fn signed_data_naming(
     content_type: Oid,
     content: &[u8],
     options: &SignOptions<'_>,
-    sid: Option<(&str, u32)>,
+    sid: Option<Sid<'_>>,
     extra: &[&[u8]],
 ) -> Vec<u8> {
     let cert = Certificate::from_der(options.certificate).expect("signer certificate");
@@ -270,16 +280,21 @@ fn signed_data_naming(
     };
     let signer = SignerInfo {
         version: CmsVersion::V1,
-        sid: SignerIdentifier::IssuerAndSerialNumber(match sid {
-            None => IssuerAndSerialNumber {
+        sid: match sid {
+            None => SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
                 issuer: cert.tbs_certificate().issuer().clone(),
                 serial_number: cert.tbs_certificate().serial_number().clone(),
-            },
-            Some((issuer, serial)) => IssuerAndSerialNumber {
-                issuer: Name::from_str(issuer).expect("issuer name"),
-                serial_number: SerialNumber::from(serial),
-            },
-        }),
+            }),
+            Some(Sid::Name(issuer, serial)) => {
+                SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+                    issuer: Name::from_str(issuer).expect("issuer name"),
+                    serial_number: SerialNumber::from(serial),
+                })
+            }
+            Some(Sid::KeyId(id)) => SignerIdentifier::SubjectKeyIdentifier(
+                x509_cert::ext::pkix::SubjectKeyIdentifier(OctetString::new(id).expect("id")),
+            ),
+        },
         digest_alg: sha256_alg(),
         signed_attrs: Some(attrs),
         signature_algorithm,
@@ -325,18 +340,14 @@ pub fn sod_carrying(groups: &[&[u8]], options: &SignOptions<'_>, extra: &[&[u8]]
 }
 
 /// EF.SOD naming its signer by `sid` (issuer name, serial number).
-pub fn sod_naming(
-    groups: &[&[u8]],
-    options: &SignOptions<'_>,
-    sid: Option<(&str, u32)>,
-) -> Vec<u8> {
+pub fn sod_naming(groups: &[&[u8]], options: &SignOptions<'_>, sid: Option<Sid<'_>>) -> Vec<u8> {
     sod_with(groups, options, sid, &[])
 }
 
 fn sod_with(
     groups: &[&[u8]],
     options: &SignOptions<'_>,
-    sid: Option<(&str, u32)>,
+    sid: Option<Sid<'_>>,
     extra: &[&[u8]],
 ) -> Vec<u8> {
     let lds = Lds {
