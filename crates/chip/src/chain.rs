@@ -38,7 +38,8 @@ pub fn check<'a>(
         return (ChainStatus::NoTrustAnchor, None);
     }
     let mut unsupported = None;
-    let Some(path) = issuers(signer, trust, carried, 0, &mut unsupported) else {
+    let mut explored = vec![false; carried.len()];
+    let Some(path) = issuers(signer, trust, carried, 0, &mut explored, &mut unsupported) else {
         // A CSCA that names the signer's issuer but whose key this build cannot use leaves
         // the chain unproven, not refuted.
         if let Some(what) = unsupported {
@@ -137,12 +138,14 @@ pub fn check<'a>(
 
 /// The certificates that issued `cert`, up to a CSCA in the trust store (the last): a CSCA of
 /// the store that issued it, or else a CSCA link certificate EF.SOD carries that did and that
-/// is itself issued so, at most [`MAX_LINKS`] deep.
+/// is itself issued so, at most [`MAX_LINKS`] deep. A link once explored without reaching the
+/// store is not explored again (`explored`), so a crafted EF.SOD cannot make the search long.
 fn issuers<'a>(
     cert: &Cert,
     trust: &'a TrustStore,
     carried: &'a [Cert],
     depth: usize,
+    explored: &mut [bool],
     unsupported: &mut Option<String>,
 ) -> Option<Vec<&'a Cert>> {
     for anchor in trust.anchors() {
@@ -153,12 +156,17 @@ fn issuers<'a>(
     if depth >= MAX_LINKS {
         return None;
     }
-    for link in carried.iter().filter(|c| c.is_ca() && c.der != cert.der) {
-        if issued_by(cert, link, unsupported)
-            && let Some(mut rest) = issuers(link, trust, carried, depth + 1, unsupported)
-        {
-            rest.insert(0, link);
-            return Some(rest);
+    for (i, link) in carried.iter().enumerate() {
+        if explored[i] || !link.is_ca() || link.der == cert.der {
+            continue;
+        }
+        if issued_by(cert, link, unsupported) {
+            explored[i] = true;
+            if let Some(mut rest) = issuers(link, trust, carried, depth + 1, explored, unsupported)
+            {
+                rest.insert(0, link);
+                return Some(rest);
+            }
         }
     }
     None

@@ -15,6 +15,9 @@ use crate::error::ChipError;
 use crate::raw;
 use crate::report::SignerMatch;
 
+/// The most certificates of a SignedData that are read.
+const MAX_CERTIFICATES: usize = 16;
+
 /// A parsed SignedData, with what its signature covers.
 pub struct Signed {
     /// `eContentType`.
@@ -60,8 +63,14 @@ impl Signed {
         };
         // The certificates as encoded (their signatures cover those bytes); an entry that is
         // not an X.509 certificate (another CertificateChoices) is not a signer candidate.
-        let certificates: Vec<Cert> =
-            parts.certificates.iter().filter_map(|der| Cert::from_der(der).ok()).collect();
+        // At most MAX_CERTIFICATES: real EF.SODs carry one or two, and each is a candidate
+        // whose signature may be checked.
+        let certificates: Vec<Cert> = parts
+            .certificates
+            .iter()
+            .take(MAX_CERTIFICATES)
+            .filter_map(|der| Cert::from_der(der).ok())
+            .collect();
         let signer = data
             .signer_infos
             .0
