@@ -214,4 +214,23 @@ mod tests {
         assert_eq!(probe.answer().await.status(), StatusCode::OK);
         assert_eq!(runs.load(Ordering::SeqCst), 4);
     }
+
+    #[tokio::test]
+    async fn details_are_in_every_answer_and_do_not_make_the_server_unready() {
+        let detail =
+            json!({ "unusable_files": [{ "file": "notes.txt", "reason": "not a certificate" }] });
+        let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readiness = counted(Arc::new(AtomicUsize::new(0)), failing.clone())
+            .detail("trust_store", detail.clone());
+        let probe = Probe::new(readiness);
+        let body = |response: Response| async move {
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.expect("body");
+            serde_json::from_slice::<Value>(&bytes).expect("json")
+        };
+        let ready = probe.answer().await;
+        assert_eq!(ready.status(), StatusCode::OK);
+        assert_eq!(body(ready).await["details"]["trust_store"], detail);
+        let plain = Probe::new(counted(Arc::new(AtomicUsize::new(0)), failing));
+        assert!(body(plain.answer().await).await.get("details").is_none());
+    }
 }
