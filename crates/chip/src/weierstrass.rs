@@ -70,8 +70,8 @@ impl Domain {
         lhs == rhs
     }
 
-    /// A SEC1 point (uncompressed `04 x y`, or compressed `02`/`03 x` where p ≡ 3 mod 4) on
-    /// the curve, or `None`.
+    /// A SEC1 point (uncompressed `04 x y`, or compressed `02`/`03 x`) on the curve, or
+    /// `None`.
     pub fn decode_point(&self, bytes: &[u8]) -> Option<(BigUint, BigUint)> {
         let len = self.field_len();
         let (&kind, rest) = bytes.split_first()?;
@@ -79,7 +79,7 @@ impl Domain {
             0x04 if rest.len() == 2 * len => {
                 (BigUint::from_bytes_be(&rest[..len]), BigUint::from_bytes_be(&rest[len..]))
             }
-            0x02 | 0x03 if rest.len() == len && self.p.bit(0) && self.p.bit(1) => {
+            0x02 | 0x03 if rest.len() == len => {
                 let x = BigUint::from_bytes_be(rest);
                 let rhs = self.add_mod(
                     &self.add_mod(
@@ -88,13 +88,52 @@ impl Domain {
                     ),
                     &self.b,
                 );
-                let root = rhs.modpow(&((&self.p + 1u32) >> 2), &self.p);
+                let root = self.sqrt(&rhs)?;
                 let y = if root.bit(0) == (kind == 0x03) { root } else { &self.p - root };
                 (x, y % &self.p)
             }
             _ => return None,
         };
         self.on_curve(&x, &y).then_some((x, y))
+    }
+
+    /// A square root of `v` modulo p, when there is one: v^((p+1)/4) where p ≡ 3 mod 4 (every
+    /// curve here but P-224), Tonelli–Shanks otherwise.
+    fn sqrt(&self, v: &BigUint) -> Option<BigUint> {
+        let p = &self.p;
+        let one = BigUint::from(1u32);
+        let root = if p.bit(0) && p.bit(1) {
+            v.modpow(&((p + 1u32) >> 2), p)
+        } else {
+            // p − 1 = q·2^s with q odd; z a non-residue.
+            let s = (p - 1u32).trailing_zeros()?;
+            let q = (p - 1u32) >> s;
+            let half = (p - 1u32) >> 1;
+            let z = (2u32..1000).map(BigUint::from).find(|z| z.modpow(&half, p) != one)?;
+            let (mut m, mut c) = (s, z.modpow(&q, p));
+            let (mut t, mut r) = (v.modpow(&q, p), v.modpow(&((&q + 1u32) >> 1), p));
+            while t != one {
+                if t == BigUint::ZERO {
+                    return Some(BigUint::ZERO);
+                }
+                let mut i = 0;
+                let mut square = t.clone();
+                while square != one {
+                    square = self.mul_mod(&square, &square);
+                    i += 1;
+                    if i == m {
+                        return None;
+                    }
+                }
+                let b = c.modpow(&(BigUint::from(1u32) << (m - i - 1)), p);
+                m = i;
+                c = self.mul_mod(&b, &b);
+                t = self.mul_mod(&t, &c);
+                r = self.mul_mod(&r, &b);
+            }
+            r
+        };
+        (self.mul_mod(&root, &root) == v % p).then_some(root)
     }
 
     fn infinity() -> Jacobian {
@@ -232,6 +271,26 @@ mod tests {
         assert_eq!(d.decode_point(&compressed).map(|(_, y)| y), Some(d.gy.clone()));
         uncompressed[10] ^= 1;
         assert!(d.decode_point(&uncompressed).is_none(), "a point off the curve");
+    }
+
+    #[test]
+    fn compressed_points_decode_on_p224_whose_prime_is_1_mod_4() {
+        let d = Domain::from_hex(
+            "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF000000000000000000000001",
+            "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFE",
+            "B4050A850C04B3ABF54132565044B0B7D7BFD8BA270B39432355FFB4",
+            "B70E0CBD6BB4BF7F321390B94A03C1D356C21122343280D6115C1D21",
+            "BD376388B5F723FB4C22DFE6CD4375A05A07476444D5819985007E34",
+            "FFFFFFFFFFFFFFFFFFFFFFFFFFFF16A2E0B8F03E13DD29455C5C2A3D",
+        );
+        for parity in [2u8, 3] {
+            let mut compressed = vec![parity];
+            compressed.extend(d.gx.to_bytes_be());
+            let (x, y) = d.decode_point(&compressed).expect("a point");
+            assert_eq!(x, d.gx);
+            assert_eq!(y == d.gy, d.gy.bit(0) == (parity == 3));
+            assert!(d.on_curve(&x, &y));
+        }
     }
 
     #[test]

@@ -59,6 +59,21 @@ fn an_sod_on_every_icao_curve_is_authentic_with_its_csca() {
 }
 
 #[test]
+fn a_csca_key_in_compressed_form_verifies_on_p224_and_brainpool_p512() {
+    for curve in ["P-224", "brainpoolP512r1"] {
+        let report = verify(
+            &data(&format!("curves/{curve}-compressed.SOD")),
+            &trust(&format!("curves/{curve}-compressed-csca.pem")),
+        );
+        assert!(report.authentic, "{curve}: {report:#?}");
+        assert_eq!(
+            report.trust_anchor.as_ref().expect("anchor").public_key,
+            format!("ECDSA {curve}")
+        );
+    }
+}
+
+#[test]
 fn on_every_curve_a_changed_signature_and_another_curves_csca_are_refuted() {
     for (i, curve) in CURVES.iter().enumerate() {
         let sod = data(&format!("curves/{curve}.SOD"));

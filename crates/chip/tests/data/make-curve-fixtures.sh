@@ -6,6 +6,9 @@
 #   curves/NAME-csca.pem  a CSCA on curve NAME, with explicit domain parameters
 #   curves/NAME.SOD       EF.SOD over EF.DG1 and EF.DG14, signed with ECDSA-SHA256 by a
 #                         document signer on NAME (a named curve) that the CSCA issued
+#   curves/NAME-compressed-csca.pem, curves/NAME-compressed.SOD
+#                         the same for P-224 and brainpoolP512r1 with the CSCA's parameters
+#                         and key in compressed form
 #   de/csca.pem           a CSCA on brainpoolP512r1 with explicit parameters, as Germany's
 #   de/de.ml              a CSCA master list holding it, signed by a brainpoolP512r1 list
 #                         signer it issued
@@ -66,6 +69,19 @@ for pair in P-192:prime192v1 P-224:secp224r1 P-256:prime256v1 P-384:secp384r1 P-
   issue "/C=UT/O=Curves/CN=DS $name" "$curve" "curves/$name-csca.pem" "$work/csca.key" 10 \
     "$work/ds.pem" "$work/ds.key"
   sign_sod "$work/ds.pem" "$work/ds.key" "curves/$name.SOD"
+done
+
+# The same with the CSCA's parameters and keys in compressed form (P-224's prime is 1 mod 4).
+for pair in P-224:secp224r1 brainpoolP512r1:brainpoolP512r1; do
+  name=${pair%%:*}; curve=${pair#*:}
+  openssl ecparam -name "$curve" -genkey -noout -out "$work/named.key"
+  openssl ec -in "$work/named.key" -param_enc explicit -conv_form compressed -out "$work/csca.key" 2>/dev/null
+  openssl req -new -x509 -key "$work/csca.key" -out "curves/$name-compressed-csca.pem" -days 7300 \
+    -subj "/C=UT/O=Curves/CN=CSCA $name compressed" \
+    -addext "basicConstraints=critical,CA:true,pathlen:0" -addext "keyUsage=critical,keyCertSign,cRLSign"
+  issue "/C=UT/O=Curves/CN=DS $name compressed" "$curve" "curves/$name-compressed-csca.pem" \
+    "$work/csca.key" 11 "$work/ds.pem" "$work/ds.key"
+  sign_sod "$work/ds.pem" "$work/ds.key" "curves/$name-compressed.SOD"
 done
 
 csca Germany brainpoolP512r1 de/csca.pem "$work/de.key"
