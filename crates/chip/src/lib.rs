@@ -1,14 +1,17 @@
-//! Passive Authentication of an eMRTD chip (ICAO 9303 parts 10 and 11).
+//! Passive and Active Authentication of an eMRTD chip (ICAO 9303 parts 10 and 11).
 //!
 //! Given EF.SOD and the data groups an NFC reader read from a passport or identity card chip,
 //! [`verify`] checks that every data group's hash is the one EF.SOD signs, that EF.SOD's
 //! signature verifies with the document signer certificate, and that this certificate chains
-//! to a CSCA in the operator's [`TrustStore`]. DG1's MRZ is read with `mrtd-mrz`, and
-//! [`compare_mrz`] sets it against the printed zone of a scan.
+//! to a CSCA in the operator's [`TrustStore`]. [`verify_with_aa`] also checks the chip's
+//! answer to a reader's challenge with DG15's key (Active Authentication: the chip is the
+//! issued one, not a copy). DG1's MRZ is read with `mrtd-mrz`, and [`compare_mrz`] sets it
+//! against the printed zone of a scan.
 //!
 //! No IO besides loading trust files, nothing kept, nothing logged: data groups (DG2 is the
-//! holder's face) are hashed and dropped. ASN.1 decoding is `der`, `cms` and `x509-cert`;
-//! digests and signatures are RustCrypto's.
+//! holder's face) are hashed and dropped. ASN.1 decoding is `der`, `cms` and `x509-cert` (BER
+//! through `src/ber.rs`); digests and signatures are RustCrypto's, and for the curves no crate
+//! offers, `src/weierstrass.rs`'s.
 
 mod access;
 mod active;
