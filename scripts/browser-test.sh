@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Drives the web page in a real browser against the real `mrtd serve` binary:
-# uploads a sample photo, waits for the fields, checks the MRZ outline is drawn,
+# uploads a sample photo, waits for the fields, checks the MRZ outline is drawn, verifies a
+# chip's files (with Active Authentication) in both languages,
 # that the keyboard reaches the file input, and that WebMCP tools are registered.
 #
 # Needs Debian's chromium (installed with apt when missing, as root) and playwright-core
@@ -73,8 +74,10 @@ start_server() {
     exit 1
 }
 
-mkdir -p "${SCREENSHOT_DIR:-$work/screenshots}"
-start_server open
+mkdir -p "${SCREENSHOT_DIR:-$work/screenshots}" "$work/csca"
+# The open server trusts the CSCA of the chip fixtures the page's chip test sends.
+cp "$root/crates/chip/tests/data/de/csca.pem" "$work/csca/"
+start_server open --csca-dir "$work/csca"
 open_url="$url"
 # A second server that needs an API key, with one key made for the test.
 mkdir -p "$work/keyed"
@@ -89,6 +92,7 @@ CHROMIUM="$chromium_bin" \
 PLAYWRIGHT_CORE="$cache/node_modules/playwright-core" \
 PROFILE_DIR="$work/profile" \
 SAMPLES="$root/tests/data/images" \
+CHIP_DATA="$root/crates/chip/tests/data" \
 SCREENSHOT="${SCREENSHOT:-}" \
 SCREENSHOT_DIR="${SCREENSHOT_DIR:-$work/screenshots}" \
     node "$root/tests/browser/page.test.cjs"

@@ -8,7 +8,7 @@
 #
 # The targets are in one crate, fuzz/ (its own workspace): parse_text and decode_cells
 # (mrtd-mrz), read_image and half_jpeg (mrtd-engine), http_body and trace_context
-# (mrtd-server), verify and trust_store (mrtd-chip).
+# (mrtd-server), verify, trust_store, ber and active_authentication (mrtd-chip).
 #
 # The targets are libFuzzer binaries (libfuzzer-sys) built with the same sanitizer-coverage
 # instrumentation `cargo fuzz` uses, without AddressSanitizer (which needs nightly); safe Rust
@@ -22,7 +22,7 @@
 #
 # Cost: a cold build takes several CPU-minutes (the server targets link the whole HTTP front);
 # with $MRTD_FUZZ_DIR/build kept between runs it takes seconds and the step is about
-# 8 x SECONDS divided by the cores (each target runs on one). CI builds in the background
+# 10 x SECONDS divided by the cores (each target runs on one). CI builds in the background
 # while the other steps run (--build-only).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -218,6 +218,36 @@ async function test(name, body) {
       await failed.close();
     });
 
+    await test("a chip's files are verified on the page, Active Authentication included", async () => {
+      const chip = (name) => path.join(process.env.CHIP_DATA, name);
+      await page.goto(url + "/", { waitUntil: "load" });
+      await page.setInputFiles("#chip_sod", chip("aa/EF.SOD"));
+      await page.setInputFiles("#chip_dgs", [chip("EF.DG1"), chip("EF.DG14"), chip("aa/EF.DG15")]);
+      await page.click("#chip-form summary");
+      await page.fill("#aa_challenge", "00 11 22 33 44 55 66 77");
+      await page.setInputFiles("#aa_response", chip("aa/response"));
+      await page.click("#chip-button");
+      await page.waitForFunction(() => /^The chip's data is authentic/.test(document.getElementById("status").textContent));
+      assert.match(await page.textContent("#status"), /this is the issued chip/);
+      const rows = await page.$$eval("#chip-report dd", (items) => items.map((i) => i.textContent));
+      assert.ok(rows.includes("verified") && rows.includes("trusted"), rows.join(" | "));
+      assert.ok(rows.some((r) => /^genuine/.test(r)), rows.join(" | "));
+      assert.equal(await page.isVisible("#output"), false, "the MRZ result is hidden");
+      assert.match(await page.textContent("#chip-mrz"), /^P<UTOERIKSSON/);
+      await page.screenshot({ path: screenshotPath("page-chip.png"), fullPage: true });
+
+      const ptPage = await context.newPage();
+      await ptPage.setExtraHTTPHeaders({ "Accept-Language": "pt-BR" });
+      await ptPage.goto(url + "/", { waitUntil: "load" });
+      assert.match(await ptPage.textContent("#chip-heading"), /Ou verifique os dados de um chip/);
+      await ptPage.setInputFiles("#chip_sod", chip("aa/EF.SOD"));
+      await ptPage.click("#chip-button");
+      await ptPage.waitForFunction(() => /^Os dados do chip são autênticos/.test(document.getElementById("status").textContent));
+      const advice = await ptPage.$$eval("#chip-diagnostics li", (items) => items.map((i) => i.textContent));
+      assert.ok(advice.some((a) => /Nenhum grupo de dados/.test(a)), advice.join(" | "));
+      await ptPage.close();
+    });
+
     await test("Brazilian Portuguese from Accept-Language, and the switch back", async () => {
       const ptPage = await context.newPage();
       await ptPage.setExtraHTTPHeaders({ "Accept-Language": "pt-BR,pt;q=0.9,en;q=0.5" });

@@ -20,9 +20,16 @@ pub struct Cert {
 }
 
 impl Cert {
-    /// Parses one DER certificate; the error says why not.
+    /// Parses one certificate, DER or BER (kept as encoded: its signature covers those
+    /// bytes); the error says why not.
     pub fn from_der(der: &[u8]) -> Result<Cert, String> {
-        let parsed = Certificate::from_der(der).map_err(|e| format!("certificate: {e}"))?;
+        let parsed = match Certificate::from_der(der) {
+            Ok(parsed) => parsed,
+            Err(error) => crate::ber::to_der(der)
+                .ok()
+                .and_then(|normal| Certificate::from_der(&normal).ok())
+                .ok_or_else(|| format!("certificate: {error}"))?,
+        };
         Ok(Cert { parsed, der: der.to_vec() })
     }
 
@@ -147,14 +154,87 @@ impl Cert {
     }
 }
 
-/// Distinguished names compare by encoding, and failing that by their text, case-insensitively:
-/// states re-encode a CSCA's name in another string type (PrintableString, UTF8String) in the
-/// certificates it issues.
-pub fn same_name(a: &Name, b: &Name) -> bool {
-    if let (Ok(x), Ok(y)) = (a.to_der(), b.to_der())
-        && x == y
-    {
-        return true;
+/// How two distinguished names compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameMatch {
+    /// The same name by RFC 5280 §7.1: the same RDNs in the same order, each the same set of
+    /// attributes, string values compared case-insensitively with insignificant spaces
+    /// ignored, whatever their string type (states re-encode a CSCA's name as UTF8String or
+    /// PrintableString in the certificates it issues).
+    Same,
+    /// The same attributes with the same values, in another order (some states name a signer
+    /// this way in EF.SOD; RFC 5280 would call them different names).
+    Reordered,
+    Different,
+}
+
+/// Compares two names (see [`NameMatch`]).
+pub fn compare_names(a: &Name, b: &Name) -> NameMatch {
+    let (Ok(x), Ok(y)) = (a.to_der(), b.to_der()) else { return NameMatch::Different };
+    if x == y {
+        return NameMatch::Same;
     }
-    a.to_string().eq_ignore_ascii_case(&b.to_string())
+    let (Some(x), Some(y)) = (rdns(&x), rdns(&y)) else { return NameMatch::Different };
+    let same_set = |p: &Vec<Attribute>, q: &Vec<Attribute>| {
+        let (mut p, mut q) = (p.clone(), q.clone());
+        p.sort();
+        q.sort();
+        p == q
+    };
+    if x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| same_set(p, q)) {
+        return NameMatch::Same;
+    }
+    let flat = |rdns: Vec<Vec<Attribute>>| rdns.into_iter().flatten().collect::<Vec<_>>();
+    if same_set(&flat(x), &flat(y)) { NameMatch::Reordered } else { NameMatch::Different }
+}
+
+/// Whether two names are the same by RFC 5280 (see [`NameMatch::Same`]).
+pub fn same_name(a: &Name, b: &Name) -> bool {
+    compare_names(a, b) == NameMatch::Same
+}
+
+/// An attribute type (its OID's encoding) and its value: a string, normalised, or the
+/// encoding of any other value.
+type Attribute = (Vec<u8>, Result<String, Vec<u8>>);
+
+/// A Name's RDNs, each the list of its attributes.
+fn rdns(der: &[u8]) -> Option<Vec<Vec<Attribute>>> {
+    let (sequence, _) = crate::ber::parse(der).ok()?;
+    let mut out = Vec::new();
+    for rdn in crate::ber::children(sequence.content).ok()? {
+        let mut attributes = Vec::new();
+        for pair in crate::ber::children(rdn.content).ok()? {
+            let parts = crate::ber::children(pair.content).ok()?;
+            let [kind, value] = parts.as_slice() else { return None };
+            let text = directory_string(value).ok_or_else(|| value.whole.to_vec());
+            attributes.push((kind.whole.to_vec(), text));
+        }
+        out.push(attributes);
+    }
+    Some(out)
+}
+
+/// A string value, case-folded with leading, trailing and repeated spaces dropped (RFC 5280
+/// §7.1, RFC 4518's insignificant space handling), or `None` for a value that is no string.
+fn directory_string(value: &crate::ber::Element<'_>) -> Option<String> {
+    let bytes = value.content;
+    let text: String = match value.tag {
+        // UTF8String, PrintableString, IA5String, VisibleString
+        [0x0C] | [0x13] | [0x16] | [0x1A] => std::str::from_utf8(bytes).ok()?.to_owned(),
+        // TeletexString, read as Latin-1 as most implementations do
+        [0x14] => bytes.iter().map(|&b| char::from(b)).collect(),
+        // BMPString
+        [0x1E] => char::decode_utf16(
+            bytes.chunks_exact(2).map(|pair| u16::from_be_bytes([pair[0], pair[1]])),
+        )
+        .collect::<Result<String, _>>()
+        .ok()?,
+        // UniversalString
+        [0x1C] => bytes
+            .chunks_exact(4)
+            .map(|c| char::from_u32(u32::from_be_bytes([c[0], c[1], c[2], c[3]])))
+            .collect::<Option<String>>()?,
+        _ => return None,
+    };
+    Some(text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase())
 }

@@ -15,9 +15,6 @@ pub enum ChipError {
     /// More data group files than the LDS has.
     #[error("{given} data groups given; a document has at most {limit}")]
     TooManyDataGroups { given: usize, limit: usize },
-    /// No data group was given: there would be nothing to vouch for.
-    #[error("no data group given: pass at least DG1")]
-    NoDataGroups,
 }
 
 /// Why a trust file cannot be used.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use const_oid::ObjectIdentifier as Oid;
 use der::asn1::{OctetString, PrintableString};
-use der::{AnyRef, Decode, Sequence, Tag, TagNumber, Tagged};
+use der::{Decode, Sequence};
 use spki::AlgorithmIdentifierOwned;
 
 use crate::crypto::Hash;
@@ -57,17 +57,22 @@ impl Sod {
         if bytes.is_empty() {
             return Err(bad("empty".into()));
         }
+        // BER: CMS lets a signer use indefinite lengths, and some states' EF.SODs do.
+        let (outer, rest) = crate::ber::parse(bytes).map_err(|e| bad(e.to_string()))?;
+        if !is_padding(rest) {
+            return Err(bad("bytes after the end of EF.SOD".into()));
+        }
         let content_info = if bytes[0] == 0x77 {
-            let (outer, rest) = first_element(bytes).map_err(|e| bad(e.to_string()))?;
-            if outer.tag() != (Tag::Application { constructed: true, number: TagNumber(23) }) {
+            if !outer.is(0x77) {
                 return Err(bad("not an EF.SOD".into()));
             }
-            if !is_padding(rest) {
-                return Err(bad("bytes after the end of EF.SOD".into()));
+            let (inner, rest) = crate::ber::parse(outer.content).map_err(|e| bad(e.to_string()))?;
+            if !rest.is_empty() {
+                return Err(bad("bytes after the ContentInfo inside EF.SOD".into()));
             }
-            outer.value()
+            inner.whole
         } else {
-            bytes
+            outer.whole
         };
         let signed = Signed::parse("EF.SOD", content_info)?;
         if signed.content_type != ID_LDS_SECURITY_OBJECT {
@@ -76,7 +81,9 @@ impl Sod {
                 signed.content_type
             )));
         }
-        let lds = LdsSecurityObject::from_der(&signed.content)
+        let lds = crate::ber::to_der(&signed.content)
+            .map_err(|e| e.to_string())
+            .and_then(|der| LdsSecurityObject::from_der(&der).map_err(|e| e.to_string()))
             .map_err(|e| bad(format!("LDS security object: {e}")))?;
         let mut hashes = BTreeMap::new();
         for entry in lds.data_group_hash_values {
@@ -97,14 +104,6 @@ impl Sod {
         };
         Ok(Sod { signed, hash, hashes, lds_version, unicode_version })
     }
-}
-
-/// The first element of `bytes` and what follows it.
-fn first_element(bytes: &[u8]) -> der::Result<(AnyRef<'_>, &[u8])> {
-    let mut reader = der::SliceReader::new(bytes)?;
-    let element = AnyRef::decode(&mut reader)?;
-    let used = usize::try_from(der::Reader::position(&reader))?;
-    Ok((element, &bytes[used..]))
 }
 
 /// Files read from a chip are sometimes padded to a block: zeros or `FF`s after the element.
@@ -154,7 +153,7 @@ pub fn identify<'a>(files: &[&'a [u8]]) -> Result<Vec<DataGroup<'a>>, ChipError>
             index,
             reason: format!("first byte {first:#04X} is not the tag of a data group (DG1 is 0x61)"),
         })?;
-        let (_, rest) = first_element(bytes)
+        let (_, rest) = crate::ber::parse(bytes)
             .map_err(|e| ChipError::DataGroup { index, reason: format!("DG{number}: {e}") })?;
         if !is_padding(rest) {
             return Err(ChipError::DataGroup {
@@ -173,13 +172,11 @@ pub fn identify<'a>(files: &[&'a [u8]]) -> Result<Vec<DataGroup<'a>>, ChipError>
 /// The MRZ in DG1 (`61 L 5F1F L text`), split into its lines by length (TD1 3×30, TD2 2×36,
 /// TD3 2×44).
 pub fn dg1_mrz(dg1: &[u8]) -> Result<Vec<String>, String> {
-    let (outer, _) = first_element(dg1).map_err(|e| e.to_string())?;
-    let inner = crate::raw::children(outer.value()).map_err(|e| e.to_string())?;
-    let mrz = inner
-        .iter()
-        .find(|e| e.tag() == (Tag::Application { constructed: false, number: TagNumber(31) }))
-        .ok_or("DG1 without the MRZ element (5F1F)")?;
-    let text = std::str::from_utf8(mrz.value()).map_err(|_| "DG1's MRZ is not text".to_string())?;
+    let (outer, _) = crate::ber::parse(dg1).map_err(|e| e.to_string())?;
+    let inner = crate::ber::children(outer.content).map_err(|e| e.to_string())?;
+    let mrz =
+        inner.iter().find(|e| e.tag == [0x5F, 0x1F]).ok_or("DG1 without the MRZ element (5F1F)")?;
+    let text = std::str::from_utf8(mrz.content).map_err(|_| "DG1's MRZ is not text".to_string())?;
     let width = match text.len() {
         90 => 30,
         72 => 36,

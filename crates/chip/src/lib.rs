@@ -1,17 +1,23 @@
-//! Passive Authentication of an eMRTD chip (ICAO 9303 parts 10 and 11).
+//! Passive and Active Authentication of an eMRTD chip (ICAO 9303 parts 10 and 11).
 //!
 //! Given EF.SOD and the data groups an NFC reader read from a passport or identity card chip,
 //! [`verify`] checks that every data group's hash is the one EF.SOD signs, that EF.SOD's
 //! signature verifies with the document signer certificate, and that this certificate chains
-//! to a CSCA in the operator's [`TrustStore`]. DG1's MRZ is read with `mrtd-mrz`, and
-//! [`compare_mrz`] sets it against the printed zone of a scan.
+//! to a CSCA in the operator's [`TrustStore`]. [`verify_with_aa`] also checks the chip's
+//! answer to a reader's challenge with DG15's key (Active Authentication: the chip is the
+//! issued one, not a copy). DG1's MRZ is read with `mrtd-mrz`, and [`compare_mrz`] sets it
+//! against the printed zone of a scan.
 //!
 //! No IO besides loading trust files, nothing kept, nothing logged: data groups (DG2 is the
-//! holder's face) are hashed and dropped. ASN.1 decoding is `der`, `cms` and `x509-cert`;
-//! digests and signatures are RustCrypto's.
+//! holder's face) are hashed and dropped. ASN.1 decoding is `der`, `cms` and `x509-cert` (BER
+//! through `src/ber.rs`); digests and signatures are RustCrypto's, and for the curves no crate
+//! offers, `src/weierstrass.rs`'s.
 
 mod access;
+mod active;
+mod ber;
 mod cert;
+mod chain;
 mod crypto;
 mod error;
 mod lds;
@@ -19,19 +25,22 @@ mod raw;
 mod report;
 mod signed;
 mod trust;
+mod weierstrass;
 
 use std::time::SystemTime;
 
 use mrtd_mrz::{Date, ParseOptions, Sex};
 
 pub use access::{ChipAccess, chip_access};
+pub use active::{AaChallenge, MAX_CHALLENGE as MAX_AA_CHALLENGE, MAX_RESPONSE as MAX_AA_RESPONSE};
 pub use error::{ChipError, TrustError};
 pub use lds::{MAX_DATA_GROUPS, data_group_number};
 pub use report::{
-    CertificateSummary, ChainStatus, ChipMrz, ChipReport, DataGroupResult, DataGroupStatus,
-    Diagnostic, FieldMatch, FieldMatchStatus, MrzFields, MrzMatch, SignatureStatus,
+    ActiveAuthentication, ActiveAuthenticationStatus, CertificateSummary, ChainStatus, ChipMrz,
+    ChipReport, DataGroupResult, DataGroupStatus, Diagnostic, FieldMatch, FieldMatchStatus,
+    MrzFields, MrzMatch, SignatureStatus, SignerMatch,
 };
-pub use trust::{MAX_TRUST_FILE, TrustCounts, TrustStore};
+pub use trust::{MAX_TRUST_FILE, TrustCounts, TrustProblem, TrustStore};
 
 use crate::cert::Cert;
 use crate::crypto::SignatureCheck;
@@ -40,8 +49,9 @@ use crate::lds::{ID_LDS_SECURITY_OBJECT, Sod};
 /// The largest EF.SOD accepted (real ones are a few kilobytes; with a certificate chain, tens).
 pub const MAX_SOD_BYTES: usize = 256 * 1024;
 
-/// Verifies EF.SOD and the data groups given against it, at `now` (used when EF.SOD carries no
-/// signing time), with `today` as the MRZ reference date.
+/// Verifies EF.SOD and the data groups given against it (none: EF.SOD alone, its signature
+/// and chain), at `now` (used when EF.SOD carries no signing time), with `today` as the MRZ
+/// reference date.
 pub fn verify(
     sod: &[u8],
     data_groups: &[&[u8]],
@@ -49,6 +59,32 @@ pub fn verify(
     now: SystemTime,
     today: Date,
 ) -> Result<ChipReport, ChipError> {
+    verify_with_aa(sod, data_groups, None, trust, now, today)
+}
+
+/// [`verify`], and Active Authentication when `aa` gives the challenge a reader sent the chip
+/// and its answer (checked with DG15's key, which must be among `data_groups`).
+pub fn verify_with_aa(
+    sod: &[u8],
+    data_groups: &[&[u8]],
+    aa: Option<AaChallenge<'_>>,
+    trust: &TrustStore,
+    now: SystemTime,
+    today: Date,
+) -> Result<ChipReport, ChipError> {
+    if let Some(aa) = &aa {
+        for (what, bytes, limit) in [
+            ("the Active Authentication challenge", aa.challenge, active::MAX_CHALLENGE),
+            ("the Active Authentication response", aa.response, active::MAX_RESPONSE),
+        ] {
+            if bytes.is_empty() || bytes.len() > limit {
+                return Err(ChipError::Malformed {
+                    what,
+                    reason: format!("{} bytes; 1 to {limit}", bytes.len()),
+                });
+            }
+        }
+    }
     let now = der::DateTime::from_system_time(now).unwrap_or(der::DateTime::INFINITY);
     if sod.len() > MAX_SOD_BYTES {
         return Err(ChipError::Malformed {
@@ -56,12 +92,18 @@ pub fn verify(
             reason: format!("{} bytes; at most {MAX_SOD_BYTES}", sod.len()),
         });
     }
-    if data_groups.is_empty() {
-        return Err(ChipError::NoDataGroups);
-    }
     let groups = lds::identify(data_groups)?;
     let sod = Sod::parse(sod)?;
-    let mut diagnostics = Vec::new();
+    let mut diagnostics: Vec<Diagnostic> = trust
+        .problems()
+        .iter()
+        .map(|problem| {
+            diag(
+                "trust_file_unusable",
+                format!("the trust file {} was not loaded: {}", problem.file, problem.reason),
+            )
+        })
+        .collect();
 
     // Data group hashes.
     let mut results: Vec<DataGroupResult> = groups
@@ -97,15 +139,29 @@ pub fn verify(
     }
     let not_supplied: Vec<u8> =
         sod.hashes.keys().copied().filter(|n| !groups.iter().any(|g| g.number == *n)).collect();
+    if groups.is_empty() {
+        diagnostics.push(diag(
+            "no_data_groups",
+            "no data group was given: EF.SOD's signature and chain are checked, and none of the data it signs",
+        ));
+    }
 
     // EF.SOD's signature.
-    let signer = sod
-        .signed
-        .certificates
-        .iter()
-        .chain(trust.signers())
-        .find(|cert| sod.signed.identifies(cert))
-        .cloned();
+    let candidates: Vec<&Cert> = sod.signed.certificates.iter().chain(trust.signers()).collect();
+    let found = sod.signed.find_signer(&candidates);
+    let signer_found_by = found.map(|(_, rule)| rule);
+    let signer = found.map(|(cert, _)| cert.clone());
+    match signer_found_by {
+        Some(SignerMatch::IssuerNameReordered) => diagnostics.push(diag(
+            "signer_identified",
+            "EF.SOD names its signer's issuer with the attributes in another order than the certificate does; the certificate with that serial number and those attributes was taken",
+        )),
+        Some(SignerMatch::SignatureKey) => diagnostics.push(diag(
+            "signer_identified",
+            "EF.SOD's signer identifier names no certificate it carries; the one whose key verifies the signature was taken",
+        )),
+        _ => {}
+    }
     let signature = match &signer {
         None => {
             diagnostics.push(diag(
@@ -142,13 +198,52 @@ pub fn verify(
     let at = signing_time.unwrap_or(now);
     let (chain, anchor) = match &signer {
         None => (ChainStatus::NotChecked, None),
-        Some(cert) => chain(cert, trust, at, &mut diagnostics),
+        Some(cert) => chain::check(
+            cert,
+            &chain::When { at, signed_at: signing_time.is_some(), now },
+            trust,
+            &sod.signed.certificates,
+            &mut diagnostics,
+        ),
     };
 
     let mrz = groups
         .iter()
         .find(|g| g.number == 1)
         .map(|dg1| chip_mrz(dg1.bytes, today, &mut diagnostics));
+
+    let active_authentication = match aa {
+        None => ActiveAuthentication {
+            status: ActiveAuthenticationStatus::NotSupplied,
+            algorithm: None,
+            reason: None,
+        },
+        Some(aa) => {
+            let group = |n: u8| groups.iter().find(|g| g.number == n).map(|g| g.bytes);
+            let status_of = |n: u8| results.iter().find(|r| r.number == n).map(|r| r.status);
+            match group(15) {
+                None => ActiveAuthentication {
+                    status: ActiveAuthenticationStatus::Failed,
+                    algorithm: None,
+                    reason: Some(
+                        "DG15 (the chip's Active Authentication key) was not supplied".into(),
+                    ),
+                },
+                Some(dg15) => {
+                    let mut outcome = active::check(dg15, group(14), &aa);
+                    if status_of(15) != Some(DataGroupStatus::Verified) {
+                        outcome.status = ActiveAuthenticationStatus::Failed;
+                        outcome.reason =
+                            Some("DG15 is not the one EF.SOD signs: its key proves nothing".into());
+                    }
+                    outcome
+                }
+            }
+        }
+    };
+    if let Some(reason) = &active_authentication.reason {
+        diagnostics.push(diag("active_authentication", reason.clone()));
+    }
 
     let authentic = signature == SignatureStatus::Verified
         && chain == ChainStatus::Trusted
@@ -167,86 +262,19 @@ pub fn verify(
         unicode_version: sod.unicode_version,
         signing_time: signing_time.map(|t| t.to_string()),
         signer: signer.as_ref().map(Cert::summary),
+        signer_found_by,
         trust_anchor: anchor.map(|a| a.summary()),
         mrz,
         mrz_match: None,
+        authentic_chip: authentic
+            && active_authentication.status == ActiveAuthenticationStatus::Verified,
+        active_authentication,
         diagnostics,
     })
 }
 
 fn diag(code: &str, message: impl Into<String>) -> Diagnostic {
     Diagnostic { code: code.to_string(), message: message.into() }
-}
-
-/// Builds the document signer's chain to a trusted CSCA.
-fn chain<'t>(
-    signer: &Cert,
-    trust: &'t TrustStore,
-    at: der::DateTime,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> (ChainStatus, Option<&'t Cert>) {
-    if trust.is_empty() {
-        diagnostics.push(diag(
-            "no_trust_anchor",
-            "no CSCA certificates are configured (--csca-dir, MRTD_CSCA_DIR): the chain is not checked and the document is not called authentic",
-        ));
-        return (ChainStatus::NoTrustAnchor, None);
-    }
-    let mut unsupported = None;
-    let Some(anchor) =
-        trust.anchors().iter().filter(|csca| signer.names_issuer(csca)).find(|csca| {
-            match signer.signed_by(csca) {
-                SignatureCheck::Verified => true,
-                SignatureCheck::Invalid => false,
-                SignatureCheck::Unsupported(what) => {
-                    unsupported = Some(what);
-                    false
-                }
-            }
-        })
-    else {
-        if let Some(what) = unsupported {
-            diagnostics.push(diag(
-                "unsupported_algorithm",
-                format!("cannot check the document signer certificate's signature: {what}"),
-            ));
-        }
-        diagnostics.push(diag(
-            "untrusted",
-            "no CSCA in the trust store issued the document signer certificate",
-        ));
-        return (ChainStatus::Untrusted, None);
-    };
-    if !signer.may_sign_documents() || !anchor.may_sign_certificates() {
-        diagnostics.push(diag(
-            "wrong_key_usage",
-            "the document signer's key usage or the CSCA's basic constraints do not allow their roles",
-        ));
-        return (ChainStatus::WrongKeyUsage, Some(anchor));
-    }
-    if !signer.valid_at(at) || !anchor.valid_at(at) {
-        diagnostics.push(diag(
-            "expired",
-            format!(
-                "the document signer or its CSCA was not valid at {at}, when EF.SOD was signed"
-            ),
-        ));
-        return (ChainStatus::Expired, Some(anchor));
-    }
-    let serial = signer.parsed.tbs_certificate().serial_number();
-    let revoked = trust.crls().iter().any(|crl| {
-        let tbs = &crl.parsed.tbs_cert_list;
-        cert::same_name(&tbs.issuer, anchor.subject())
-            && anchor.check_signed(&crl.der, &crl.parsed.signature_algorithm, &crl.parsed.signature)
-                == SignatureCheck::Verified
-            && tbs.revoked_certificates.iter().flatten().any(|r| &r.serial_number == serial)
-    });
-    if revoked {
-        diagnostics
-            .push(diag("revoked", "a CRL from the CSCA revokes the document signer certificate"));
-        return (ChainStatus::Revoked, Some(anchor));
-    }
-    (ChainStatus::Trusted, Some(anchor))
 }
 
 fn chip_mrz(dg1: &[u8], today: Date, diagnostics: &mut Vec<Diagnostic>) -> ChipMrz {

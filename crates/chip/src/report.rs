@@ -7,8 +7,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize, JsonSchema, PartialEq)]
 pub struct ChipReport {
     /// True only when every supplied data group's hash matches EF.SOD, EF.SOD's signature
-    /// verifies with the document signer's key, and that certificate chains to a trusted CSCA.
-    /// It does not prove that the chip is not a clone (that needs Active or Chip
+    /// verifies with the document signer's key, and that certificate chains to a trusted CSCA
+    /// (with no data group supplied: EF.SOD itself is genuine, and `not_supplied` lists all).
+    /// It does not prove that the chip is not a clone (`authentic_chip` does, with Active
     /// Authentication), nor that the holder is the person in the photo.
     pub authentic: bool,
     /// EF.SOD's signature.
@@ -32,6 +33,9 @@ pub struct ChipReport {
     pub signing_time: Option<String>,
     /// The document signer certificate, when found.
     pub signer: Option<CertificateSummary>,
+    /// How it was found, when found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signer_found_by: Option<SignerMatch>,
     /// The CSCA the chain ends at, when trusted.
     pub trust_anchor: Option<CertificateSummary>,
     /// DG1's MRZ, when DG1 was supplied.
@@ -39,8 +43,54 @@ pub struct ChipReport {
     /// DG1 compared with the printed MRZ, when a scan or MRZ lines were given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mrz_match: Option<MrzMatch>,
+    /// Active Authentication: whether the chip answered a challenge with DG15's private key.
+    pub active_authentication: ActiveAuthentication,
+    /// True only when `authentic` and Active Authentication is `verified` (with DG15 among
+    /// the data groups EF.SOD vouches for): the data is the issuer's, and the chip that
+    /// answered holds the key the issuer put in it, so it is not a copy of the data on
+    /// another chip. It still does not prove the holder is the person presenting it.
+    pub authentic_chip: bool,
     /// Why anything above is not the best answer, in words.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Active Authentication (ICAO 9303-11 §6.1).
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+pub struct ActiveAuthentication {
+    pub status: ActiveAuthenticationStatus,
+    /// How the chip signed, e.g. `RSA ISO/IEC 9796-2 scheme 1 with sha256`, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    /// Why not `verified` (given in `diagnostics`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub reason: Option<String>,
+}
+
+/// Whether the chip proved it holds DG15's private key.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ActiveAuthenticationStatus {
+    /// The answer is DG15's key's signature of the challenge, and EF.SOD vouches for DG15.
+    Verified,
+    /// It is not, or DG15 is missing or not the one EF.SOD signs (see diagnostics).
+    Failed,
+    /// No challenge and answer were given.
+    NotSupplied,
+    /// DG15's key or the signature algorithm is one this build does not check.
+    Unsupported,
+}
+
+impl ActiveAuthenticationStatus {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActiveAuthenticationStatus::Verified => "verified",
+            ActiveAuthenticationStatus::Failed => "failed",
+            ActiveAuthenticationStatus::NotSupplied => "not_supplied",
+            ActiveAuthenticationStatus::Unsupported => "unsupported",
+        }
+    }
 }
 
 /// EF.SOD's signature.
@@ -56,6 +106,32 @@ pub enum SignatureStatus {
     UnsupportedAlgorithm,
     /// Neither EF.SOD nor the trust store holds the document signer's certificate.
     NoSignerCertificate,
+}
+
+/// How the document signer certificate was found.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SignerMatch {
+    /// By the issuer name (compared per RFC 5280) and serial number EF.SOD gives.
+    IssuerAndSerialNumber,
+    /// By the subject key identifier EF.SOD gives.
+    SubjectKeyIdentifier,
+    /// By the serial number and an issuer name with the same attributes in another order.
+    IssuerNameReordered,
+    /// EF.SOD's identifier names no certificate; this one's key verifies the signature.
+    SignatureKey,
+}
+
+impl SignerMatch {
+    /// The name the JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignerMatch::IssuerAndSerialNumber => "issuer_and_serial_number",
+            SignerMatch::SubjectKeyIdentifier => "subject_key_identifier",
+            SignerMatch::IssuerNameReordered => "issuer_name_reordered",
+            SignerMatch::SignatureKey => "signature_key",
+        }
+    }
 }
 
 /// The document signer certificate's chain.
@@ -74,6 +150,9 @@ pub enum ChainStatus {
     Revoked,
     /// A certificate's key usage or basic constraints do not allow its role.
     WrongKeyUsage,
+    /// A CSCA in the trust store names the document signer's issuer, but its signature
+    /// algorithm or curve is one this build does not check (see diagnostics).
+    UnsupportedAlgorithm,
     /// There is no document signer certificate to chain.
     NotChecked,
 }
@@ -197,6 +276,7 @@ impl ChainStatus {
             ChainStatus::Expired => "expired",
             ChainStatus::Revoked => "revoked",
             ChainStatus::WrongKeyUsage => "wrong_key_usage",
+            ChainStatus::UnsupportedAlgorithm => "unsupported_algorithm",
             ChainStatus::NotChecked => "not_checked",
         }
     }

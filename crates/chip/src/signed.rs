@@ -9,10 +9,14 @@ use der::Decode;
 use der::asn1::OctetString;
 use x509_cert::ext::pkix::SubjectKeyIdentifier;
 
-use crate::cert::Cert;
+use crate::cert::{Cert, NameMatch, compare_names};
 use crate::crypto::{self, Hash, SignatureCheck};
 use crate::error::ChipError;
 use crate::raw;
+use crate::report::SignerMatch;
+
+/// The most certificates of a SignedData that are read.
+const MAX_CERTIFICATES: usize = 16;
 
 /// A parsed SignedData, with what its signature covers.
 pub struct Signed {
@@ -38,10 +42,12 @@ pub struct SignerCheck {
 }
 
 impl Signed {
-    /// Parses a DER ContentInfo holding SignedData.
+    /// Parses a ContentInfo holding SignedData, in BER (DER included).
     pub fn parse(what: &'static str, content_info: &[u8]) -> Result<Signed, ChipError> {
         let bad = |reason: String| ChipError::Malformed { what, reason };
-        let info = ContentInfo::from_der(content_info).map_err(|e| bad(e.to_string()))?;
+        // The typed decoders take DER; the signed parts come from the input as encoded.
+        let der = crate::ber::to_der(content_info).map_err(|e| bad(e.to_string()))?;
+        let info = ContentInfo::from_der(&der).map_err(|e| bad(e.to_string()))?;
         if info.content_type != rfc5911::ID_SIGNED_DATA {
             return Err(bad(format!("content type {} is not signed data", info.content_type)));
         }
@@ -57,8 +63,14 @@ impl Signed {
         };
         // The certificates as encoded (their signatures cover those bytes); an entry that is
         // not an X.509 certificate (another CertificateChoices) is not a signer candidate.
-        let certificates: Vec<Cert> =
-            parts.certificates.iter().filter_map(|der| Cert::from_der(der).ok()).collect();
+        // At most MAX_CERTIFICATES: real EF.SODs carry one or two, and each is a candidate
+        // whose signature may be checked.
+        let certificates: Vec<Cert> = parts
+            .certificates
+            .iter()
+            .take(MAX_CERTIFICATES)
+            .filter_map(|der| Cert::from_der(der).ok())
+            .collect();
         let signer = data
             .signer_infos
             .0
@@ -85,17 +97,51 @@ impl Signed {
         value.decode_as::<x509_cert::time::Time>().ok().map(|time| time.to_date_time())
     }
 
-    /// Whether `cert` is the one the signer identifies.
-    pub fn identifies(&self, cert: &Cert) -> bool {
-        match &self.signer.sid {
-            SignerIdentifier::IssuerAndSerialNumber(id) => {
-                id.serial_number == *cert.parsed.tbs_certificate().serial_number()
-                    && crate::cert::same_name(&id.issuer, cert.parsed.tbs_certificate().issuer())
-            }
-            SignerIdentifier::SubjectKeyIdentifier(ski) => {
-                cert.subject_key_id().is_some_and(|own: SubjectKeyIdentifier| own == *ski)
-            }
+    /// The signer's certificate among `candidates`, as RFC 5652 §5.3 finds it: by issuer and
+    /// serial number (names compared per RFC 5280), or by subject key identifier; then by the
+    /// same serial number and issuer attributes in another order; and when the identifier
+    /// names none of them, the candidate whose key verifies the signature. Says which rule
+    /// found it.
+    pub fn find_signer<'c>(&self, candidates: &[&'c Cert]) -> Option<(&'c Cert, SignerMatch)> {
+        let by_name = |wanted: NameMatch| {
+            candidates.iter().copied().find(|cert| match &self.signer.sid {
+                SignerIdentifier::IssuerAndSerialNumber(id) => {
+                    id.serial_number == *cert.parsed.tbs_certificate().serial_number()
+                        && compare_names(&id.issuer, cert.issuer()) == wanted
+                }
+                SignerIdentifier::SubjectKeyIdentifier(_) => false,
+            })
+        };
+        if let Some(cert) = by_name(NameMatch::Same) {
+            return Some((cert, SignerMatch::IssuerAndSerialNumber));
         }
+        if let SignerIdentifier::SubjectKeyIdentifier(ski) = &self.signer.sid
+            && let Some(cert) = candidates.iter().copied().find(|cert| {
+                cert.subject_key_id().is_some_and(|own: SubjectKeyIdentifier| own == *ski)
+            })
+        {
+            return Some((cert, SignerMatch::SubjectKeyIdentifier));
+        }
+        if let Some(cert) = by_name(NameMatch::Reordered) {
+            return Some((cert, SignerMatch::IssuerNameReordered));
+        }
+        candidates
+            .iter()
+            .copied()
+            .find(|cert| self.verifies_with(cert))
+            .map(|cert| (cert, SignerMatch::SignatureKey))
+    }
+
+    /// Whether the signature verifies with `cert`'s key (over whatever the attributes say).
+    fn verifies_with(&self, cert: &Cert) -> bool {
+        let message: &[u8] = self.signed_attrs.as_deref().unwrap_or(&self.content);
+        crypto::verify(
+            cert.parsed.tbs_certificate().subject_public_key_info(),
+            &self.signer.signature_algorithm,
+            self.digest,
+            message,
+            self.signer.signature.as_bytes(),
+        ) == SignatureCheck::Verified
     }
 
     /// Checks the signer's signature with `signer_cert`, and that the signed attributes name

@@ -7,10 +7,10 @@ use const_oid::ObjectIdentifier as Oid;
 use der::Decode;
 use x509_cert::crl::CertificateList;
 
+use crate::ber;
 use crate::cert::Cert;
 use crate::crypto::SignatureCheck;
 use crate::error::TrustError;
-use crate::raw;
 use crate::signed::Signed;
 
 /// `id-icao-cscaMasterList` (ICAO 9303-12).
@@ -26,6 +26,21 @@ pub struct TrustStore {
     signers: Vec<Cert>,
     crls: Vec<Crl>,
     master_lists: usize,
+    problems: Vec<TrustProblem>,
+}
+
+/// A file of a trust folder that could not be used, and why; the rest of the folder loads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustProblem {
+    /// The file's name (not its path: reports show it to callers).
+    pub file: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for TrustProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.reason)
+    }
 }
 
 /// A CRL whose signature has not yet been checked (that needs its issuer, a CSCA).
@@ -55,6 +70,16 @@ impl TrustStore {
         self.anchors.is_empty()
     }
 
+    /// Whether anything was loaded: a certificate, a master list or a CRL.
+    pub fn loaded_anything(&self) -> bool {
+        !self.anchors.is_empty() || !self.signers.is_empty() || !self.crls.is_empty()
+    }
+
+    /// The files of the folders added that could not be used.
+    pub fn problems(&self) -> &[TrustProblem] {
+        &self.problems
+    }
+
     pub fn counts(&self) -> TrustCounts {
         TrustCounts {
             csca_certificates: self.anchors.len(),
@@ -78,8 +103,11 @@ impl TrustStore {
         &self.crls
     }
 
-    /// Adds every trust file of a folder (not its subfolders), in name order. Files that are
-    /// not certificates, master lists or CRLs are an error naming the file.
+    /// Adds every trust file of a folder (not its subfolders), in name order. A file that
+    /// cannot be used (not a certificate, master list or CRL, a list whose signature does not
+    /// verify or uses an algorithm this build cannot check) is left out and recorded in
+    /// [`TrustStore::problems`], and the rest load; only a folder that cannot be read is an
+    /// error.
     pub fn add_dir(&mut self, dir: &Path) -> Result<(), TrustError> {
         let read_dir =
             |e: std::io::Error| TrustError::Io { path: dir.to_path_buf(), reason: e.to_string() };
@@ -91,7 +119,17 @@ impl TrustStore {
             .collect();
         paths.sort();
         for path in paths {
-            self.add_file(&path)?;
+            if let Err(error) = self.add_file(&path) {
+                let reason = match error {
+                    TrustError::Io { reason, .. } | TrustError::Unusable { reason, .. } => reason,
+                    TrustError::TooLarge { limit, .. } => format!("larger than {limit} bytes"),
+                };
+                let file = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |name| name.to_string_lossy().into_owned(),
+                );
+                self.problems.push(TrustProblem { file, reason });
+            }
         }
         Ok(())
     }
@@ -120,7 +158,10 @@ impl TrustStore {
             self.add_certificate(cert);
             return Ok(());
         }
-        if let Ok(crl) = CertificateList::from_der(bytes) {
+        let crl = CertificateList::from_der(bytes).ok().or_else(|| {
+            ber::to_der(bytes).ok().and_then(|der| CertificateList::from_der(&der).ok())
+        });
+        if let Some(crl) = crl {
             self.crls.push(Crl { parsed: crl, der: bytes.to_vec() });
             return Ok(());
         }
@@ -173,40 +214,55 @@ impl TrustStore {
                 signed.content_type
             ));
         }
-        let list = raw::children(
-            der::AnyRef::from_der(&signed.content)
-                .map_err(|e| format!("master list: {e}"))?
-                .value(),
-        )
-        .map_err(|e| format!("master list: {e}"))?;
+        // CscaMasterList ::= SEQUENCE { version, certList SET OF Certificate }, in BER.
+        let (list, _) = ber::parse(&signed.content).map_err(|e| format!("master list: {e}"))?;
+        let list = ber::children(list.content).map_err(|e| format!("master list: {e}"))?;
         let set = list.get(1).ok_or("master list without certificates")?;
         let mut listed = Vec::new();
-        for element in raw::children(set.value()).map_err(|e| format!("master list: {e}"))? {
+        for element in ber::children(set.content).map_err(|e| format!("master list: {e}"))? {
             // A list carries hundreds of certificates; one this parser refuses is left out
             // rather than make the whole list unusable.
-            if let Ok(cert) =
-                raw::encoded(&element).map_err(|e| e.to_string()).and_then(|d| Cert::from_der(&d))
-            {
+            if let Ok(cert) = Cert::from_der(element.whole) {
                 listed.push(cert);
             }
         }
-        let signer = signed
-            .certificates
-            .iter()
-            .find(|cert| signed.identifies(cert))
-            .ok_or("master list without its signer's certificate")?;
+        let own: Vec<&Cert> = signed.certificates.iter().collect();
+        let (signer, _) =
+            signed.find_signer(&own).ok_or("master list without its signer's certificate")?;
         let check = signed.check_signer(signer, ID_CSCA_MASTER_LIST);
-        if check.signature != SignatureCheck::Verified {
-            return Err("the master list's signature does not verify".into());
+        match check.signature {
+            SignatureCheck::Verified => {}
+            SignatureCheck::Invalid => {
+                return Err("the master list's signature does not verify".into());
+            }
+            SignatureCheck::Unsupported(what) => {
+                return Err(format!(
+                    "unsupported algorithm: the master list is signed with {what}"
+                ));
+            }
         }
         if let Some(problem) = check.attributes_problem {
             return Err(format!(
                 "the master list's signature does not cover its content: {problem}"
             ));
         }
-        let issued = listed.iter().chain(self.anchors.iter()).any(|csca| {
-            signer.names_issuer(csca) && signer.signed_by(csca) == SignatureCheck::Verified
-        });
+        let mut unsupported = None;
+        let issued =
+            listed.iter().chain(self.anchors.iter()).filter(|csca| signer.names_issuer(csca)).any(
+                |csca| match signer.signed_by(csca) {
+                    SignatureCheck::Verified => true,
+                    SignatureCheck::Invalid => false,
+                    SignatureCheck::Unsupported(what) => {
+                        unsupported = Some(what);
+                        false
+                    }
+                },
+            );
+        if let (false, Some(what)) = (issued, unsupported) {
+            return Err(format!(
+                "unsupported algorithm: the master list's signer certificate is signed with {what}"
+            ));
+        }
         if !issued {
             return Err(
                 "the master list's signer is not issued by a CSCA in it or in the trust store"

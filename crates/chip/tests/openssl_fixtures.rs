@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use mrtd_chip::{ChainStatus, ChipReport, DataGroupStatus, SignatureStatus, TrustStore};
+use mrtd_chip::{
+    ChainStatus, ChipReport, DataGroupStatus, SignatureStatus, SignerMatch, TrustStore,
+};
 use mrtd_mrz::Date;
 
 fn data(name: &str) -> Vec<u8> {
@@ -84,7 +86,10 @@ fn a_flipped_byte_anywhere_in_the_signed_parts_is_never_authentic() {
     // content, certificate, signer info, signed attributes, signature. A flip either fails
     // to parse or is refuted. (Before it lie SignedData's version and digest algorithm list,
     // and at 601 the signer info's version: no signature covers them and no verdict rests
-    // on them.)
+    // on them. After it, the signer identifier is not signed either: a changed one names no
+    // certificate, and the signer is then found by its key, which the report says.)
+    assert_eq!((sod[602], sod[603] < 0x80), (0x30, true), "the signer identifier");
+    let identifier = 602..604 + usize::from(sod[603]);
     for at in (57..sod.len()).filter(|&at| at != 601) {
         let mut changed = sod.clone();
         changed[at] ^= 0x01;
@@ -93,6 +98,10 @@ fn a_flipped_byte_anywhere_in_the_signed_parts_is_never_authentic() {
         if let Ok(report) =
             mrtd_chip::verify(&changed, &refs, &trust, SystemTime::now(), Date::today_utc())
         {
+            if identifier.contains(&at) && report.authentic {
+                assert_eq!(report.signer_found_by, Some(SignerMatch::SignatureKey), "byte {at}");
+                continue;
+            }
             assert!(!report.authentic, "byte {at} flipped and still authentic");
         }
     }
@@ -105,4 +114,77 @@ fn a_flipped_byte_anywhere_in_the_signed_parts_is_never_authentic() {
         .expect("readable");
     assert_eq!(report.data_groups[0].status, DataGroupStatus::Mismatch);
     assert!(!report.authentic);
+}
+
+/// `0x77`, then `len` in four length octets (more than DER's fewest), then `content`.
+fn wrap_long(content: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x77, 0x84];
+    out.extend_from_slice(&u32::try_from(content.len()).expect("small").to_be_bytes());
+    out.extend_from_slice(content);
+    out
+}
+
+#[test]
+fn ber_sods_and_master_lists_verify_with_the_signed_bytes_as_encoded() {
+    // OpenSSL's streamed CMS: indefinite lengths throughout, the content in pieces, inside
+    // an EF.SOD wrapper of indefinite length (as New Zealand's are).
+    let ber = data("de/BER.SOD");
+    assert_eq!(&ber[..4], [0x77, 0x80, 0x30, 0x80], "the fixture is BER");
+    let german = trust(&["de/de.ml"]);
+    let report = verify(&ber, &german);
+    assert!(report.authentic, "{report:#?}");
+    assert_eq!(report.data_groups.len(), 2);
+
+    // The same EF.SOD with its wrapper's length in more octets than needed.
+    let der = data("de/EF.SOD");
+    let inner = &der[if der[1] < 0x80 { 2 } else { 2 + usize::from(der[1] & 0x7F) }..];
+    assert!(verify(&wrap_long(inner), &german).authentic);
+
+    // A BER master list loads, and a changed byte in its streamed content is refused.
+    let list = data("de/BER.ml");
+    let mut store = TrustStore::new();
+    store.add_bytes(&list).expect("a BER master list");
+    assert_eq!(store.counts().csca_certificates, 1);
+    assert!(verify(&ber, &store).authentic);
+    let mut tampered = list.clone();
+    let at = tampered.windows(7).position(|w| w == b"Germany").expect("a name in the list");
+    tampered[at] ^= 0x20;
+    assert!(TrustStore::new().add_bytes(&tampered).is_err());
+
+    // A changed byte in the BER SOD's signed content is never authentic.
+    let mut changed = ber.clone();
+    let hash_at = changed.len() / 4;
+    changed[hash_at] ^= 0x01;
+    let groups = [data("EF.DG1"), data("EF.DG14")];
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    if let Ok(report) =
+        mrtd_chip::verify(&changed, &refs, &german, SystemTime::now(), Date::today_utc())
+    {
+        assert!(!report.authentic);
+    }
+}
+
+#[test]
+fn an_openssl_made_active_authentication_answer_verifies_and_another_challenge_fails() {
+    let groups = [data("EF.DG1"), data("EF.DG14"), data("aa/EF.DG15")];
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let trust = trust(&["de/csca.pem"]);
+    let response = data("aa/response");
+    let check = |challenge: &[u8]| {
+        let aa = mrtd_chip::AaChallenge { challenge, response: &response };
+        mrtd_chip::verify_with_aa(
+            &data("aa/EF.SOD"),
+            &refs,
+            Some(aa),
+            &trust,
+            SystemTime::now(),
+            Date::today_utc(),
+        )
+        .expect("readable")
+    };
+    let report = check(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77]);
+    assert!(report.authentic_chip, "{report:#?}");
+    assert_eq!(report.active_authentication.algorithm.as_deref(), Some("ECDSA P-256 with sha256"));
+    let report = check(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x78]);
+    assert!(report.authentic && !report.authentic_chip);
 }

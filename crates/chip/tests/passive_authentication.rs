@@ -5,7 +5,7 @@ mod pki;
 
 use mrtd_chip::{
     ChainStatus, ChipError, ChipReport, DataGroupStatus, FieldMatchStatus, SignatureStatus,
-    TrustStore,
+    SignerMatch, TrustStore,
 };
 use std::time::SystemTime;
 
@@ -220,6 +220,39 @@ fn an_rsa_pss_document_signer_verifies() {
 }
 
 #[test]
+fn an_sod_alone_is_checked_for_its_signature_and_chain() {
+    let doc = ecdsa_document();
+    let report = mrtd_chip::verify(&doc.sod, &[], &doc.trust(), now(), today()).expect("readable");
+    assert!(report.authentic, "{report:#?}");
+    assert_eq!((report.signature, report.chain), (SignatureStatus::Verified, ChainStatus::Trusted));
+    assert!(report.data_groups.is_empty());
+    assert_eq!(report.not_supplied, [1, 2, 14]);
+    assert!(report.mrz.is_none());
+    assert!(report.diagnostics.iter().any(|d| d.code == "no_data_groups"));
+    let mut changed = doc.sod.clone();
+    let last = changed.len() - 1;
+    changed[last] ^= 0x01;
+    let report = mrtd_chip::verify(&changed, &[], &doc.trust(), now(), today()).expect("readable");
+    assert!(!report.authentic);
+}
+
+#[test]
+fn an_sod_without_a_signing_time_is_judged_today_and_says_so() {
+    let doc = document(Spec {
+        key: SodKey::Ecdsa(&pki::ec_key(5)),
+        serial: 9,
+        valid: (now() - years(5), now() - years(3)),
+        include_certificate: true,
+        signing_time: None,
+    });
+    let report = doc.verify(&doc.trust());
+    assert_eq!(report.chain, ChainStatus::Expired);
+    let expired = report.diagnostics.iter().find(|d| d.code == "expired").expect("a diagnostic");
+    assert!(expired.message.contains("today"), "{}", expired.message);
+    assert!(!expired.message.contains("when EF.SOD was signed"), "{}", expired.message);
+}
+
+#[test]
 fn a_signer_expired_when_it_signed_is_expired() {
     let doc = document(Spec {
         key: SodKey::Ecdsa(&pki::ec_key(5)),
@@ -232,6 +265,8 @@ fn a_signer_expired_when_it_signed_is_expired() {
     assert!(!report.authentic);
     assert_eq!(report.signature, SignatureStatus::Verified);
     assert_eq!(report.chain, ChainStatus::Expired);
+    let expired = report.diagnostics.iter().find(|d| d.code == "expired").expect("a diagnostic");
+    assert!(expired.message.contains("when EF.SOD was signed"), "{}", expired.message);
 }
 
 #[test]
@@ -250,6 +285,82 @@ fn a_document_signer_from_the_trust_store_serves_an_sod_without_one() {
     trust.add_bytes(&doc.ds).expect("document signer");
     let report = doc.verify(&trust);
     assert!(report.authentic, "{report:#?}");
+}
+
+#[test]
+fn the_signer_is_found_as_the_standards_find_it_and_the_report_says_how() {
+    let csca_key = pki::ec_key(1);
+    let ds_key = pki::ec_key(2);
+    let csca = pki::csca(&csca_key, CSCA_NAME);
+    let ds = pki::issue(&csca_key, CSCA_NAME, DS_NAME, pki::ec_spki(&ds_key), false, 7, current());
+    let mut trust = TrustStore::new();
+    trust.add_bytes(&csca).expect("CSCA");
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let options = SignOptions {
+        key: SodKey::Ecdsa(&ds_key),
+        certificate: &ds,
+        include_certificate: true,
+        signing_time: Some(now()),
+    };
+    let named = |sid: Option<pki::Sid<'_>>| {
+        let sod = pki::sod_naming(&refs, &options, sid);
+        mrtd_chip::verify(&sod, &refs, &trust, now(), today()).expect("readable")
+    };
+    let signer_notes = |report: &ChipReport| {
+        report.diagnostics.iter().filter(|d| d.code == "signer_identified").count()
+    };
+
+    let exact = named(None);
+    assert!(exact.authentic);
+    assert_eq!(exact.signer_found_by, Some(SignerMatch::IssuerAndSerialNumber));
+    assert_eq!(signer_notes(&exact), 0);
+
+    // RFC 5280 §7.1: case and insignificant spaces do not make another name.
+    let spaced = named(Some(pki::Sid::Name("CN=test   csca,O=TEST State ,C=ut", 7)));
+    assert!(spaced.authentic, "{spaced:#?}");
+    assert_eq!(spaced.signer_found_by, Some(SignerMatch::IssuerAndSerialNumber));
+    assert_eq!(signer_notes(&spaced), 0);
+
+    // The issuer's attributes in another order (as a Malaysian EF.SOD names its signer).
+    let reordered = named(Some(pki::Sid::Name("C=UT,O=Test State,CN=Test CSCA", 7)));
+    assert!(reordered.authentic, "{reordered:#?}");
+    assert_eq!(reordered.signer_found_by, Some(SignerMatch::IssuerNameReordered));
+    assert_eq!(signer_notes(&reordered), 1);
+
+    // By subject key identifier, and by one that names no certificate.
+    let key_id = <x509_cert::Certificate as der::Decode>::from_der(&ds)
+        .expect("certificate")
+        .tbs_certificate()
+        .get_extension::<x509_cert::ext::pkix::SubjectKeyIdentifier>()
+        .expect("extensions")
+        .expect("a key identifier")
+        .1;
+    let by_key_id = named(Some(pki::Sid::KeyId(key_id.0.as_bytes())));
+    assert!(by_key_id.authentic, "{by_key_id:#?}");
+    assert_eq!(by_key_id.signer_found_by, Some(SignerMatch::SubjectKeyIdentifier));
+    let unknown_id = named(Some(pki::Sid::KeyId(&[1, 2, 3])));
+    assert_eq!(unknown_id.signer_found_by, Some(SignerMatch::SignatureKey));
+
+    // An identifier that names no certificate: the one whose key verifies is taken.
+    let stranger = named(Some(pki::Sid::Name("CN=Nobody,C=XX", 99)));
+    assert!(stranger.authentic, "{stranger:#?}");
+    assert_eq!(stranger.signer_found_by, Some(SignerMatch::SignatureKey));
+    assert_eq!(signer_notes(&stranger), 1);
+
+    // ... but not a certificate whose key does not verify it.
+    let other_key = pki::ec_key(3);
+    let other_ds =
+        pki::issue(&csca_key, CSCA_NAME, DS_NAME, pki::ec_spki(&other_key), false, 8, current());
+    let wrong = SignOptions { certificate: &other_ds, ..options };
+    let sod = pki::sod_naming(
+        &refs,
+        &SignOptions { key: SodKey::Ecdsa(&ds_key), ..wrong },
+        Some(pki::Sid::Name("CN=Nobody,C=XX", 99)),
+    );
+    let report = mrtd_chip::verify(&sod, &refs, &trust, now(), today()).expect("readable");
+    assert_eq!(report.signature, SignatureStatus::NoSignerCertificate);
+    assert!(!report.authentic);
 }
 
 #[test]
@@ -328,9 +439,38 @@ fn pem_trust_files_and_folders_load() {
     assert_eq!(trust.counts().csca_certificates, 1);
     assert!(doc.verify(&trust).authentic);
 
+    assert!(trust.problems().is_empty());
+}
+
+#[test]
+fn a_trust_folder_survives_a_file_it_cannot_use_and_says_why() {
+    let doc = ecdsa_document();
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("csca.der"), &doc.csca).expect("write");
     std::fs::write(dir.path().join("notes.txt"), "not a certificate").expect("write");
-    let error = TrustStore::new().add_dir(dir.path()).expect_err("junk in the folder");
-    assert!(error.to_string().contains("notes.txt"), "{error}");
+    let mut trust = TrustStore::new();
+    trust.add_dir(dir.path()).expect("the folder loads");
+    assert_eq!(trust.counts().csca_certificates, 1);
+    assert!(trust.loaded_anything());
+    let problems = trust.problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].file, "notes.txt");
+    assert!(problems[0].reason.contains("not a certificate"), "{}", problems[0]);
+
+    let report = doc.verify(&trust);
+    assert!(report.authentic, "the rest of the folder anchors the chain: {report:#?}");
+    let note = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "trust_file_unusable")
+        .expect("the unusable file is reported");
+    assert!(note.message.contains("notes.txt"), "{}", note.message);
+
+    let junk_only = tempfile::tempdir().expect("dir");
+    std::fs::write(junk_only.path().join("notes.txt"), "not a certificate").expect("write");
+    let mut trust = TrustStore::new();
+    trust.add_dir(junk_only.path()).expect("readable");
+    assert!(!trust.loaded_anything());
 }
 
 #[test]
@@ -379,7 +519,6 @@ fn unreadable_input_gets_a_clear_error() {
         "DG1 given as EF.SOD"
     );
 
-    assert_eq!(check(&doc.sod, &[]), Err(ChipError::NoDataGroups));
     let error = check(&doc.sod, &[b"\x30\x00".as_slice()]).expect_err("not a data group");
     assert!(error.to_string().contains("0x30"), "{error}");
     let error = check(&doc.sod, &[groups[0], groups[0]]).expect_err("twice");
@@ -424,6 +563,7 @@ fn status_names_are_the_json_names() {
         C::Expired,
         C::Revoked,
         C::WrongKeyUsage,
+        C::UnsupportedAlgorithm,
         C::NotChecked,
     ] {
         assert_eq!(c.as_str(), json(serde_json::to_value(c).expect("json")));
@@ -450,4 +590,94 @@ fn a_crl_from_the_csca_revokes_the_document_signer_and_a_forged_one_does_not() {
     let mut forged = doc.trust();
     forged.add_bytes(&pki::crl(&pki::ec_key(9), &doc.csca, &[7])).expect("a forged CRL");
     assert_eq!(doc.verify(&forged).chain, ChainStatus::Trusted);
+}
+
+#[test]
+fn a_crl_past_its_next_update_is_stale_and_a_current_one_is_not() {
+    let doc = ecdsa_document();
+    let csca_key = pki::ec_key(1);
+    let stale_note = |report: &ChipReport| report.diagnostics.iter().any(|d| d.code == "crl_stale");
+
+    let mut fresh = doc.trust();
+    fresh
+        .add_bytes(&pki::crl_until(&csca_key, &doc.csca, &[99], Some(now() + years(1) / 12)))
+        .expect("CRL");
+    let report = doc.verify(&fresh);
+    assert!(report.authentic, "{report:#?}");
+    assert!(!stale_note(&report));
+
+    let mut stale = doc.trust();
+    stale
+        .add_bytes(&pki::crl_until(&csca_key, &doc.csca, &[99], Some(now() - years(1) / 12)))
+        .expect("CRL");
+    let report = doc.verify(&stale);
+    assert_eq!(report.chain, ChainStatus::Trusted, "a stale CRL is said, not held against it");
+    assert!(stale_note(&report), "{report:#?}");
+
+    // A stale CRL still revokes what it lists.
+    let mut revoking = doc.trust();
+    revoking
+        .add_bytes(&pki::crl_until(&csca_key, &doc.csca, &[7], Some(now() - years(1) / 12)))
+        .expect("CRL");
+    assert_eq!(doc.verify(&revoking).chain, ChainStatus::Revoked);
+}
+
+#[test]
+fn a_csca_link_certificate_is_followed_to_the_csca_in_the_trust_store() {
+    const NEW_CSCA_NAME: &str = "CN=Test CSCA 2,O=Test State,C=UT";
+    let old_key = pki::ec_key(1);
+    let new_key = pki::ec_key(4);
+    let ds_key = pki::ec_key(2);
+    let old = pki::csca(&old_key, CSCA_NAME);
+    let valid = (now() - years(2), now() + years(10));
+    // The new CSCA's key, certified by the old one (the link), and a document signer it issued.
+    let link =
+        pki::issue(&old_key, CSCA_NAME, NEW_CSCA_NAME, pki::ec_spki(&new_key), true, 2, valid);
+    let ds =
+        pki::issue(&new_key, NEW_CSCA_NAME, DS_NAME, pki::ec_spki(&ds_key), false, 7, current());
+    let groups = groups();
+    let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let options = SignOptions {
+        key: SodKey::Ecdsa(&ds_key),
+        certificate: &ds,
+        include_certificate: true,
+        signing_time: Some(now()),
+    };
+    let store = |certs: &[&[u8]]| {
+        let mut trust = TrustStore::new();
+        for cert in certs {
+            trust.add_bytes(cert).expect("certificate");
+        }
+        trust
+    };
+    let check = |sod: &[u8], trust: &TrustStore| {
+        mrtd_chip::verify(sod, &refs, trust, now(), today()).expect("readable")
+    };
+    let plain = pki::sod(&refs, &options);
+    let carrying = pki::sod_carrying(&refs, &options, &[&link]);
+
+    // The old CSCA alone does not anchor a document signer of the new key ...
+    assert_eq!(check(&plain, &store(&[&old])).chain, ChainStatus::Untrusted);
+    // ... but through the link EF.SOD carries, it does, and the report says so.
+    let report = check(&carrying, &store(&[&old]));
+    assert!(report.authentic, "{report:#?}");
+    assert!(report.trust_anchor.as_ref().expect("anchor").subject.contains("CN=Test CSCA,"));
+    assert!(report.diagnostics.iter().any(|d| d.code == "csca_link"), "{report:#?}");
+    // The link in the trust folder beside the old CSCA anchors it too.
+    assert!(check(&plain, &store(&[&old, &link])).authentic);
+    // A link EF.SOD carries is no anchor of its own: with another state's CSCA, untrusted.
+    let other = pki::csca(&pki::ec_key(9), OTHER_CSCA_NAME);
+    assert_eq!(check(&carrying, &store(&[&other])).chain, ChainStatus::Untrusted);
+    // A forged link (the old CSCA's name, another key) is not followed.
+    let forged = pki::issue(
+        &pki::ec_key(12),
+        CSCA_NAME,
+        NEW_CSCA_NAME,
+        pki::ec_spki(&new_key),
+        true,
+        3,
+        valid,
+    );
+    let report = check(&pki::sod_carrying(&refs, &options, &[&forged]), &store(&[&old]));
+    assert_eq!(report.chain, ChainStatus::Untrusted, "{report:#?}");
 }

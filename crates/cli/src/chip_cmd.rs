@@ -23,9 +23,13 @@ Exit status:
   0  the chip's data is authentic: every data group given matches EF.SOD, its
      signature verifies, and the signer chains to a trusted CSCA
   1  not shown authentic (see the report: refuted, or no trust anchor given)
+With --aa-challenge and --aa-response (and DG15), the report's authentic_chip
+says whether the chip itself proved it holds the issuer's key (Active
+Authentication); the exit status follows authentic alone.
   2  invalid arguments
   3  a file cannot be used: missing, unreadable, not EF.SOD or a data group,
-     or a trust file that is not a certificate, master list or CRL";
+     or a --trust file that cannot be used (a file of --csca-dir that cannot
+     be used is named in the report's diagnostics, and the rest are used)";
 
 /// Arguments of `mrtd verify-chip`.
 #[derive(Debug, clap::Args)]
@@ -34,7 +38,8 @@ pub(crate) struct VerifyChipArgs {
     #[arg(long, value_name = "FILE")]
     sod: PathBuf,
     /// A data group file (EF.DG1, EF.DG2, …); repeat for each. Each is identified by its tag.
-    #[arg(long = "dg", value_name = "FILE", required = true)]
+    /// Without any, EF.SOD alone is checked (its signature and chain).
+    #[arg(long = "dg", value_name = "FILE")]
     data_groups: Vec<PathBuf>,
     /// A trust file: a CSCA certificate (PEM or DER), a CSCA master list (.ml) or a CRL;
     /// repeat for each.
@@ -49,6 +54,13 @@ pub(crate) struct VerifyChipArgs {
     /// A photo of the document: its MRZ is read and compared with DG1.
     #[arg(long, value_name = "FILE")]
     photo: Option<PathBuf>,
+    /// Active Authentication: the challenge the reader app sent the chip, in hexadecimal
+    /// (with --aa-response, and DG15 among the --dg files).
+    #[arg(long, value_name = "HEX", requires = "aa_response")]
+    aa_challenge: Option<String>,
+    /// The chip's answer to --aa-challenge (the INTERNAL AUTHENTICATE response), as a file.
+    #[arg(long, value_name = "FILE", requires = "aa_challenge")]
+    aa_response: Option<PathBuf>,
     /// Print the JSON report (the default when standard output is not a terminal).
     #[arg(long)]
     json: bool,
@@ -67,8 +79,19 @@ pub(crate) fn run(args: VerifyChipArgs) -> anyhow::Result<ExitCode> {
     let groups: Vec<Vec<u8>> =
         args.data_groups.iter().map(|p| read(p, "--dg")).collect::<Result<_, _>>()?;
     let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+    let active = match (&args.aa_challenge, &args.aa_response) {
+        (Some(challenge), Some(response)) => {
+            let Ok(challenge) = hex::decode(challenge.trim()) else {
+                usage!("--aa-challenge: not hexadecimal");
+            };
+            Some((challenge, read(response, "--aa-response")?))
+        }
+        _ => None,
+    };
+    let aa =
+        active.as_ref().map(|(challenge, response)| mrtd_chip::AaChallenge { challenge, response });
     let today = Date::today_utc();
-    let mut report = mrtd_chip::verify(&sod, &refs, &trust, SystemTime::now(), today)
+    let mut report = mrtd_chip::verify_with_aa(&sod, &refs, aa, &trust, SystemTime::now(), today)
         .map_err(|e| CliError::Unusable(e.to_string()))?;
     if let Some(printed) = printed_lines(&args)? {
         let source = if args.photo.is_some() { "scan" } else { "mrz_lines" };
@@ -141,6 +164,19 @@ fn table(report: &ChipReport) -> String {
         for line in &mrz.lines {
             out.push_str(&format!("  DG1          {line}\n"));
         }
+    }
+    let active = &report.active_authentication;
+    if active.status != mrtd_chip::ActiveAuthenticationStatus::NotSupplied {
+        let algorithm = active.algorithm.as_deref().map(|a| format!(" ({a})")).unwrap_or_default();
+        out.push_str(&format!("  active auth  {}{algorithm}\n", active.status.as_str()));
+        out.push_str(&format!(
+            "  chip         {}\n",
+            if report.authentic_chip {
+                "genuine: it holds the key the issuer gave it"
+            } else {
+                "not shown genuine"
+            }
+        ));
     }
     if let Some(matched) = &report.mrz_match {
         let differing: Vec<&str> = matched

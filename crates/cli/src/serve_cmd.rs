@@ -269,8 +269,9 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
-    let mut state = AppState::new(engine, store.clone(), &config)?
-        .with_trust_store(trust_store(args.csca_dir.as_deref())?);
+    let trust = trust_store(args.csca_dir.as_deref())?;
+    let trust_problems = trust.problems().to_vec();
+    let mut state = AppState::new(engine, store.clone(), &config)?.with_trust_store(trust);
     if !args.no_image_url {
         state = state.with_image_fetcher(image_fetcher(&args)?);
     }
@@ -321,10 +322,13 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         mrtd_service::metrics::describe();
         mrtd_mcp::metrics::describe();
         let pinged = store.clone();
-        let readiness = Readiness::new().check("store", move || {
+        let mut readiness = Readiness::new().check("store", move || {
             let store = pinged.clone();
             async move { store.ping().await }
         });
+        if let Some(detail) = trust_detail(&trust_problems) {
+            readiness = readiness.detail("trust_store", detail);
+        }
         let rest = web.merge(observability.routes(readiness));
         let app = mrtd_server::http::router(endpoint, &http, rest);
         let app = observability.track(guard.protect(compose::identify(app)));
@@ -552,13 +556,34 @@ fn image_fetcher(args: &ServeArgs) -> Result<Arc<dyn mrtd_service::ImageFetch>, 
     Ok(Arc::new(crate::compose::UrlImages(fetcher)))
 }
 
-/// The trust store of `--csca-dir`: every file in the folder, or an error naming the one
-/// that cannot be used (a server that silently trusts less than it was given would call
-/// genuine documents untrusted).
+/// The trust store of `--csca-dir`: every file in the folder that can be used. Each one that
+/// cannot is named with its reason in a warning (and in `/readyz` and every chip report: a
+/// server that silently trusts less than it was given would call genuine documents
+/// untrusted); a folder where nothing loads is refused.
 fn trust_store(dir: Option<&std::path::Path>) -> anyhow::Result<mrtd_chip::TrustStore> {
     let mut trust = mrtd_chip::TrustStore::new();
     if let Some(dir) = dir {
         trust.add_dir(dir).map_err(|error| CliError::Usage(format!("--csca-dir: {error}")))?;
+        if !trust.loaded_anything() {
+            let problems: Vec<String> = trust.problems().iter().map(ToString::to_string).collect();
+            return Err(CliError::Usage(format!(
+                "--csca-dir {}: no certificate, master list or CRL could be loaded{}",
+                dir.display(),
+                if problems.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", problems.join("; "))
+                }
+            ))
+            .into());
+        }
+        for problem in trust.problems() {
+            tracing::warn!(
+                file = %problem.file,
+                reason = %problem.reason,
+                "trust file not loaded; the rest of --csca-dir is used"
+            );
+        }
         let counts = trust.counts();
         tracing::info!(
             csca_certificates = counts.csca_certificates,
@@ -568,4 +593,17 @@ fn trust_store(dir: Option<&std::path::Path>) -> anyhow::Result<mrtd_chip::Trust
         );
     }
     Ok(trust)
+}
+
+/// What `/readyz` says of the trust store: the files that could not be loaded and why
+/// (names only, no paths), or nothing when every file loaded.
+fn trust_detail(problems: &[mrtd_chip::TrustProblem]) -> Option<serde_json::Value> {
+    if problems.is_empty() {
+        return None;
+    }
+    let files: Vec<serde_json::Value> = problems
+        .iter()
+        .map(|p| serde_json::json!({ "file": p.file, "reason": p.reason }))
+        .collect();
+    Some(serde_json::json!({ "unusable_files": files }))
 }

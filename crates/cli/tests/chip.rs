@@ -180,8 +180,13 @@ fn verify_chip_exits_by_its_verdict() {
     let (code, _, stderr) = run(&["--trust", &path("EF.DG1")]);
     assert_eq!(code, 3, "a data group given as a trust file: {stderr}");
     assert!(stderr.contains("EF.DG1"), "the error names the file: {stderr}");
-    let (code, _, stderr) = verify_chip(&["--sod", &path("EF.SOD")]);
-    assert_eq!(code, 2, "no --dg: {stderr}");
+    // EF.SOD alone: its signature and chain, every data group not supplied.
+    let (code, report, stderr) =
+        verify_chip(&["--sod", &path("EF.SOD"), "--trust", &path("utopia-csca.pem")]);
+    assert_eq!(code, 0, "no --dg: {stderr}");
+    assert_eq!(report["authentic"], true, "{report}");
+    assert_eq!(report["data_groups"], json!([]));
+    assert_eq!(report["not_supplied"], json!([1, 14]));
 }
 
 #[test]
@@ -216,11 +221,19 @@ fn bad_chip_data_gets_a_clear_error_on_rest_and_mcp() {
     assert!(long_lines.body.contains("mrz_lines"), "{}", long_lines.body);
 
     let mut client = server.client(Revision::Modern, json!({}));
-    let none = client.call(
-        "verify_chip",
+    // EF.SOD alone (no data groups, or the argument left out) is checked too.
+    for arguments in [
         json!({ "sod_base64": base64_of("EF.SOD"), "data_groups_base64": [] }),
-    );
-    assert!(none.is_error(), "{}", none.0);
+        json!({ "sod_base64": base64_of("EF.SOD") }),
+    ] {
+        let alone = client.call("verify_chip", arguments.clone());
+        assert!(!alone.is_error(), "{}", alone.0);
+        assert_eq!(alone.0["structuredContent"]["not_supplied"], json!([1, 14]));
+        assert_eq!(alone.0["structuredContent"]["signature"], "verified");
+        let rest = post(arguments);
+        assert_eq!(rest.status, 200, "{}", rest.body);
+        assert_eq!(rest.json(), alone.0["structuredContent"]);
+    }
     let wrong_tag = client.call(
         "verify_chip",
         json!({ "sod_base64": base64_of("EF.SOD"), "data_groups_base64": [base64_of("EF.SOD")] }),
@@ -237,17 +250,152 @@ fn bad_chip_data_gets_a_clear_error_on_rest_and_mcp() {
 }
 
 #[test]
-fn a_trust_folder_with_a_file_that_is_no_trust_file_stops_the_server() {
-    let dir = trust_dir(&["utopia-csca.pem", "EF.DG1"]);
+fn a_trust_folder_survives_a_file_it_cannot_use_and_serve_refuses_one_where_nothing_loads() {
+    // The German-style list (its CSCA on brainpoolP512r1) beside the Utopian one, and a file
+    // that is no trust file.
+    let dir = trust_dir(&["utopia.ml", "EF.DG1"]);
+    std::fs::copy(fixture("de/de.ml"), dir.path().join("de.ml")).expect("copy");
+    let data = tempfile::tempdir().unwrap();
+    let mut child = support::serve_command(data.path())
+        .args(["--listen", "127.0.0.1:0", "--csca-dir"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = lines.clone();
+    let addr = support::announced_address(child.stderr.take().expect("stderr"), move |line| {
+        kept.lock().expect("lines").push(line);
+    });
+    let mut server = ServerProcess::adopt(child, data, addr);
+    let warned = lines.lock().expect("lines").join("\n");
+    assert!(warned.contains("EF.DG1") && warned.contains("trust file not loaded"), "{warned}");
+
+    let ready = request(addr, "GET", "/readyz", &[], "");
+    assert_eq!(ready.status, 200, "{}", ready.body);
+    let unusable = &ready.json()["details"]["trust_store"]["unusable_files"];
+    assert_eq!(unusable[0]["file"], "EF.DG1", "{}", ready.body);
+    assert!(unusable[0]["reason"].as_str().is_some_and(|r| r.contains("not a certificate")));
+
+    let body = json!({
+        "sod_base64": base64_of("de/EF.SOD"),
+        "data_groups_base64": [base64_of("EF.DG1"), base64_of("EF.DG14")],
+    });
+    let reply = request(
+        addr,
+        "POST",
+        "/v1/chip/verify",
+        &[("Content-Type", "application/json")],
+        &body.to_string(),
+    );
+    let report = reply.json();
+    assert_eq!(report["authentic"], true, "{report}");
+    assert_eq!(report["trust_anchor"]["public_key"], "ECDSA brainpoolP512r1");
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|d| d["code"] == "trust_file_unusable"
+                && d["message"].as_str().is_some_and(|m| m.contains("EF.DG1")))),
+        "{report}"
+    );
+    let mut client = server.client(Revision::Modern, json!({}));
+    let tool = client.call(
+        "verify_chip",
+        json!({ "sod_base64": base64_of("EF.SOD"), "data_groups_base64": [base64_of("EF.DG1")] }),
+    );
+    assert_eq!(tool.0["structuredContent"]["authentic"], true, "{}", tool.0);
+
+    // verify-chip reports the file too, and verifies with the rest.
+    let (code, report, stderr) = verify_chip(&[
+        "--sod",
+        &path("de/EF.SOD"),
+        "--dg",
+        &path("EF.DG1"),
+        "--csca-dir",
+        &dir.path().display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(report["diagnostics"].to_string().contains("EF.DG1"), "{report}");
+
+    // A folder where nothing loads stops the server.
+    let junk = trust_dir(&["EF.DG1"]);
     let data = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data.path())
         .arg("--csca-dir")
-        .arg(dir.path())
+        .arg(junk.path())
         .output()
         .expect("running mrtd serve");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("EF.DG1"), "{stderr}");
+    assert!(stderr.contains("EF.DG1") && stderr.contains("could be loaded"), "{stderr}");
+}
+
+#[test]
+fn active_authentication_is_checked_the_same_on_every_door() {
+    // A chip's answer OpenSSL made (crates/chip/tests/data/aa), its CSCA in the trust folder.
+    let trust = trust_dir(&[]);
+    std::fs::copy(fixture("de/csca.pem"), trust.path().join("csca.pem")).expect("copy");
+    let trust_path = trust.path().display().to_string();
+    let challenge = "0011223344556677";
+    let cli = |challenge: &str| {
+        verify_chip(&[
+            "--sod",
+            &path("aa/EF.SOD"),
+            "--dg",
+            &path("EF.DG1"),
+            "--dg",
+            &path("EF.DG14"),
+            "--dg",
+            &path("aa/EF.DG15"),
+            "--csca-dir",
+            &trust_path,
+            "--aa-challenge",
+            challenge,
+            "--aa-response",
+            &path("aa/response"),
+        ])
+    };
+    let (code, from_cli, stderr) = cli(challenge);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(from_cli["active_authentication"]["status"], "verified", "{from_cli}");
+    assert_eq!(from_cli["authentic_chip"], true);
+
+    let mut server = ServerProcess::http(&["--csca-dir", &trust_path]);
+    let addr = server.addr.expect("an HTTP server");
+    let body = json!({
+        "sod_base64": base64_of("aa/EF.SOD"),
+        "data_groups_base64": [base64_of("EF.DG1"), base64_of("EF.DG14"), base64_of("aa/EF.DG15")],
+        "aa_challenge_base64": "ABEiM0RVZnc=",
+        "aa_response_base64": base64_of("aa/response"),
+    });
+    let reply = request(
+        addr,
+        "POST",
+        "/v1/chip/verify",
+        &[("Content-Type", "application/json")],
+        &body.to_string(),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json(), from_cli, "REST and the CLI differ");
+    let mut client = server.client(Revision::Modern, json!({}));
+    let tool = client.call("verify_chip", body.clone());
+    assert_eq!(tool.0["structuredContent"], from_cli, "MCP and the CLI differ");
+
+    // Another challenge: the answer does not fit it.
+    let (code, report, _) = cli("0011223344556678");
+    assert_eq!(code, 0, "Passive Authentication still holds");
+    assert_eq!(report["active_authentication"]["status"], "failed", "{report}");
+    assert_eq!(report["authentic_chip"], false);
+    // One of the pair alone is refused.
+    let mut half = body;
+    half.as_object_mut().expect("object").remove("aa_response_base64");
+    let refused = client.call("verify_chip", half);
+    assert!(refused.is_error(), "{}", refused.0);
+    let (code, _, stderr) =
+        verify_chip(&["--sod", &path("aa/EF.SOD"), "--aa-challenge", challenge]);
+    assert_eq!(code, 2, "{stderr}");
 }

@@ -19,6 +19,8 @@ pub struct ChipRequest {
     pub scan_id: Option<String>,
     /// Or the printed MRZ lines.
     pub mrz_lines: Option<Vec<String>>,
+    /// Active Authentication: the challenge a reader sent the chip and the chip's answer.
+    pub active_authentication: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl ChipRequest {
@@ -44,7 +46,31 @@ impl ChipRequest {
                 .collect::<Result<_, _>>()?,
             scan_id,
             mrz_lines,
+            active_authentication: None,
         })
+    }
+
+    /// Adds Active Authentication from `aa_challenge_base64` and `aa_response_base64`: both
+    /// or neither.
+    pub fn with_active_authentication(
+        mut self,
+        challenge: Option<&str>,
+        response: Option<&str>,
+    ) -> Result<ChipRequest, ServiceError> {
+        self.active_authentication = match (challenge, response) {
+            (None, None) => None,
+            (Some(challenge), Some(response)) => Some((
+                decode_argument("aa_challenge_base64", challenge)?,
+                decode_argument("aa_response_base64", response)?,
+            )),
+            _ => {
+                return Err(ServiceError::InvalidInput(
+                    "give both 'aa_challenge_base64' and 'aa_response_base64', or neither"
+                        .to_owned(),
+                ));
+            }
+        };
+        Ok(self)
     }
 }
 
@@ -98,11 +124,15 @@ pub async fn verify_chip(
     let today = crate::today();
     let groups = request.data_groups;
     let sod = request.sod;
+    let active = request.active_authentication;
     // Signature checks are milliseconds, but a CSCA master list can make the candidate
     // search long: off the async workers.
     let report = tokio::task::spawn_blocking(move || {
         let refs: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
-        mrtd_chip::verify(&sod, &refs, &trust, SystemTime::now(), today)
+        let aa = active
+            .as_ref()
+            .map(|(challenge, response)| mrtd_chip::AaChallenge { challenge, response });
+        mrtd_chip::verify_with_aa(&sod, &refs, aa, &trust, SystemTime::now(), today)
     })
     .await
     .map_err(|_| ServiceError::InvalidInput("the chip data could not be checked".to_owned()))?;
@@ -148,6 +178,18 @@ pub fn summary(report: &ChipReport) -> String {
         report.signature.as_str(),
         report.chain.as_str(),
     );
+    match report.active_authentication.status {
+        mrtd_chip::ActiveAuthenticationStatus::Verified => {
+            text.push_str(" Active Authentication verified: the chip holds its key.");
+        }
+        mrtd_chip::ActiveAuthenticationStatus::Failed => {
+            text.push_str(" Active Authentication failed.");
+        }
+        mrtd_chip::ActiveAuthenticationStatus::Unsupported => {
+            text.push_str(" Active Authentication not checked (unsupported algorithm).");
+        }
+        mrtd_chip::ActiveAuthenticationStatus::NotSupplied => {}
+    }
     if let Some(matched) = &report.mrz_match {
         text.push_str(if matched.matches {
             " DG1 matches the printed MRZ."

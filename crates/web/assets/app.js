@@ -1,4 +1,5 @@
-// The mrtd page: sends a photo or typed lines to the REST API and shows the result.
+// The mrtd page: sends a photo, typed lines or a chip's files to the REST API and shows the
+// result.
 // No framework and no build step; everything here runs as written.
 "use strict";
 
@@ -280,6 +281,7 @@
   }
 
   function show(result) {
+    $("chip-output").hidden = true;
     $("output").hidden = false;
     showFields(result);
     $("lines").textContent = (result.lines || []).join("\n");
@@ -294,6 +296,132 @@
     drawRegion(result);
     setStatus(summary(result), false);
     revealResult();
+  }
+
+  /** Chip diagnostics the page explains in its own words where the server's are English. */
+  const CHIP_DIAGNOSTIC_CODES = [
+    "no_trust_anchor", "untrusted", "data_group_mismatch", "data_group_not_in_sod",
+    "signature_invalid", "unsupported_algorithm", "expired", "revoked", "trust_file_unusable",
+    "no_data_groups", "active_authentication", "crl_stale",
+  ];
+
+  function chipAdvice(diagnostic) {
+    if (document.documentElement.lang === "en" && diagnostic.message) return diagnostic.message;
+    return CHIP_DIAGNOSTIC_CODES.includes(diagnostic.code) ? t("cd_" + diagnostic.code)
+      : diagnostic.message || t("d_other");
+  }
+
+  /** A file's bytes as base64. */
+  async function fileBase64(file) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) {
+      binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    }
+    return btoa(binary);
+  }
+
+  /** Hexadecimal text (spaces allowed) as base64, or null when it is not hexadecimal. */
+  function hexBase64(text) {
+    const hex = text.replace(/\s+/g, "");
+    if (!hex || hex.length % 2 !== 0 || !/^[0-9A-Fa-f]+$/.test(hex)) return null;
+    let binary = "";
+    for (let i = 0; i < hex.length; i += 2) binary += String.fromCharCode(parseInt(hex.slice(i, i + 2), 16));
+    return btoa(binary);
+  }
+
+  async function verifyChip(input) {
+    const response = await fetch("/v1/chip/verify", {
+      method: "POST",
+      headers: apiHeaders({ "Content-Type": "application/json" }),
+      body: JSON.stringify(input),
+    });
+    return readResponse(response);
+  }
+
+  /** One row of the chip report: a term and its value, marked good or bad. */
+  function chipRow(list, term, value, good) {
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.textContent = value;
+    if (good !== undefined) dd.className = "verdict " + (good ? "verified" : "refuted");
+    list.appendChild(dt);
+    list.appendChild(dd);
+  }
+
+  function showChip(report) {
+    $("output").hidden = true;
+    $("chip-output").hidden = false;
+    const list = $("chip-report");
+    clear(list);
+    chipRow(list, t("c_signature"), t("cv_" + report.signature), report.signature === "verified");
+    chipRow(list, t("c_chain"), t("cv_" + report.chain), report.chain === "trusted");
+    const groups = (report.data_groups || []).map((g) => "DG" + g.number + ": " + t("cv_" + g.status));
+    chipRow(list, t("c_data_groups"), groups.length ? groups.join(", ") : t("c_none"),
+      (report.data_groups || []).every((g) => g.status === "verified"));
+    if ((report.not_supplied || []).length) {
+      chipRow(list, t("c_not_supplied"), report.not_supplied.map((n) => "DG" + n).join(", "));
+    }
+    const active = report.active_authentication || { status: "not_supplied" };
+    if (active.status !== "not_supplied") {
+      const how = active.algorithm ? " (" + active.algorithm + ")" : "";
+      chipRow(list, t("c_active"), t("cv_" + active.status) + how, active.status === "verified");
+      chipRow(list, t("c_chip"), t(report.authentic_chip ? "c_genuine" : "c_not_genuine"), report.authentic_chip);
+    }
+    if (report.signer) chipRow(list, t("c_signer"), report.signer.subject + " (" + report.signer.public_key + ")");
+    if (report.trust_anchor) chipRow(list, t("c_csca"), report.trust_anchor.subject);
+    const lines = report.mrz ? report.mrz.lines || [] : [];
+    $("chip-mrz").textContent = lines.join("\n");
+    $("chip-mrz-section").hidden = lines.length === 0;
+    showList("chip-diagnostics", report.diagnostics, chipAdvice);
+    $("chip-raw").textContent = JSON.stringify(report, null, 2);
+    const parts = [t(report.authentic ? "s_chip_authentic" : "s_chip_not_authentic")];
+    if (report.authentic_chip) parts.push(t("s_chip_genuine"));
+    setStatus(parts.join(" "), false);
+    revealResult();
+  }
+
+  /** Sends EF.SOD, the data groups and the Active Authentication pair, and shows the report. */
+  async function checkChip(sod, groups) {
+    if (!sod) {
+      setStatus(t("s_choose_sod"), false);
+      $("chip_sod").focus();
+      return;
+    }
+    const challengeText = $("aa_challenge").value.trim();
+    const answer = $("aa_response").files[0];
+    const input = { sod_base64: "", data_groups_base64: [] };
+    if (challengeText || answer) {
+      const challenge = hexBase64(challengeText);
+      if (!challenge || !answer) {
+        setStatus(t("s_bad_challenge"), false);
+        $("aa_challenge").focus();
+        return;
+      }
+      input.aa_challenge_base64 = challenge;
+      input.aa_response_base64 = await fileBase64(answer);
+    }
+    if (photoUrl) URL.revokeObjectURL(photoUrl);
+    photoUrl = null;
+    setStatus(t("s_verifying"), true);
+    $("chip-button").disabled = true;
+    try {
+      input.sod_base64 = await fileBase64(sod);
+      input.data_groups_base64 = await Promise.all(groups.map(fileBase64));
+      showChip(await verifyChip(input));
+    } catch (error) {
+      fail(error);
+    } finally {
+      $("chip-button").disabled = false;
+    }
+  }
+
+  /** Of files dropped together, the one named like EF.SOD is EF.SOD; the others are data groups. */
+  function splitChipFiles(files) {
+    const all = Array.from(files || []);
+    const sod = all.find((f) => /(^|[.\-_ ])SOD(\.bin)?$/i.test(f.name)) || null;
+    return { sod: sod, groups: all.filter((f) => f !== sod) };
   }
 
   /** On a narrow screen the result is below the forms: bring it into view. */
@@ -404,6 +532,23 @@
       } catch (error) {
         fail(error);
       }
+    });
+
+    $("chip-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      checkChip($("chip_sod").files[0], Array.from($("chip_dgs").files));
+    });
+    const chipDrop = $("chip-drop");
+    chipDrop.addEventListener("dragover", (event) => {
+      event.preventDefault();
+      chipDrop.classList.add("over");
+    });
+    chipDrop.addEventListener("dragleave", () => chipDrop.classList.remove("over"));
+    chipDrop.addEventListener("drop", (event) => {
+      event.preventDefault();
+      chipDrop.classList.remove("over");
+      const { sod, groups } = splitChipFiles(event.dataTransfer && event.dataTransfer.files);
+      checkChip(sod, groups);
     });
 
     registerWebMcp();

@@ -303,9 +303,12 @@ pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> 
 #[serde(deny_unknown_fields)]
 pub(crate) struct ChipJson {
     sod_base64: String,
+    #[serde(default)]
     data_groups_base64: Vec<String>,
     scan_id: Option<String>,
     mrz_lines: Option<Vec<String>>,
+    aa_challenge_base64: Option<String>,
+    aa_response_base64: Option<String>,
 }
 
 /// `POST /v1/chip/verify`: EF.SOD and data groups in, the chip report out.
@@ -327,6 +330,10 @@ pub(crate) async fn verify_chip(
         &body.data_groups_base64,
         body.scan_id,
         body.mrz_lines,
+    )?
+    .with_active_authentication(
+        body.aa_challenge_base64.as_deref(),
+        body.aa_response_base64.as_deref(),
     )?;
     let report = chip::verify_chip(&shared.state, &principal, request).await?;
     let value = serde_json::to_value(&report).map_err(|_| {

@@ -96,12 +96,14 @@ impl BuilderProfile for Profile {
 
     fn build_extensions(
         &self,
-        _spk: SubjectPublicKeyInfoRef<'_>,
+        spk: SubjectPublicKeyInfoRef<'_>,
         _issuer_spk: SubjectPublicKeyInfoRef<'_>,
         tbs: &TbsCertificate,
     ) -> x509_cert::builder::Result<Vec<Extension>> {
         let subject = tbs.subject();
         let mut extensions = Vec::new();
+        let key_id = x509_cert::ext::pkix::SubjectKeyIdentifier::try_from(spk)?;
+        extensions.push((&key_id).to_extension(subject, &[])?);
         if self.ca {
             let bc = BasicConstraints { ca: true, path_len_constraint: Some(0) };
             extensions.push((&bc).to_extension(subject, &[])?);
@@ -217,6 +219,26 @@ pub struct SignOptions<'a> {
 
 /// A ContentInfo with SignedData over `content` of type `content_type`.
 pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>) -> Vec<u8> {
+    signed_data_naming(content_type, content, options, None, &[])
+}
+
+/// How a test EF.SOD names its signer, when not by its certificate's issuer and serial.
+#[derive(Clone, Copy)]
+pub enum Sid<'a> {
+    /// Issuer name and serial number.
+    Name(&'a str, u32),
+    /// Subject key identifier.
+    KeyId(&'a [u8]),
+}
+
+/// The same, naming the signer by `sid` instead of its certificate's issuer and serial.
+fn signed_data_naming(
+    content_type: Oid,
+    content: &[u8],
+    options: &SignOptions<'_>,
+    sid: Option<Sid<'_>>,
+    extra: &[&[u8]],
+) -> Vec<u8> {
     let cert = Certificate::from_der(options.certificate).expect("signer certificate");
     let mut attrs = vec![
         attribute(ID_CONTENT_TYPE, Any::encode_from(&content_type).expect("oid")),
@@ -258,10 +280,21 @@ pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>)
     };
     let signer = SignerInfo {
         version: CmsVersion::V1,
-        sid: SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
-            issuer: cert.tbs_certificate().issuer().clone(),
-            serial_number: cert.tbs_certificate().serial_number().clone(),
-        }),
+        sid: match sid {
+            None => SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+                issuer: cert.tbs_certificate().issuer().clone(),
+                serial_number: cert.tbs_certificate().serial_number().clone(),
+            }),
+            Some(Sid::Name(issuer, serial)) => {
+                SignerIdentifier::IssuerAndSerialNumber(IssuerAndSerialNumber {
+                    issuer: Name::from_str(issuer).expect("issuer name"),
+                    serial_number: SerialNumber::from(serial),
+                })
+            }
+            Some(Sid::KeyId(id)) => SignerIdentifier::SubjectKeyIdentifier(
+                x509_cert::ext::pkix::SubjectKeyIdentifier(OctetString::new(id).expect("id")),
+            ),
+        },
         digest_alg: sha256_alg(),
         signed_attrs: Some(attrs),
         signature_algorithm,
@@ -269,9 +302,11 @@ pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>)
         unsigned_attrs: None,
     };
     let certificates = options.include_certificate.then(|| {
-        CertificateSet(
-            SetOfVec::try_from(vec![CertificateChoices::Certificate(cert.clone())]).expect("set"),
-        )
+        let mut all = vec![CertificateChoices::Certificate(cert.clone())];
+        all.extend(extra.iter().map(|der| {
+            CertificateChoices::Certificate(Certificate::from_der(der).expect("certificate"))
+        }));
+        CertificateSet(SetOfVec::try_from(all).expect("set"))
     });
     let data = SignedData {
         version: CmsVersion::V3,
@@ -296,6 +331,25 @@ pub fn signed_data(content_type: Oid, content: &[u8], options: &SignOptions<'_>)
 
 /// EF.SOD over `groups` (data group files), wrapped in `[APPLICATION 23]`.
 pub fn sod(groups: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8> {
+    sod_naming(groups, options, None)
+}
+
+/// EF.SOD carrying `extra` certificates besides its signer's (CSCA link certificates).
+pub fn sod_carrying(groups: &[&[u8]], options: &SignOptions<'_>, extra: &[&[u8]]) -> Vec<u8> {
+    sod_with(groups, options, None, extra)
+}
+
+/// EF.SOD naming its signer by `sid` (issuer name, serial number).
+pub fn sod_naming(groups: &[&[u8]], options: &SignOptions<'_>, sid: Option<Sid<'_>>) -> Vec<u8> {
+    sod_with(groups, options, sid, &[])
+}
+
+fn sod_with(
+    groups: &[&[u8]],
+    options: &SignOptions<'_>,
+    sid: Option<Sid<'_>>,
+    extra: &[&[u8]],
+) -> Vec<u8> {
     let lds = Lds {
         version: 0,
         hash_algorithm: sha256_alg(),
@@ -308,7 +362,7 @@ pub fn sod(groups: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8> {
             .collect(),
     };
     let content = lds.to_der().expect("lds");
-    let info = signed_data(ID_LDS_SECURITY_OBJECT, &content, options);
+    let info = signed_data_naming(ID_LDS_SECURITY_OBJECT, &content, options, sid, extra);
     AnyRef::new(Tag::Application { constructed: true, number: TagNumber(23) }, &info)
         .expect("length")
         .to_der()
@@ -329,6 +383,16 @@ pub fn master_list(certificates: &[&[u8]], options: &SignOptions<'_>) -> Vec<u8>
 
 /// A CRL from the CSCA (`csca_der`, key `csca_key`) revoking the certificates with `serials`.
 pub fn crl(csca_key: &SigningKey, csca_der: &[u8], serials: &[u32]) -> Vec<u8> {
+    crl_until(csca_key, csca_der, serials, None)
+}
+
+/// The same, with its `nextUpdate`.
+pub fn crl_until(
+    csca_key: &SigningKey,
+    csca_der: &[u8],
+    serials: &[u32],
+    next_update: Option<SystemTime>,
+) -> Vec<u8> {
     use x509_cert::builder::CrlBuilder;
     use x509_cert::crl::RevokedCert;
     use x509_cert::ext::pkix::CrlNumber;
@@ -339,7 +403,10 @@ pub fn crl(csca_key: &SigningKey, csca_der: &[u8], serials: &[u32]) -> Vec<u8> {
         revocation_date: Time::try_from(now() - years(1) / 4).expect("time"),
         crl_entry_extensions: None,
     });
-    let builder = CrlBuilder::new(&csca, number).expect("builder").with_certificates(revoked);
+    let builder = CrlBuilder::new(&csca, number)
+        .expect("builder")
+        .with_certificates(revoked)
+        .with_next_update(next_update.map(|t| Time::try_from(t).expect("time")));
     let list = builder.build::<_, DerSignature>(csca_key).expect("CRL");
     list.to_der().expect("encode")
 }

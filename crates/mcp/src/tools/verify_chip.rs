@@ -18,13 +18,20 @@ pub(super) fn input_schema() -> Value {
             "data_groups_base64": {
                 "type": "array",
                 "items": { "type": "string" },
-                "minItems": 1,
                 "maxItems": chip::MAX_DATA_GROUPS,
-                "description": "The data group files read from the chip (EF.DG1, EF.DG2, EF.DG14, …), each base64; each is identified by its own tag, in any order."
+                "description": "The data group files read from the chip (EF.DG1, EF.DG2, EF.DG14, …), each base64; each is identified by its own tag, in any order. Without any, EF.SOD alone is checked (its signature and chain)."
             },
             "scan_id": {
                 "type": "string",
                 "description": "A kept scan of the same document: DG1 is compared with its printed MRZ."
+            },
+            "aa_challenge_base64": {
+                "type": "string",
+                "description": "Active Authentication: the challenge the reader app sent the chip (8 bytes in ICAO 9303), base64. Give it with aa_response_base64, and DG15 among the data groups."
+            },
+            "aa_response_base64": {
+                "type": "string",
+                "description": "The chip's answer to that challenge (INTERNAL AUTHENTICATE), base64."
             },
             "mrz_lines": {
                 "type": "array",
@@ -34,7 +41,7 @@ pub(super) fn input_schema() -> Value {
                 "description": "Or the printed MRZ lines to compare DG1 with."
             }
         },
-        "required": ["sod_base64", "data_groups_base64"],
+        "required": ["sod_base64"],
         "additionalProperties": false
     })
 }
@@ -45,7 +52,14 @@ pub(super) async fn call(
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
     let request = arguments
-        .only(&["sod_base64", "data_groups_base64", "scan_id", "mrz_lines"])
+        .only(&[
+            "sod_base64",
+            "data_groups_base64",
+            "scan_id",
+            "mrz_lines",
+            "aa_challenge_base64",
+            "aa_response_base64",
+        ])
         .and_then(|()| request(arguments));
     let request = match request {
         Ok(request) => request,
@@ -62,11 +76,14 @@ pub(super) async fn call(
 
 fn request(arguments: &Arguments<'_>) -> Result<chip::ChipRequest, String> {
     let sod = arguments.required_string("sod_base64")?;
-    let data_groups =
-        arguments.string_list("data_groups_base64")?.ok_or("'data_groups_base64' is required")?;
+    let data_groups = arguments.string_list("data_groups_base64")?.unwrap_or_default();
     let mrz_lines = arguments
         .string_list("mrz_lines")?
         .map(|lines| lines.into_iter().map(str::to_owned).collect());
     let scan_id = arguments.string("scan_id")?.map(str::to_owned);
-    chip::ChipRequest::from_base64(sod, &data_groups, scan_id, mrz_lines).map_err(|e| e.to_string())
+    let challenge = arguments.string("aa_challenge_base64")?;
+    let response = arguments.string("aa_response_base64")?;
+    chip::ChipRequest::from_base64(sod, &data_groups, scan_id, mrz_lines)
+        .and_then(|request| request.with_active_authentication(challenge, response))
+        .map_err(|e| e.to_string())
 }

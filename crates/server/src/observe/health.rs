@@ -25,6 +25,8 @@ pub const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 #[derive(Clone, Default)]
 pub struct Readiness {
     checks: Vec<(&'static str, CheckFn)>,
+    /// What the answer says besides the checks (`details`), fixed at start.
+    details: Map<String, Value>,
 }
 
 impl std::fmt::Debug for Readiness {
@@ -53,6 +55,14 @@ impl Readiness {
             Box::pin(async move { future.await.map_err(|error| error.to_string()) })
         });
         self.checks.push((name, check));
+        self
+    }
+
+    /// Adds `value` to every answer under `details.name`: something the operator should see
+    /// that does not make the server unready (a trust file that could not be loaded). The
+    /// path is public: give nothing secret.
+    pub fn detail(mut self, name: &str, value: Value) -> Self {
+        self.details.insert(name.to_owned(), value);
         self
     }
 
@@ -91,8 +101,8 @@ type Outcomes = Vec<(&'static str, Result<(), &'static str>)>;
 /// store is asked at most about once a second however often they come.
 pub const CHECK_CACHE: Duration = Duration::from_secs(1);
 
-/// The answer to `/readyz` for `outcomes`.
-fn render(outcomes: &Outcomes) -> Response {
+/// The answer to `/readyz` for `outcomes`, with the fixed `details` when there are any.
+fn render(outcomes: &Outcomes, details: &Map<String, Value>) -> Response {
     let mut checks = Map::new();
     let mut reasons = Vec::new();
     for (name, outcome) in outcomes {
@@ -106,16 +116,20 @@ fn render(outcomes: &Outcomes) -> Response {
             }
         }
     }
-    if reasons.is_empty() {
-        json_response(StatusCode::OK, &json!({ "status": "ready", "checks": checks }))
+    let (status, mut body) = if reasons.is_empty() {
+        (StatusCode::OK, json!({ "status": "ready", "checks": checks }))
     } else {
         let body = json!({
             "status": "not ready",
             "reason": reasons.join("; "),
             "checks": Value::Object(checks),
         });
-        json_response(StatusCode::SERVICE_UNAVAILABLE, &body)
+        (StatusCode::SERVICE_UNAVAILABLE, body)
+    };
+    if !details.is_empty() {
+        body["details"] = Value::Object(details.clone());
     }
+    json_response(status, &body)
 }
 
 /// The readiness checks with their last outcomes, reused for [`CHECK_CACHE`].
@@ -136,10 +150,10 @@ impl Probe {
         if let Some((finished, outcomes)) = &*last
             && finished.elapsed() < CHECK_CACHE
         {
-            return render(outcomes);
+            return render(outcomes, &self.readiness.details);
         }
         let outcomes = self.readiness.outcomes().await;
-        let response = render(&outcomes);
+        let response = render(&outcomes, &self.readiness.details);
         *last = Some((tokio::time::Instant::now(), outcomes));
         response
     }
@@ -199,5 +213,24 @@ mod tests {
         tokio::time::advance(CHECK_CACHE).await;
         assert_eq!(probe.answer().await.status(), StatusCode::OK);
         assert_eq!(runs.load(Ordering::SeqCst), 4);
+    }
+
+    #[tokio::test]
+    async fn details_are_in_every_answer_and_do_not_make_the_server_unready() {
+        let detail =
+            json!({ "unusable_files": [{ "file": "notes.txt", "reason": "not a certificate" }] });
+        let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readiness = counted(Arc::new(AtomicUsize::new(0)), failing.clone())
+            .detail("trust_store", detail.clone());
+        let probe = Probe::new(readiness);
+        let body = |response: Response| async move {
+            let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.expect("body");
+            serde_json::from_slice::<Value>(&bytes).expect("json")
+        };
+        let ready = probe.answer().await;
+        assert_eq!(ready.status(), StatusCode::OK);
+        assert_eq!(body(ready).await["details"]["trust_store"], detail);
+        let plain = Probe::new(counted(Arc::new(AtomicUsize::new(0)), failing));
+        assert!(body(plain.answer().await).await.get("details").is_none());
     }
 }
