@@ -198,6 +198,18 @@ pub(crate) struct ServeArgs {
     /// all come from one address).
     #[arg(long, env = "MRTD_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
     max_connections_per_address: usize,
+    /// Network (CIDR) of a reverse proxy whose X-Forwarded-For or Forwarded header names
+    /// the client (repeatable): the failed-login throttle and the access log then count
+    /// the address it reports (the rightmost hop outside these networks), and its own
+    /// connections are not held to --max-connections-per-address. From any other peer the
+    /// headers are ignored.
+    #[arg(
+        long = "trusted-proxy",
+        env = "MRTD_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_name = "CIDR"
+    )]
+    trusted_proxies: Vec<mrtd_fetch::IpNet>,
     /// MiB of request bodies held in memory at once across all requests (503 beyond).
     #[arg(long, env = "MRTD_MAX_BODY_MEMORY_MIB", default_value_t = 256)]
     max_body_memory_mib: usize,
@@ -425,6 +437,7 @@ fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
         max_connections: args.max_connections.max(1),
         max_connections_per_address: args.max_connections_per_address,
         max_body_memory_bytes: args.max_body_memory_mib.max(1).saturating_mul(1024 * 1024),
+        trusted_proxies: mrtd_server::TrustedProxies::new(args.trusted_proxies.clone()),
     }
 }
 

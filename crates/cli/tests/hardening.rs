@@ -649,3 +649,90 @@ fn the_request_state_key_comes_from_a_file_never_the_command_line() {
         assert!(stderr.contains(expected), "{stderr}");
     }
 }
+
+/// A `tools/list` with `headers`, as a proxy on loopback would pass it on: its status.
+fn list_status(addr: SocketAddr, headers: &[(&str, String)]) -> u16 {
+    let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": { "io.modelcontextprotocol/protocolVersion": support::client::MODERN,
+                   "io.modelcontextprotocol/clientCapabilities": {} } } });
+    let mut all = vec![
+        ("Mcp-Protocol-Version", support::client::MODERN.to_owned()),
+        ("Mcp-Method", "tools/list".to_owned()),
+    ];
+    all.extend(headers.iter().cloned());
+    transport::post(addr, &all, &list).status
+}
+
+#[test]
+fn behind_a_trusted_proxy_failures_count_per_reported_client_and_valid_keys_are_served() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let key = create_key(data_dir.path(), "ci");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink = log.clone();
+    let mut command = support::serve_command(data_dir.path());
+    command.env("RUST_LOG", "warn,mrtd::access=info");
+    let mut child = command
+        .args(["--listen", "127.0.0.1:0", "--auth", "api-key", "--rate-limit", "0"])
+        .args(["--trusted-proxy", "127.0.0.0/8", "--max-connections-per-address", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let addr = support::announced_address(child.stderr.take().unwrap(), move |line| {
+        sink.lock().unwrap().push(line);
+    });
+    let _server = ServerProcess::adopt(child, data_dir, addr);
+    let from = |client: &str| ("X-Forwarded-For", format!("192.0.2.200, {client}"));
+    let bad = |n: usize| ("Authorization", format!("Bearer mrtd_not-a-key-{n}"));
+    let good = ("Authorization", format!("Bearer {key}"));
+    // The test is the proxy (on loopback); it holds a connection open besides its requests,
+    // as a proxy's pool does, which the per-address cap of 1 would otherwise refuse.
+    let _pooled = TcpStream::connect(addr).unwrap();
+    // One client behind the proxy sends bad keys; each of its requests is followed by a
+    // valid one from another client behind the same proxy, and by its own valid one.
+    let mut attacker = Vec::new();
+    for n in 0..25 {
+        attacker.push(list_status(addr, &[from("203.0.113.7"), bad(n)]));
+        assert_eq!(list_status(addr, &[from("203.0.113.8"), good.clone()]), 200, "request {n}");
+        assert_eq!(list_status(addr, &[from("203.0.113.7"), good.clone()]), 200, "request {n}");
+    }
+    assert!(attacker[..20].iter().all(|s| *s == 401), "{attacker:?}");
+    assert!(attacker[20..].iter().all(|s| *s == 429), "{attacker:?}");
+    // Another client's bad key is its own first failure, not the throttled one's.
+    assert_eq!(list_status(addr, &[from("203.0.113.8"), bad(99)]), 401);
+    // The access log names the client the proxy reported, never the claim left of it.
+    std::thread::sleep(Duration::from_millis(200));
+    let log = log.lock().unwrap().join("\n");
+    assert!(log.contains("client=203.0.113.7"), "{log}");
+    assert!(!log.contains("192.0.2.200"), "{log}");
+}
+
+#[test]
+fn forwarded_headers_from_an_untrusted_peer_are_ignored() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let key = create_key(data_dir.path(), "ci");
+    let (child, addr) = start_in(
+        data_dir.path(),
+        &["--auth", "api-key", "--rate-limit", "0", "--trusted-proxy", "10.0.0.0/8"],
+        |_| {},
+    );
+    let _server = ServerProcess::adopt(child, data_dir, addr);
+    // A client that names a fresh address for every bad key is still one address.
+    let statuses: Vec<u16> = (0..25)
+        .map(|n| {
+            list_status(
+                addr,
+                &[
+                    ("X-Forwarded-For", format!("198.51.100.{n}")),
+                    ("Forwarded", format!("for=198.51.100.{n}")),
+                    ("Authorization", format!("Bearer mrtd_not-a-key-{n}")),
+                ],
+            )
+        })
+        .collect();
+    assert!(statuses[..20].iter().all(|s| *s == 401), "{statuses:?}");
+    assert!(statuses[20..].iter().all(|s| *s == 429), "{statuses:?}");
+    let valid = ("Authorization", format!("Bearer {key}"));
+    assert_eq!(list_status(addr, &[valid]), 200);
+}

@@ -106,13 +106,13 @@ async fn check(
     on_endpoint: bool,
 ) -> Result<Checked, (Denial, Value)> {
     let inner = &guard.inner;
-    // The client's address (its /64 for IPv6) counts failed authentications, when they
-    // are limited.
+    // The client's address (its /64 for IPv6; behind a trusted proxy, the one it reports)
+    // counts failed authentications, when they are limited.
     let client = inner
         .failures
         .as_ref()
-        .and_then(|_| crate::http::peer_address(&request))
-        .map(|address| failure_key(address.ip()));
+        .and_then(|_| crate::http::client_address(&request))
+        .map(failure_key);
     let now = std::time::Instant::now();
     // Credentials are checked whatever the address has failed before: behind a proxy every
     // client shares one address, and one client's bad keys must not lock the others out.
