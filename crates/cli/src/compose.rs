@@ -26,6 +26,34 @@ impl mrtd_service::ImageFetch for UrlImages {
     }
 }
 
+/// The photo a recognition names by `image_url`, fetched by the guard before the request
+/// takes a recognition slot and handed to the tool or route as a
+/// [`mrtd_service::FetchedImage`].
+pub(crate) struct PrefetchImages {
+    pub(crate) fetcher: Arc<dyn mrtd_service::ImageFetch>,
+    /// The fetch's byte limit.
+    pub(crate) max_bytes: usize,
+}
+
+impl auth::Prefetch for PrefetchImages {
+    fn prefetch<'a>(
+        &'a self,
+        url: &'a str,
+        extensions: &'a mut http::Extensions,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = usize> + Send + 'a>> {
+        Box::pin(async move {
+            let outcome = self.fetcher.fetch(url).await;
+            let held = outcome.as_ref().map_or(0, Vec::len);
+            extensions.insert(mrtd_service::FetchedImage::new(url, outcome));
+            held
+        })
+    }
+
+    fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+}
+
 /// The scope an access needs always, and the one it needs only with a `scan_id`.
 fn scopes(access: Access) -> (Option<&'static str>, Option<(&'static str, &'static str)>) {
     match access {
@@ -63,7 +91,7 @@ pub(crate) fn access_rules() -> AccessRules {
             recognition: operation.recognition,
         })
         .collect();
-    AccessRules { tools, resources, rest }
+    AccessRules { tools, resources, rest, fetched_argument: Some("image_url") }
 }
 
 /// Gives every request that passed the guard its caller as the service's principal.

@@ -13,7 +13,8 @@ use mrtd_mcp::{McpConfig, MrtdServer};
 use mrtd_server::{
     ConnectionLimits, HttpConfig, McpEndpoint,
     auth::{
-        AuthGuard, AuthMode, AuthSettings, OAuthConfig, RateLimit, TokenVerifier, jwks::JwksSource,
+        AuthGuard, AuthMode, AuthSettings, OAuthConfig, Prefetcher, RateLimit, TokenVerifier,
+        jwks::JwksSource,
     },
     observe::{Observability, Readiness},
 };
@@ -283,8 +284,9 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
     let mut state = AppState::new(engine, store.clone(), &config)?
         .with_trust_store(trust_store(args.csca_dir.as_deref())?);
-    if !args.no_image_url {
-        state = state.with_image_fetcher(image_fetcher(&args)?);
+    let image_urls = if args.no_image_url { None } else { Some(image_fetcher(&args)?) };
+    if let Some(fetcher) = &image_urls {
+        state = state.with_image_fetcher(fetcher.clone());
     }
     let server = MrtdServer::new(state.clone(), &McpConfig { request_state_key: key })?
         .with_tool_spans(compose::tool_spans());
@@ -325,7 +327,15 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             Arc::new(mrtd_server::HostOriginPolicy::new(&http)),
         );
         let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
-        let guard = AuthGuard::new(auth_settings(&args, &store).await?, &http);
+        let mut settings = auth_settings(&args, &store).await?;
+        // An image_url is fetched before its request takes a recognition slot.
+        settings.prefetch = image_urls.map(|fetcher| {
+            Prefetcher(Arc::new(compose::PrefetchImages {
+                fetcher,
+                max_bytes: http.max_body_bytes,
+            }))
+        });
+        let guard = AuthGuard::new(settings, &http);
         // Metrics and probes: the probes are public paths the guard lets through, /metrics
         // is a protected read; `track` goes outermost so the guard's refusals are counted.
         let observability = Observability::install_with(&http, mrtd_service::metrics::HISTOGRAMS)

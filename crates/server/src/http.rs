@@ -198,9 +198,13 @@ async fn accept_failed(error: &std::io::Error) {
 }
 
 /// The client's address, when the request came through [`serve_with`]: the peer's, or the
-/// one a trusted proxy reported ([`crate::TrustedProxies`]).
+/// one a trusted proxy reported ([`crate::TrustedProxies`]); else the peer's, where only
+/// that is known.
 pub fn client_address<B>(request: &Request<B>) -> Option<std::net::IpAddr> {
-    request.extensions().get::<ClientAddress>().map(|client| client.0)
+    match request.extensions().get::<ClientAddress>() {
+        Some(client) => Some(client.0),
+        None => peer_address(request).map(|peer| peer.ip()),
+    }
 }
 
 /// The peer's address, when the request came through [`serve_with`].

@@ -23,7 +23,7 @@ mod state;
 pub use access::Access;
 pub use dates::today;
 pub use image_file::{IMAGE_EXTENSIONS, ImageDir, ImageFileError, ListedImage, media_type};
-pub use image_url::ImageFetch;
+pub use image_url::{FetchedImage, ImageFetch};
 pub use ops::ServiceError;
 pub use principal::Principal;
 pub use state::{AppState, ServiceConfig, StateError};

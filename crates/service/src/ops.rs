@@ -117,6 +117,20 @@ pub async fn fetch_image(state: &AppState, url: &str) -> Result<Vec<u8>, Service
     }
 }
 
+/// The image an `image_url` names: the one fetched before the request took its recognition
+/// slot when there is one for this URL (over HTTP, the composition fetches it first),
+/// else fetched now.
+pub async fn image_from_url(
+    state: &AppState,
+    url: &str,
+    fetched: Option<&crate::FetchedImage>,
+) -> Result<Vec<u8>, ServiceError> {
+    match fetched.and_then(|fetched| fetched.take(url)) {
+        Some(outcome) => outcome.map_err(ServiceError::ImageUrl),
+        None => fetch_image(state, url).await,
+    }
+}
+
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
 /// `no_mrz`, with diagnostics), not an error; only bytes that are no usable image fail.
 pub async fn recognise(
