@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use axum::{Router, extract::Request};
+use axum::{Router, body::Body, extract::Request, middleware::Next};
 use mrtd_mcp::{Access, ToolCall, ToolSpans};
 use mrtd_server::{
     HostOriginPolicy,
@@ -94,15 +94,27 @@ pub(crate) fn access_rules() -> AccessRules {
     AccessRules { tools, resources, rest, fetched_argument: Some("image_url") }
 }
 
-/// Gives every request that passed the guard its caller as the service's principal.
-/// Apply it to the router before the guard wraps it, so it runs after authentication.
+/// Gives every request that passed the guard its caller as the service's principal, and a
+/// [`mrtd_service::ResponseHold`] that lives as long as its response body: the share of
+/// the memory budget an answer took is given back once the answer is written (or the
+/// connection closed). Apply it to the router before the guard wraps it, so it runs after
+/// authentication.
 pub(crate) fn identify(router: Router) -> Router {
-    router.layer(axum::middleware::map_request(|mut request: Request| async move {
+    use http_body_util::BodyExt as _;
+    router.layer(axum::middleware::from_fn(|mut request: Request, next: Next| async move {
         if let Some(principal) = request.extensions().get::<auth::Principal>() {
             let principal = mrtd_service::Principal(principal.0.clone());
             request.extensions_mut().insert(principal);
         }
-        request
+        let hold = mrtd_service::ResponseHold::default();
+        request.extensions_mut().insert(hold.clone());
+        let response = next.run(request).await;
+        response.map(|body| {
+            Body::new(body.map_frame(move |frame| {
+                let _kept_until_the_body_is_dropped = &hold;
+                frame
+            }))
+        })
     }))
 }
 

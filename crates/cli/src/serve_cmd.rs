@@ -211,6 +211,12 @@ pub(crate) struct ServeArgs {
         value_name = "CIDR"
     )]
     trusted_proxies: Vec<mrtd_fetch::IpNet>,
+    /// MiB that answers built from files (resources/read of a photo: file, base64 and
+    /// message, about three times the file) may hold at once, each until its response is
+    /// written; a read that finds no room waits --scan-wait-secs, then gets an error with
+    /// retryAfter.
+    #[arg(long, env = "MRTD_MAX_ANSWER_MEMORY_MIB", default_value_t = 192)]
+    max_answer_memory_mib: usize,
     /// MiB of request bodies held in memory at once across all requests (503 beyond).
     #[arg(long, env = "MRTD_MAX_BODY_MEMORY_MIB", default_value_t = 256)]
     max_body_memory_mib: usize,
@@ -282,8 +288,13 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
         max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
+    let answers = mrtd_service::AnswerBudget::new(
+        args.max_answer_memory_mib.max(1).saturating_mul(1024 * 1024),
+        Duration::from_secs(args.scan_wait_secs),
+    );
     let mut state = AppState::new(engine, store.clone(), &config)?
-        .with_trust_store(trust_store(args.csca_dir.as_deref())?);
+        .with_trust_store(trust_store(args.csca_dir.as_deref())?)
+        .with_answer_budget(answers);
     let image_urls = if args.no_image_url { None } else { Some(image_fetcher(&args)?) };
     if let Some(fetcher) = &image_urls {
         state = state.with_image_fetcher(fetcher.clone());

@@ -44,7 +44,10 @@ fn closed_within(mut stream: TcpStream, limit: Duration) -> (Vec<u8>, Duration) 
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                panic!("the connection was still open after {limit:?}")
+                panic!(
+                    "the connection was still open after {limit:?} ({} bytes read)",
+                    received.len()
+                )
             }
             Err(_) => break,
         }
@@ -735,4 +738,172 @@ fn forwarded_headers_from_an_untrusted_peer_are_ignored() {
     assert!(statuses[20..].iter().all(|s| *s == 429), "{statuses:?}");
     let valid = ("Authorization", format!("Bearer {key}"));
     assert_eq!(list_status(addr, &[valid]), 200);
+}
+
+/// The resident memory of a process now, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS in /proc");
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// The sockets a process holds open (its listener and connections among them).
+fn sockets(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            std::fs::read_link(entry.path())
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+        })
+        .count()
+}
+
+/// An image directory holding one large "photo" (random bytes: only its extension makes it
+/// one) of `mib` MiB.
+fn large_image_dir(mib: usize) -> tempfile::TempDir {
+    use rand::RngCore as _;
+    let images = tempfile::tempdir().unwrap();
+    let mut bytes = vec![0u8; mib << 20];
+    rand::rng().fill_bytes(&mut bytes);
+    std::fs::write(images.path().join("large.jpg"), bytes).unwrap();
+    images
+}
+
+/// A `resources/read` of `uri` as its raw request bytes.
+fn resource_read_request(addr: SocketAddr, uri: &str) -> Vec<u8> {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {
+        "uri": uri, "_meta": { "io.modelcontextprotocol/protocolVersion": support::client::MODERN,
+                               "io.modelcontextprotocol/clientCapabilities": {} } } })
+    .to_string();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: {}\r\n\
+         Mcp-Method: resources/read\r\nMcp-Name: {uri}\r\nContent-Length: {}\r\n\r\n{body}",
+        support::client::MODERN,
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn concurrent_reads_of_a_large_image_file_stay_within_the_answer_budget() {
+    let images = large_image_dir(16);
+    let budget_mib = 64;
+    let mut server = ServerProcess::http(&[
+        "--image-dir",
+        images.path().to_str().unwrap(),
+        "--max-answer-memory-mib",
+        &budget_mib.to_string(),
+        "--rate-limit",
+        "0",
+        "--scan-wait-secs",
+        "60",
+    ]);
+    let addr = server.addr.unwrap();
+    let pid = server.pid();
+    let mut lister = server.client(Revision::Modern, json!({}));
+    lister.result("tools/list", json!({}));
+    let before = rss(pid);
+    // 16 reads at once of a 16 MiB file: about 48 MiB each as file, base64 and message, so
+    // the 64 MiB budget lets one through at a time and the others wait their turn.
+    let readers: Vec<_> = (0..16)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let mut stream =
+                    send_raw(addr, &resource_read_request(addr, "mrtd://images/large.jpg"));
+                stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+                let mut response = Vec::new();
+                let _ = stream.read_to_end(&mut response);
+                response
+            })
+        })
+        .collect();
+    // Meanwhile tools/list is answered.
+    let mut latencies = Vec::new();
+    while !readers.iter().all(|reader| reader.is_finished()) {
+        let started = Instant::now();
+        lister.result("tools/list", json!({}));
+        latencies.push(started.elapsed());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let encoded_len = (16usize << 20).div_ceil(3) * 4;
+    for reader in readers {
+        let response = reader.join().unwrap();
+        assert_eq!(status_of(&response), 200);
+        assert!(response.len() > encoded_len, "a whole answer: {} bytes", response.len());
+    }
+    let peak = peak_rss(pid);
+    latencies.sort();
+    let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
+    eprintln!(
+        "16 reads of 16 MiB: peak RSS {} MiB ({} MiB before), tools/list p99 {p99:?} over {} calls",
+        peak >> 20,
+        before >> 20,
+        latencies.len()
+    );
+    // Without the budget the answers alone held over a gigabyte at once.
+    let ceiling = before + ((budget_mib + 96) << 20);
+    assert!(peak < ceiling, "peak RSS {} MiB, before {} MiB", peak >> 20, before >> 20);
+    assert!(p99 < Duration::from_secs(1), "tools/list p99 {p99:?}");
+}
+
+#[test]
+fn clients_that_never_read_a_large_answer_are_closed_within_the_response_timeout() {
+    let images = large_image_dir(16);
+    let timeout = Duration::from_secs(2);
+    let server = ServerProcess::http(&[
+        "--image-dir",
+        images.path().to_str().unwrap(),
+        "--response-timeout-secs",
+        &timeout.as_secs().to_string(),
+        // Room for all twelve answers at once: each connection's own timeout is measured.
+        "--max-answer-memory-mib",
+        "1024",
+        "--rate-limit",
+        "0",
+    ]);
+    let addr = server.addr.unwrap();
+    let pid = server.pid();
+    let before = rss(pid);
+    let open_before = sockets(pid);
+    let started = Instant::now();
+    let request = resource_read_request(addr, "mrtd://images/large.jpg");
+    let streams: Vec<TcpStream> = (0..12).map(|_| send_raw(addr, &request)).collect();
+    // Twelve answers of 22 MiB are built and stall in the sockets; once each write has
+    // waited the response timeout its connection is closed and the answer freed.
+    let mut peak = 0;
+    let mut opened = false;
+    let closed = loop {
+        let open = sockets(pid);
+        peak = peak.max(rss(pid));
+        opened |= open >= open_before + 12;
+        if opened && open == open_before {
+            break started.elapsed();
+        }
+        assert!(
+            started.elapsed() < timeout + Duration::from_secs(20),
+            "{} connections still open (peak {} MiB)",
+            open - open_before,
+            peak >> 20
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let after = rss(pid);
+    eprintln!(
+        "12 clients that never read: closed after {closed:?}; peak {} MiB, {} MiB before, {} MiB \
+         after",
+        peak >> 20,
+        before >> 20,
+        after >> 20
+    );
+    assert!(peak > before + (256 << 20), "the answers were built: peak {} MiB", peak >> 20);
+    assert!(after < before + (64 << 20), "their memory returns: {} MiB", after >> 20);
+    // Each connection was closed before its answer was sent: what the socket holds ends early.
+    let whole = (16usize << 20).div_ceil(3) * 4;
+    for stream in streams {
+        let (received, _) = closed_within(stream, Duration::from_secs(20));
+        assert!(received.len() < whole, "{} of {whole} bytes arrived", received.len());
+    }
+    assert!(closed < timeout + Duration::from_secs(10), "{closed:?}");
 }

@@ -38,6 +38,8 @@ pub struct AppState {
     pub(crate) trust: Arc<mrtd_chip::TrustStore>,
     /// What fetches `image_url`; `None` disables it.
     pub(crate) image_urls: Option<Arc<dyn ImageFetch>>,
+    /// The memory answers built from files may hold at once.
+    pub(crate) answers: crate::AnswerBudget,
 }
 
 impl AppState {
@@ -61,6 +63,10 @@ impl AppState {
             reads: Arc::new(Semaphore::new(config.max_concurrent_reads.max(1))),
             trust: Arc::new(mrtd_chip::TrustStore::new()),
             image_urls: None,
+            answers: crate::AnswerBudget::new(
+                crate::budget::DEFAULT_ANSWER_MEMORY_BYTES,
+                std::time::Duration::from_secs(10),
+            ),
         })
     }
 
@@ -74,6 +80,18 @@ impl AppState {
     pub fn with_image_fetcher(mut self, fetcher: Arc<dyn ImageFetch>) -> Self {
         self.image_urls = Some(fetcher);
         self
+    }
+
+    /// The same state with `budget` for the answers built from files (`resources/read` of
+    /// a photo).
+    pub fn with_answer_budget(mut self, budget: crate::AnswerBudget) -> Self {
+        self.answers = budget;
+        self
+    }
+
+    /// The memory budget of answers built from files.
+    pub fn answer_budget(&self) -> &crate::AnswerBudget {
+        &self.answers
     }
 
     /// The store (every operation on it counted in the metrics when it fails).
