@@ -217,6 +217,11 @@ pub(crate) struct ServeArgs {
     /// retryAfter.
     #[arg(long, env = "MRTD_MAX_ANSWER_MEMORY_MIB", default_value_t = 192)]
     max_answer_memory_mib: usize,
+    /// Megapixels the recognitions running may hold decoded at once (each takes what its
+    /// photo's header declares, at most the 40 MP limit, before decoding; one that finds
+    /// no room waits --scan-wait-secs, then gets 503 or a busy tool error).
+    #[arg(long, env = "MRTD_MAX_DECODED_MEGAPIXELS", default_value_t = 80)]
+    max_decoded_megapixels: u64,
     /// MiB of request bodies held in memory at once across all requests (503 beyond).
     #[arg(long, env = "MRTD_MAX_BODY_MEMORY_MIB", default_value_t = 256)]
     max_body_memory_mib: usize,
@@ -294,7 +299,11 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
     );
     let mut state = AppState::new(engine, store.clone(), &config)?
         .with_trust_store(trust_store(args.csca_dir.as_deref())?)
-        .with_answer_budget(answers);
+        .with_answer_budget(answers)
+        .with_pixel_budget(mrtd_service::budget::PixelBudget::new(
+            args.max_decoded_megapixels.max(1).saturating_mul(1_000_000),
+            Duration::from_secs(args.scan_wait_secs),
+        ));
     let image_urls = if args.no_image_url { None } else { Some(image_fetcher(&args)?) };
     if let Some(fetcher) = &image_urls {
         state = state.with_image_fetcher(fetcher.clone());

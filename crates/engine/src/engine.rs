@@ -103,6 +103,15 @@ impl Engine {
         &self.config
     }
 
+    /// The most pixels [`Engine::read`] holds decoded at once for `image_bytes`, read from
+    /// the file's header (cheap): for a server that budgets decoded pixels across the reads
+    /// it runs. Never more than the pixel limit.
+    pub fn pixels_to_decode(&self, image_bytes: &[u8]) -> u64 {
+        let limits =
+            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
+        crate::image::pixels_to_decode(image_bytes, limits)
+    }
+
     /// Reads the MRZ of an encoded image.
     ///
     /// Returns an error only when the input is not a usable image; a photo

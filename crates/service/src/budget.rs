@@ -1,5 +1,6 @@
-//! The memory budget of answers the server builds from files: `resources/read` of a photo
-//! in the image directory holds the file, its base64 and the serialised message at once.
+//! Memory budgets beyond request bodies: the answers the server builds from files
+//! (`resources/read` of a photo in the image directory holds the file, its base64 and the
+//! serialised message at once), and the pixels the recognitions running hold decoded.
 //!
 //! Each such answer takes a share of the budget, sized from the file, before the file is
 //! read; a caller that finds no room waits a bounded time and is then refused with advice
@@ -80,6 +81,57 @@ impl AnswerBudget {
     }
 }
 
+/// The default pixel budget: 80 megapixels decoded at once across recognitions, two photos
+/// at the engine's pixel limit (about 4 bytes each as gray, colour and working images).
+pub const DEFAULT_DECODED_PIXELS: u64 = 80_000_000;
+
+/// The pixels counted as one unit of the [`PixelBudget`].
+const PIXEL_UNIT: u64 = 64 * 1024;
+
+/// The pixels the recognitions running may hold decoded at once. A recognition takes the
+/// pixels its photo's header declares before it is decoded, and waits a bounded time for
+/// room; recognition slots bound how many run, this bounds what they hold.
+#[derive(Debug, Clone)]
+pub struct PixelBudget {
+    units: Arc<Semaphore>,
+    total: u64,
+    wait: Duration,
+}
+
+impl PixelBudget {
+    /// A budget of `pixels`, a recognition waiting at most `wait` for room.
+    pub fn new(pixels: u64, wait: Duration) -> Self {
+        let units = usize::try_from(pixels.div_ceil(PIXEL_UNIT))
+            .unwrap_or(usize::MAX)
+            .clamp(1, Semaphore::MAX_PERMITS);
+        PixelBudget {
+            units: Arc::new(Semaphore::new(units)),
+            total: units as u64 * PIXEL_UNIT,
+            wait,
+        }
+    }
+
+    /// How long a recognition waits for room before it is refused.
+    pub fn wait(&self) -> Duration {
+        self.wait
+    }
+
+    /// A share of `pixels` (the whole budget at most: a photo larger than the budget waits
+    /// for all of it), waiting at most the budget's wait for room.
+    pub async fn take(&self, pixels: u64) -> Result<BudgetShare, BudgetError> {
+        let units = u32::try_from(pixels.min(self.total).div_ceil(PIXEL_UNIT).max(1))
+            .map_err(|_| BudgetError::TooLarge)?;
+        let permit = match self.units.clone().try_acquire_many_owned(units) {
+            Ok(permit) => permit,
+            Err(_) => tokio::time::timeout(self.wait, self.units.clone().acquire_many_owned(units))
+                .await
+                .map_err(|_| BudgetError::Busy)?
+                .map_err(|_| BudgetError::Busy)?,
+        };
+        Ok(BudgetShare(permit))
+    }
+}
+
 /// Shares kept until the response of the request they were taken for is written or
 /// dropped: the HTTP composition puts one into each request's extensions and drops it with
 /// the response body; without one (stdio), a share ends with the handler.
@@ -112,5 +164,18 @@ mod tests {
         assert_eq!(budget.take(6 * UNIT).await.unwrap_err(), BudgetError::Busy);
         drop(clone);
         assert!(budget.take(6 * UNIT).await.is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn decoded_pixels_share_the_budget() {
+        let budget = PixelBudget::new(10 * PIXEL_UNIT, Duration::from_secs(2));
+        let first = budget.take(6 * PIXEL_UNIT).await.unwrap();
+        assert_eq!(budget.take(6 * PIXEL_UNIT).await.unwrap_err(), BudgetError::Busy);
+        // A photo larger than the whole budget waits for all of it rather than never running.
+        drop(first);
+        let whole = budget.take(100 * PIXEL_UNIT).await.unwrap();
+        assert_eq!(budget.take(1).await.unwrap_err(), BudgetError::Busy);
+        drop(whole);
+        assert!(budget.take(1).await.is_ok());
     }
 }

@@ -46,6 +46,10 @@ pub enum ServiceError {
     /// The list cursor was not issued by this server.
     #[error("The cursor is not valid; start again without one.")]
     InvalidCursor,
+    /// The server holds as much as its memory budgets allow (decoded pixels); retry after
+    /// the given seconds.
+    #[error("The server is reading too many large photos right now; retry in {0} seconds.")]
+    Busy(u64),
     /// The store cannot be reached; nothing was changed.
     #[error("The scan store is unavailable right now; nothing was changed. Try again shortly.")]
     Unavailable,
@@ -138,7 +142,7 @@ pub async fn recognise(
     image: Vec<u8>,
     date: mrtd_mrz::Date,
 ) -> Result<DocumentResult, ServiceError> {
-    state.recognise(image, date).await.map_err(ServiceError::UnusableImage)
+    state.recognise(image, date).await
 }
 
 /// Keeps `result` for `retain_hours` hours as the caller's scan, adding `scan_id` and
