@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use axum::{Router, body::Body, extract::Request, middleware::Next};
+use axum::{Router, extract::Request, middleware::Next};
 use mrtd_mcp::{Access, ToolCall, ToolSpans};
 use mrtd_server::{
     HostOriginPolicy,
@@ -100,7 +100,6 @@ pub(crate) fn access_rules() -> AccessRules {
 /// connection closed). Apply it to the router before the guard wraps it, so it runs after
 /// authentication.
 pub(crate) fn identify(router: Router) -> Router {
-    use http_body_util::BodyExt as _;
     router.layer(axum::middleware::from_fn(|mut request: Request, next: Next| async move {
         if let Some(principal) = request.extensions().get::<auth::Principal>() {
             let principal = mrtd_service::Principal(principal.0.clone());
@@ -108,13 +107,7 @@ pub(crate) fn identify(router: Router) -> Router {
         }
         let hold = mrtd_service::ResponseHold::default();
         request.extensions_mut().insert(hold.clone());
-        let response = next.run(request).await;
-        response.map(|body| {
-            Body::new(body.map_frame(move |frame| {
-                let _kept_until_the_body_is_dropped = &hold;
-                frame
-            }))
-        })
+        mrtd_server::http::keep_with_body(next.run(request).await, hold)
     }))
 }
 

@@ -848,62 +848,96 @@ fn concurrent_reads_of_a_large_image_file_stay_within_the_answer_budget() {
     assert!(p99 < Duration::from_secs(1), "tools/list p99 {p99:?}");
 }
 
-#[test]
-fn clients_that_never_read_a_large_answer_are_closed_within_the_response_timeout() {
-    let images = large_image_dir(16);
-    let timeout = Duration::from_secs(2);
-    let server = ServerProcess::http(&[
-        "--image-dir",
-        images.path().to_str().unwrap(),
-        "--response-timeout-secs",
-        &timeout.as_secs().to_string(),
-        // Room for all twelve answers at once: each connection's own timeout is measured.
-        "--max-answer-memory-mib",
-        "1024",
-        "--rate-limit",
-        "0",
-    ]);
-    let addr = server.addr.unwrap();
-    let pid = server.pid();
-    let before = rss(pid);
+/// What became of clients that never read their answers: when the server had closed
+/// them all, and its memory at the peak and after.
+struct NeverRead {
+    closed: Duration,
+    peak: u64,
+    after: u64,
+}
+
+/// `clients` connections ask `server` for `uri` and never read; waits (up to `limit`)
+/// until the server has closed them all, then checks that each got less than `whole` bytes.
+fn never_reading(
+    server: &ServerProcess,
+    uri: &str,
+    clients: usize,
+    whole: usize,
+    limit: Duration,
+) -> NeverRead {
+    let (addr, pid) = (server.addr.unwrap(), server.pid());
     let open_before = sockets(pid);
     let started = Instant::now();
-    let request = resource_read_request(addr, "mrtd://images/large.jpg");
-    let streams: Vec<TcpStream> = (0..12).map(|_| send_raw(addr, &request)).collect();
-    // Twelve answers of 22 MiB are built and stall in the sockets; once each write has
-    // waited the response timeout its connection is closed and the answer freed.
+    let request = resource_read_request(addr, uri);
+    let streams: Vec<TcpStream> = (0..clients).map(|_| send_raw(addr, &request)).collect();
     let mut peak = 0;
     let mut opened = false;
     let closed = loop {
         let open = sockets(pid);
         peak = peak.max(rss(pid));
-        opened |= open >= open_before + 12;
+        opened |= open >= open_before + clients;
         if opened && open == open_before {
             break started.elapsed();
         }
         assert!(
-            started.elapsed() < timeout + Duration::from_secs(20),
-            "{} connections still open (peak {} MiB)",
+            started.elapsed() < limit,
+            "{} connections still open after {limit:?} (peak {} MiB)",
             open - open_before,
             peak >> 20
         );
         std::thread::sleep(Duration::from_millis(20));
     };
-    let after = rss(pid);
-    eprintln!(
-        "12 clients that never read: closed after {closed:?}; peak {} MiB, {} MiB before, {} MiB \
-         after",
-        peak >> 20,
-        before >> 20,
-        after >> 20
-    );
-    assert!(peak > before + (256 << 20), "the answers were built: peak {} MiB", peak >> 20);
-    assert!(after < before + (64 << 20), "their memory returns: {} MiB", after >> 20);
     // Each connection was closed before its answer was sent: what the socket holds ends early.
-    let whole = (16usize << 20).div_ceil(3) * 4;
     for stream in streams {
         let (received, _) = closed_within(stream, Duration::from_secs(20));
         assert!(received.len() < whole, "{} of {whole} bytes arrived", received.len());
     }
-    assert!(closed < timeout + Duration::from_secs(10), "{closed:?}");
+    NeverRead { closed, peak, after: rss(pid) }
+}
+
+#[test]
+fn clients_that_never_read_a_large_answer_are_closed_within_the_response_timeout() {
+    let images = large_image_dir(16);
+    let whole = (16usize << 20).div_ceil(3) * 4;
+    let timeout = Duration::from_secs(2);
+    let server = |budget_mib: &str| {
+        ServerProcess::http(&[
+            "--image-dir",
+            images.path().to_str().unwrap(),
+            "--response-timeout-secs",
+            &timeout.as_secs().to_string(),
+            "--max-answer-memory-mib",
+            budget_mib,
+            "--rate-limit",
+            "0",
+        ])
+    };
+    // Room for all twelve answers at once: each connection's own timeout is measured.
+    let roomy = server("1024");
+    let before = rss(roomy.pid());
+    let seen = never_reading(&roomy, "mrtd://images/large.jpg", 12, whole, timeout * 10);
+    eprintln!(
+        "12 clients that never read: closed after {:?}; peak {} MiB, {} MiB before, {} MiB after",
+        seen.closed,
+        seen.peak >> 20,
+        before >> 20,
+        seen.after >> 20
+    );
+    assert!(seen.peak > before + (256 << 20), "the answers were built: {} MiB", seen.peak >> 20);
+    assert!(seen.after < before + (64 << 20), "their memory returns: {} MiB", seen.after >> 20);
+    assert!(seen.closed < timeout + Duration::from_secs(10), "{:?}", seen.closed);
+
+    // An answer keeps its share of the budget until it is taken or its connection closed:
+    // within 64 MiB the answers of three clients that never read are built one at a time.
+    let tight = server("64");
+    let before = rss(tight.pid());
+    let seen = never_reading(&tight, "mrtd://images/large.jpg", 3, whole, timeout * 15);
+    eprintln!(
+        "3 clients that never read within 64 MiB: closed after {:?}; peak {} MiB, {} MiB before",
+        seen.closed,
+        seen.peak >> 20,
+        before >> 20
+    );
+    assert!(seen.closed >= timeout * 3, "one at a time: {:?}", seen.closed);
+    assert!(seen.peak < before + (128 << 20), "peak {} MiB", seen.peak >> 20);
 }

@@ -141,6 +141,11 @@ pub async fn serve_with(
             request.extensions_mut().insert(ClientAddress(client));
             request
         });
+        // Large frames go to hyper in pieces, so that a response keeps what its body holds
+        // until the client has taken it (see `pieces`).
+        let service = service.map_response(|response: axum::response::Response| {
+            response.map(crate::pieces::InPieces::wrap)
+        });
         // hyper would wait forever for a client that does not read; the wrapper makes a
         // write that stalls for the response timeout an error, which closes the connection.
         let stream = WriteTimeout::new(stream, limits.response_timeout);
@@ -206,6 +211,8 @@ pub fn client_address<B>(request: &Request<B>) -> Option<std::net::IpAddr> {
         None => peer_address(request).map(|peer| peer.ip()),
     }
 }
+
+pub use crate::pieces::keep_with_body;
 
 /// The peer's address, when the request came through [`serve_with`].
 pub fn peer_address<B>(request: &Request<B>) -> Option<SocketAddr> {

@@ -47,6 +47,7 @@ pub mod http;
 pub mod jsonrpc;
 pub mod observe;
 mod per_address;
+mod pieces;
 pub mod stdio;
 mod write_timeout;
 
