@@ -13,6 +13,12 @@
 #   SECONDS      length of the mixed load (default 600: the first few minutes include a warm-up step in memory)
 #   CONNECTIONS  concurrent connections (default 64)
 #
+# Then the hardening scenarios (bounded): bad keys beside valid ones behind a trusted proxy,
+# four stalled image_url fetches beside another photo, reads of a 49 MiB image-directory
+# file at once (40, or 12 with --quick) with the server's peak memory under the budgets' sum
+# (800 MiB) and tools/list p99 under 100 ms (full runs), and 12 clients that never read a
+# 16 MiB file's answer.
+#
 # Passes when no request failed and (full runs) the server's memory stayed flat: the median
 # VmRSS of the last quarter of the run at most 10 % above that of the second quarter.
 # Server settings used, because one load driver is one caller: --rate-limit 0 (no per-caller
@@ -75,11 +81,33 @@ load uploads --url "$SERVER_URL" --uploads "$UPLOADS" --mib 35 --rounds "$ROUNDS
     --max-peak-rss-mib 1024 "${LATENCY[@]}" | tee "$WORK/uploads.out" || STATUS=1
 stop_server "$SERVER_PID"
 
+# The hardening scenarios of issue 39, on one server with API keys, trusting the driver on
+# loopback as its proxy, one recognition slot and a 5 s response timeout.
+say "hardening scenarios"
+mkdir -p "$WORK/hard-images"
+head -c $((49 * 1024 * 1024)) /dev/urandom >"$WORK/hard-images/large.jpg"
+head -c $((16 * 1024 * 1024)) /dev/urandom >"$WORK/hard-images/medium.jpg"
+HARD_KEY="$("$MRTD_BIN" keys create load --data-dir "$WORK/hard-data" 2>/dev/null \
+    | grep -o 'mrtd_[A-Za-z0-9_-]*' | head -n 1)"
+[[ -n "$HARD_KEY" ]] || fail "mrtd keys create printed no key"
+start_server hardening --data-dir "$WORK/hard-data" "${LOAD_SERVER_ARGS[@]}" --auth api-key \
+    --trusted-proxy 127.0.0.1/32 --image-dir "$WORK/hard-images" --image-url-allow-http \
+    --image-url-allow-network 127.0.0.1/32 --max-concurrent-scans 1 --response-timeout-secs 5
+MRTD_LOAD_API_KEY="$HARD_KEY" load hardening --url "$SERVER_URL" --server-pid "$SERVER_PID" \
+    --throttle-secs "$([[ -n "$QUICK" ]] && echo 5 || echo 30)" --slow-urls 4 \
+    --resource mrtd://images/large.jpg --resource-reads "$([[ -n "$QUICK" ]] && echo 12 || echo 40)" \
+    --max-peak-rss-mib 800 "${LATENCY[@]}" \
+    --never-read 12 --never-read-resource mrtd://images/medium.jpg --never-read-within-secs 40 \
+    | tee "$WORK/hardening.out" || STATUS=1
+stop_server "$SERVER_PID"
+
 echo
 say "summary"
 grep -E '^(target|requests|method|scan_document|get_scan|tools/list|memory verdict|memory trend|server memory|server CPU|VIOLATION)' \
     "$WORK/soak.out" || true
 grep -E '^(uploads|  |tools/list meanwhile|server peak|VIOLATION)' "$WORK/uploads.out" || true
+grep -E '^(throttle|slow-url|resource-reads|never-read|tools/list meanwhile|server peak|VIOLATION)' \
+    "$WORK/hardening.out" || true
 echo "recognition: ${SCANS_PER_SECOND[1]} scans/s with 1 slot, ${SCANS_PER_SECOND[2]} scans/s" \
     "with 2 slots: x$(ratio "${SCANS_PER_SECOND[2]}" "${SCANS_PER_SECOND[1]}") on $CORES cores" \
     "(the load driver shares those cores); the server kept ${BUSY[1]:-?} and ${BUSY[2]:-?} cores busy"

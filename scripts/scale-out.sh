@@ -66,11 +66,12 @@ say "PostgreSQL at ${PG_URL/:mrtd@/:***@}"
 KEY_FILE="$WORK/request-state.key"
 (umask 077 && head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$KEY_FILE")
 
+# nginx connects from loopback and names the client in X-Forwarded-For.
 start_server replica-a --data-dir "$WORK/a" --database-url "$PG_URL" \
-    --request-state-key-file "$KEY_FILE" "${LOAD_SERVER_ARGS[@]}"
+    --request-state-key-file "$KEY_FILE" --trusted-proxy 127.0.0.1/32 "${LOAD_SERVER_ARGS[@]}"
 A_PID="$SERVER_PID" A_URL="$SERVER_URL"
 start_server replica-b --data-dir "$WORK/b" --database-url "$PG_URL" \
-    --request-state-key-file "$KEY_FILE" "${LOAD_SERVER_ARGS[@]}"
+    --request-state-key-file "$KEY_FILE" --trusted-proxy 127.0.0.1/32 "${LOAD_SERVER_ARGS[@]}"
 B_PID="$SERVER_PID" B_URL="$SERVER_URL"
 A_ADDR="${A_URL#http://}" A_ADDR="${A_ADDR%/mcp}"
 B_ADDR="${B_URL#http://}" B_ADDR="${B_ADDR%/mcp}"

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use axum::{Router, extract::Request};
+use axum::{Router, extract::Request, middleware::Next};
 use mrtd_mcp::{Access, ToolCall, ToolSpans};
 use mrtd_server::{
     HostOriginPolicy,
@@ -23,6 +23,34 @@ pub(crate) struct UrlImages(pub(crate) mrtd_fetch::Fetcher);
 impl mrtd_service::ImageFetch for UrlImages {
     async fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
         self.0.get(url).await.map(|fetched| fetched.body).map_err(|error| error.to_string())
+    }
+}
+
+/// The photo a recognition names by `image_url`, fetched by the guard before the request
+/// takes a recognition slot and handed to the tool or route as a
+/// [`mrtd_service::FetchedImage`].
+pub(crate) struct PrefetchImages {
+    pub(crate) fetcher: Arc<dyn mrtd_service::ImageFetch>,
+    /// The fetch's byte limit.
+    pub(crate) max_bytes: usize,
+}
+
+impl auth::Prefetch for PrefetchImages {
+    fn prefetch<'a>(
+        &'a self,
+        url: &'a str,
+        extensions: &'a mut http::Extensions,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = usize> + Send + 'a>> {
+        Box::pin(async move {
+            let outcome = self.fetcher.fetch(url).await;
+            let held = outcome.as_ref().map_or(0, Vec::len);
+            extensions.insert(mrtd_service::FetchedImage::new(url, outcome));
+            held
+        })
+    }
+
+    fn max_bytes(&self) -> usize {
+        self.max_bytes
     }
 }
 
@@ -63,18 +91,23 @@ pub(crate) fn access_rules() -> AccessRules {
             recognition: operation.recognition,
         })
         .collect();
-    AccessRules { tools, resources, rest }
+    AccessRules { tools, resources, rest, fetched_argument: Some("image_url") }
 }
 
-/// Gives every request that passed the guard its caller as the service's principal.
-/// Apply it to the router before the guard wraps it, so it runs after authentication.
+/// Gives every request that passed the guard its caller as the service's principal, and a
+/// [`mrtd_service::ResponseHold`] that lives as long as its response body: the share of
+/// the memory budget an answer took is given back once the answer is written (or the
+/// connection closed). Apply it to the router before the guard wraps it, so it runs after
+/// authentication.
 pub(crate) fn identify(router: Router) -> Router {
-    router.layer(axum::middleware::map_request(|mut request: Request| async move {
+    router.layer(axum::middleware::from_fn(|mut request: Request, next: Next| async move {
         if let Some(principal) = request.extensions().get::<auth::Principal>() {
             let principal = mrtd_service::Principal(principal.0.clone());
             request.extensions_mut().insert(principal);
         }
-        request
+        let hold = mrtd_service::ResponseHold::default();
+        request.extensions_mut().insert(hold.clone());
+        mrtd_server::http::keep_with_body(next.run(request).await, hold)
     }))
 }
 

@@ -12,6 +12,7 @@ mod connect;
 mod eval_cmd;
 mod exit;
 mod keys_cmd;
+mod malloc;
 mod output;
 mod parse_cmd;
 mod robustness;
@@ -76,6 +77,9 @@ fn main() -> ExitCode {
             return exit::status_of(&error).into();
         }
     };
+    if matches!(cli.command, Command::Serve(_)) {
+        malloc::give_large_buffers_back();
+    }
     // Kept until the command has finished: dropping it flushes the spans still buffered.
     let _export = match init_logging(cli.log_format, cli.otlp_endpoint.as_deref()) {
         Ok(export) => export,

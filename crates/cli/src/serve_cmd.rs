@@ -13,7 +13,8 @@ use mrtd_mcp::{McpConfig, MrtdServer};
 use mrtd_server::{
     ConnectionLimits, HttpConfig, McpEndpoint,
     auth::{
-        AuthGuard, AuthMode, AuthSettings, OAuthConfig, RateLimit, TokenVerifier, jwks::JwksSource,
+        AuthGuard, AuthMode, AuthSettings, OAuthConfig, Prefetcher, RateLimit, TokenVerifier,
+        jwks::JwksSource,
     },
     observe::{Observability, Readiness},
 };
@@ -198,6 +199,29 @@ pub(crate) struct ServeArgs {
     /// all come from one address).
     #[arg(long, env = "MRTD_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 64)]
     max_connections_per_address: usize,
+    /// Network (CIDR) of a reverse proxy whose X-Forwarded-For or Forwarded header names
+    /// the client (repeatable): the failed-login throttle and the access log then count
+    /// the address it reports (the rightmost hop outside these networks), and its own
+    /// connections are not held to --max-connections-per-address. From any other peer the
+    /// headers are ignored.
+    #[arg(
+        long = "trusted-proxy",
+        env = "MRTD_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        value_name = "CIDR"
+    )]
+    trusted_proxies: Vec<mrtd_fetch::IpNet>,
+    /// MiB that answers built from files (resources/read of a photo: file, base64 and
+    /// message, about three times the file) may hold at once, each until its response is
+    /// written; a read that finds no room waits --scan-wait-secs, then gets an error with
+    /// retryAfter.
+    #[arg(long, env = "MRTD_MAX_ANSWER_MEMORY_MIB", default_value_t = 192)]
+    max_answer_memory_mib: usize,
+    /// Megapixels the recognitions running may hold decoded at once (each takes what its
+    /// photo's header declares, at most the 40 MP limit, before decoding; one that finds
+    /// no room waits --scan-wait-secs, then gets 503 or a busy tool error).
+    #[arg(long, env = "MRTD_MAX_DECODED_MEGAPIXELS", default_value_t = 80)]
+    max_decoded_megapixels: u64,
     /// MiB of request bodies held in memory at once across all requests (503 beyond).
     #[arg(long, env = "MRTD_MAX_BODY_MEMORY_MIB", default_value_t = 256)]
     max_body_memory_mib: usize,
@@ -271,9 +295,20 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
     let trust = trust_store(args.csca_dir.as_deref())?;
     let trust_problems = trust.problems().to_vec();
-    let mut state = AppState::new(engine, store.clone(), &config)?.with_trust_store(trust);
-    if !args.no_image_url {
-        state = state.with_image_fetcher(image_fetcher(&args)?);
+    let answers = mrtd_service::AnswerBudget::new(
+        args.max_answer_memory_mib.max(1).saturating_mul(1024 * 1024),
+        Duration::from_secs(args.scan_wait_secs),
+    );
+    let mut state = AppState::new(engine, store.clone(), &config)?
+        .with_trust_store(trust)
+        .with_answer_budget(answers)
+        .with_pixel_budget(mrtd_service::budget::PixelBudget::new(
+            args.max_decoded_megapixels.max(1).saturating_mul(1_000_000),
+            Duration::from_secs(args.scan_wait_secs),
+        ));
+    let image_urls = if args.no_image_url { None } else { Some(image_fetcher(&args)?) };
+    if let Some(fetcher) = &image_urls {
+        state = state.with_image_fetcher(fetcher.clone());
     }
     let server = MrtdServer::new(state.clone(), &McpConfig { request_state_key: key })?
         .with_tool_spans(compose::tool_spans());
@@ -314,7 +349,15 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             Arc::new(mrtd_server::HostOriginPolicy::new(&http)),
         );
         let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
-        let guard = AuthGuard::new(auth_settings(&args, &store).await?, &http);
+        let mut settings = auth_settings(&args, &store).await?;
+        // An image_url is fetched before its request takes a recognition slot.
+        settings.prefetch = image_urls.map(|fetcher| {
+            Prefetcher(Arc::new(compose::PrefetchImages {
+                fetcher,
+                max_bytes: http.max_body_bytes,
+            }))
+        });
+        let guard = AuthGuard::new(settings, &http);
         // Metrics and probes: the probes are public paths the guard lets through, /metrics
         // is a protected read; `track` goes outermost so the guard's refusals are counted.
         let observability = Observability::install_with(&http, mrtd_service::metrics::HISTOGRAMS)
@@ -429,6 +472,7 @@ fn connection_limits(args: &ServeArgs) -> ConnectionLimits {
         max_connections: args.max_connections.max(1),
         max_connections_per_address: args.max_connections_per_address,
         max_body_memory_bytes: args.max_body_memory_mib.max(1).saturating_mul(1024 * 1024),
+        trusted_proxies: mrtd_server::TrustedProxies::new(args.trusted_proxies.clone()),
     }
 }
 

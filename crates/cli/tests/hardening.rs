@@ -44,7 +44,10 @@ fn closed_within(mut stream: TcpStream, limit: Duration) -> (Vec<u8>, Duration) 
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
-                panic!("the connection was still open after {limit:?}")
+                panic!(
+                    "the connection was still open after {limit:?} ({} bytes read)",
+                    received.len()
+                )
             }
             Err(_) => break,
         }
@@ -648,4 +651,293 @@ fn the_request_state_key_comes_from_a_file_never_the_command_line() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{stderr}");
     }
+}
+
+/// A `tools/list` with `headers`, as a proxy on loopback would pass it on: its status.
+fn list_status(addr: SocketAddr, headers: &[(&str, String)]) -> u16 {
+    let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
+        "_meta": { "io.modelcontextprotocol/protocolVersion": support::client::MODERN,
+                   "io.modelcontextprotocol/clientCapabilities": {} } } });
+    let mut all = vec![
+        ("Mcp-Protocol-Version", support::client::MODERN.to_owned()),
+        ("Mcp-Method", "tools/list".to_owned()),
+    ];
+    all.extend(headers.iter().cloned());
+    transport::post(addr, &all, &list).status
+}
+
+#[test]
+fn behind_a_trusted_proxy_failures_count_per_reported_client_and_valid_keys_are_served() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let key = create_key(data_dir.path(), "ci");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink = log.clone();
+    let mut command = support::serve_command(data_dir.path());
+    command.env("RUST_LOG", "warn,mrtd::access=info");
+    let mut child = command
+        .args(["--listen", "127.0.0.1:0", "--auth", "api-key", "--rate-limit", "0"])
+        .args(["--trusted-proxy", "127.0.0.0/8", "--max-connections-per-address", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let addr = support::announced_address(child.stderr.take().unwrap(), move |line| {
+        sink.lock().unwrap().push(line);
+    });
+    let _server = ServerProcess::adopt(child, data_dir, addr);
+    let from = |client: &str| ("X-Forwarded-For", format!("192.0.2.200, {client}"));
+    let bad = |n: usize| ("Authorization", format!("Bearer mrtd_not-a-key-{n}"));
+    let good = ("Authorization", format!("Bearer {key}"));
+    // The test is the proxy (on loopback); it holds a connection open besides its requests,
+    // as a proxy's pool does, which the per-address cap of 1 would otherwise refuse.
+    let _pooled = TcpStream::connect(addr).unwrap();
+    // One client behind the proxy sends bad keys; each of its requests is followed by a
+    // valid one from another client behind the same proxy, and by its own valid one.
+    let mut attacker = Vec::new();
+    for n in 0..25 {
+        attacker.push(list_status(addr, &[from("203.0.113.7"), bad(n)]));
+        assert_eq!(list_status(addr, &[from("203.0.113.8"), good.clone()]), 200, "request {n}");
+        assert_eq!(list_status(addr, &[from("203.0.113.7"), good.clone()]), 200, "request {n}");
+    }
+    assert!(attacker[..20].iter().all(|s| *s == 401), "{attacker:?}");
+    assert!(attacker[20..].iter().all(|s| *s == 429), "{attacker:?}");
+    // Another client's bad key is its own first failure, not the throttled one's.
+    assert_eq!(list_status(addr, &[from("203.0.113.8"), bad(99)]), 401);
+    // The access log names the client the proxy reported, never the claim left of it.
+    std::thread::sleep(Duration::from_millis(200));
+    let log = log.lock().unwrap().join("\n");
+    assert!(log.contains("client=203.0.113.7"), "{log}");
+    assert!(!log.contains("192.0.2.200"), "{log}");
+}
+
+#[test]
+fn forwarded_headers_from_an_untrusted_peer_are_ignored() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let key = create_key(data_dir.path(), "ci");
+    let (child, addr) = start_in(
+        data_dir.path(),
+        &["--auth", "api-key", "--rate-limit", "0", "--trusted-proxy", "10.0.0.0/8"],
+        |_| {},
+    );
+    let _server = ServerProcess::adopt(child, data_dir, addr);
+    // A client that names a fresh address for every bad key is still one address.
+    let statuses: Vec<u16> = (0..25)
+        .map(|n| {
+            list_status(
+                addr,
+                &[
+                    ("X-Forwarded-For", format!("198.51.100.{n}")),
+                    ("Forwarded", format!("for=198.51.100.{n}")),
+                    ("Authorization", format!("Bearer mrtd_not-a-key-{n}")),
+                ],
+            )
+        })
+        .collect();
+    assert!(statuses[..20].iter().all(|s| *s == 401), "{statuses:?}");
+    assert!(statuses[20..].iter().all(|s| *s == 429), "{statuses:?}");
+    let valid = ("Authorization", format!("Bearer {key}"));
+    assert_eq!(list_status(addr, &[valid]), 200);
+}
+
+/// The resident memory of a process now, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS in /proc");
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// The sockets a process holds open (its listener and connections among them).
+fn sockets(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            std::fs::read_link(entry.path())
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+        })
+        .count()
+}
+
+/// An image directory holding one large "photo" (random bytes: only its extension makes it
+/// one) of `mib` MiB.
+fn large_image_dir(mib: usize) -> tempfile::TempDir {
+    use rand::RngCore as _;
+    let images = tempfile::tempdir().unwrap();
+    let mut bytes = vec![0u8; mib << 20];
+    rand::rng().fill_bytes(&mut bytes);
+    std::fs::write(images.path().join("large.jpg"), bytes).unwrap();
+    images
+}
+
+/// A `resources/read` of `uri` as its raw request bytes.
+fn resource_read_request(addr: SocketAddr, uri: &str) -> Vec<u8> {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {
+        "uri": uri, "_meta": { "io.modelcontextprotocol/protocolVersion": support::client::MODERN,
+                               "io.modelcontextprotocol/clientCapabilities": {} } } })
+    .to_string();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: {}\r\n\
+         Mcp-Method: resources/read\r\nMcp-Name: {uri}\r\nContent-Length: {}\r\n\r\n{body}",
+        support::client::MODERN,
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn concurrent_reads_of_a_large_image_file_stay_within_the_answer_budget() {
+    let images = large_image_dir(16);
+    let budget_mib = 64;
+    let mut server = ServerProcess::http(&[
+        "--image-dir",
+        images.path().to_str().unwrap(),
+        "--max-answer-memory-mib",
+        &budget_mib.to_string(),
+        "--rate-limit",
+        "0",
+        "--scan-wait-secs",
+        "60",
+    ]);
+    let addr = server.addr.unwrap();
+    let pid = server.pid();
+    let mut lister = server.client(Revision::Modern, json!({}));
+    lister.result("tools/list", json!({}));
+    let before = rss(pid);
+    // 16 reads at once of a 16 MiB file: about 48 MiB each as file, base64 and message, so
+    // the 64 MiB budget lets one through at a time and the others wait their turn.
+    let readers: Vec<_> = (0..16)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let mut stream =
+                    send_raw(addr, &resource_read_request(addr, "mrtd://images/large.jpg"));
+                stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+                let mut response = Vec::new();
+                let _ = stream.read_to_end(&mut response);
+                response
+            })
+        })
+        .collect();
+    // Meanwhile tools/list is answered.
+    let mut latencies = Vec::new();
+    while !readers.iter().all(|reader| reader.is_finished()) {
+        let started = Instant::now();
+        lister.result("tools/list", json!({}));
+        latencies.push(started.elapsed());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let encoded_len = (16usize << 20).div_ceil(3) * 4;
+    for reader in readers {
+        let response = reader.join().unwrap();
+        assert_eq!(status_of(&response), 200);
+        assert!(response.len() > encoded_len, "a whole answer: {} bytes", response.len());
+    }
+    let peak = peak_rss(pid);
+    latencies.sort();
+    let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
+    eprintln!(
+        "16 reads of 16 MiB: peak RSS {} MiB ({} MiB before), tools/list p99 {p99:?} over {} calls",
+        peak >> 20,
+        before >> 20,
+        latencies.len()
+    );
+    // Without the budget the answers alone held over a gigabyte at once.
+    let ceiling = before + ((budget_mib + 96) << 20);
+    assert!(peak < ceiling, "peak RSS {} MiB, before {} MiB", peak >> 20, before >> 20);
+    assert!(p99 < Duration::from_secs(1), "tools/list p99 {p99:?}");
+}
+
+/// What became of clients that never read their answers: when the server had closed
+/// them all, and its memory at the peak and after.
+struct NeverRead {
+    closed: Duration,
+    peak: u64,
+    after: u64,
+}
+
+/// `clients` connections ask `server` for `uri` and never read; waits (up to `limit`)
+/// until the server has closed them all, then checks that each got less than `whole` bytes.
+fn never_reading(
+    server: &ServerProcess,
+    uri: &str,
+    clients: usize,
+    whole: usize,
+    limit: Duration,
+) -> NeverRead {
+    let (addr, pid) = (server.addr.unwrap(), server.pid());
+    let open_before = sockets(pid);
+    let started = Instant::now();
+    let request = resource_read_request(addr, uri);
+    let streams: Vec<TcpStream> = (0..clients).map(|_| send_raw(addr, &request)).collect();
+    let mut peak = 0;
+    let mut opened = false;
+    let closed = loop {
+        let open = sockets(pid);
+        peak = peak.max(rss(pid));
+        opened |= open >= open_before + clients;
+        if opened && open == open_before {
+            break started.elapsed();
+        }
+        assert!(
+            started.elapsed() < limit,
+            "{} connections still open after {limit:?} (peak {} MiB)",
+            open - open_before,
+            peak >> 20
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Each connection was closed before its answer was sent: what the socket holds ends early.
+    for stream in streams {
+        let (received, _) = closed_within(stream, Duration::from_secs(20));
+        assert!(received.len() < whole, "{} of {whole} bytes arrived", received.len());
+    }
+    NeverRead { closed, peak, after: rss(pid) }
+}
+
+#[test]
+fn clients_that_never_read_a_large_answer_are_closed_within_the_response_timeout() {
+    let images = large_image_dir(16);
+    let whole = (16usize << 20).div_ceil(3) * 4;
+    let timeout = Duration::from_secs(2);
+    let server = |budget_mib: &str| {
+        ServerProcess::http(&[
+            "--image-dir",
+            images.path().to_str().unwrap(),
+            "--response-timeout-secs",
+            &timeout.as_secs().to_string(),
+            "--max-answer-memory-mib",
+            budget_mib,
+            "--rate-limit",
+            "0",
+        ])
+    };
+    // Room for all twelve answers at once: each connection's own timeout is measured.
+    let roomy = server("1024");
+    let before = rss(roomy.pid());
+    let seen = never_reading(&roomy, "mrtd://images/large.jpg", 12, whole, timeout * 10);
+    eprintln!(
+        "12 clients that never read: closed after {:?}; peak {} MiB, {} MiB before, {} MiB after",
+        seen.closed,
+        seen.peak >> 20,
+        before >> 20,
+        seen.after >> 20
+    );
+    assert!(seen.peak > before + (256 << 20), "the answers were built: {} MiB", seen.peak >> 20);
+    assert!(seen.after < before + (64 << 20), "their memory returns: {} MiB", seen.after >> 20);
+    assert!(seen.closed < timeout + Duration::from_secs(10), "{:?}", seen.closed);
+
+    // An answer keeps its share of the budget until it is taken or its connection closed:
+    // within 64 MiB the answers of three clients that never read are built one at a time.
+    let tight = server("64");
+    let before = rss(tight.pid());
+    let seen = never_reading(&tight, "mrtd://images/large.jpg", 3, whole, timeout * 15);
+    eprintln!(
+        "3 clients that never read within 64 MiB: closed after {:?}; peak {} MiB, {} MiB before",
+        seen.closed,
+        seen.peak >> 20,
+        before >> 20
+    );
+    assert!(seen.closed >= timeout * 3, "one at a time: {:?}", seen.closed);
+    assert!(seen.peak < before + (128 << 20), "peak {} MiB", seen.peak >> 20);
 }

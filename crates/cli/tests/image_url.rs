@@ -1,13 +1,15 @@
 //! `image_url` through the real binary: `mrtd serve` fetches a photo from a web server on
 //! loopback (allowed explicitly) over MCP and REST, and refuses loopback without the
 //! switch, redirects to private addresses, pages that are not images, and the feature
-//! turned off.
+//! turned off; a photo server that stalls holds no recognition slot.
 
 mod support;
 
 use std::{
     io::{Read, Write},
     net::{SocketAddr, TcpListener, TcpStream},
+    sync::mpsc,
+    time::{Duration, Instant},
 };
 
 use serde_json::json;
@@ -164,4 +166,72 @@ fn hosts_can_be_listed_and_the_feature_turned_off() {
         json!({ "image_url": url, "image_base64": support::image_base64(PASSPORT) }),
     );
     assert!(both.error_text().contains("exactly one of"), "{}", both.error_text());
+}
+
+/// A photo server on 127.0.0.1 that accepts connections and never answers; each accepted
+/// connection is reported on the channel (and kept open).
+fn stalling_server() -> (SocketAddr, mpsc::Receiver<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let addr = listener.local_addr().unwrap();
+    let (accepted, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+            let _ = accepted.send(());
+        }
+    });
+    (addr, receiver)
+}
+
+#[test]
+fn a_stalling_photo_server_holds_no_recognition_slot() {
+    let (stalling, accepted) = stalling_server();
+    // One recognition slot: before the fix, one stalled fetch held it for its 10 s timeout.
+    let mut server = ServerProcess::http(&[
+        "--image-url-allow-http",
+        "--image-url-allow-network",
+        "127.0.0.1/32",
+        "--max-concurrent-scans",
+        "1",
+        "--rate-limit",
+        "0",
+    ]);
+    let addr = server.addr.unwrap();
+    let mut client = server.client(Revision::Modern, json!({}));
+    let photo = json!({ "image_base64": support::image_base64(PASSPORT) });
+    let started = Instant::now();
+    assert_eq!(client.call("scan_document", photo.clone()).ok()["status"], "read");
+    let alone = started.elapsed();
+
+    // Four calls whose photo never arrives, over MCP and REST.
+    let url = format!("http://{stalling}/slow.jpg");
+    for n in 0..4 {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            if n % 2 == 0 {
+                let mut caller =
+                    support::client::Client::http(addr, Revision::Modern, json!({}), Vec::new());
+                let _ = caller.call("scan_document", json!({ "image_url": url }));
+            } else {
+                let body = json!({ "image_url": url }).to_string();
+                let _ = transport::request(
+                    addr,
+                    "POST",
+                    "/v1/scans",
+                    &[("Content-Type", "application/json")],
+                    &body,
+                );
+            }
+        });
+    }
+    for _ in 0..4 {
+        accepted.recv_timeout(Duration::from_secs(10)).expect("the fetches reach the server");
+    }
+    // Another caller's photo is read at once.
+    let started = Instant::now();
+    let read = client.call("scan_document", photo);
+    let waited = started.elapsed();
+    assert_eq!(read.ok()["status"], "read");
+    assert!(waited < alone + Duration::from_secs(1), "{waited:?} against {alone:?} alone");
 }

@@ -103,6 +103,15 @@ impl Engine {
         &self.config
     }
 
+    /// The most pixels [`Engine::read`] holds decoded at once for `image_bytes`, read from
+    /// the file's header (cheap): for a server that budgets decoded pixels across the reads
+    /// it runs. Never more than the pixel limit.
+    pub fn pixels_to_decode(&self, image_bytes: &[u8]) -> u64 {
+        let limits =
+            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
+        crate::image::pixels_to_decode(image_bytes, limits)
+    }
+
     /// Reads the MRZ of an encoded image.
     ///
     /// Returns an error only when the input is not a usable image; a photo
@@ -163,7 +172,7 @@ impl Engine {
         limits: DecodeLimits,
         options: &ParseOptions,
     ) -> Result<ImageReading, ImageError> {
-        use crate::pdf::{MAX_IMAGES, PageImage, Pdf};
+        use crate::pdf::{PageImage, Pdf};
 
         if bytes.len() > limits.max_bytes {
             return Err(ImageError::TooLarge { bytes: bytes.len(), limit: limits.max_bytes });
@@ -175,37 +184,32 @@ impl Engine {
             Status::NoMrz => 0,
         };
         let mut best: Option<ImageReading> = None;
-        let mut skipped: Vec<String> = Vec::new();
-        let mut looked = 0;
-        'pages: for (number, page) in pdf.pages() {
-            for image in pdf.images(page, limits) {
-                if looked == MAX_IMAGES {
-                    break 'pages;
-                }
-                looked += 1;
-                let mut reading = match image {
-                    Ok(PageImage::Jpeg(jpeg)) => match self.read(jpeg, options) {
-                        Ok(reading) => reading,
-                        Err(error) => {
-                            skipped.push(format!("a JPEG that could not be used ({error})"));
-                            continue;
-                        }
-                    },
-                    Ok(PageImage::Gray(gray)) => self.read_gray(&gray, options),
-                    Err(why) => {
-                        skipped.push(why.reason);
+        let (planned, skipped) = pdf.images_to_read(limits);
+        let mut skipped: Vec<String> = skipped.into_iter().map(|why| why.reason).collect();
+        for planned in planned {
+            let number = planned.page;
+            let mut reading = match pdf.image(&planned.image, limits) {
+                Ok(PageImage::Jpeg(jpeg)) => match self.read(jpeg, options) {
+                    Ok(reading) => reading,
+                    Err(error) => {
+                        skipped.push(format!("a JPEG that could not be used ({error})"));
                         continue;
                     }
-                };
-                reading.page = Some(number);
-                reading.image_format = "pdf";
-                let status = reading.status;
-                if best.as_ref().is_none_or(|b| rank(status) > rank(b.status)) {
-                    best = Some(reading);
+                },
+                Ok(PageImage::Gray(gray)) => self.read_gray(&gray, options),
+                Err(why) => {
+                    skipped.push(why.reason);
+                    continue;
                 }
-                if status == Status::Read {
-                    break 'pages;
-                }
+            };
+            reading.page = Some(number);
+            reading.image_format = "pdf";
+            let status = reading.status;
+            if best.as_ref().is_none_or(|b| rank(status) > rank(b.status)) {
+                best = Some(reading);
+            }
+            if status == Status::Read {
+                break;
             }
         }
         best.ok_or_else(|| {

@@ -43,6 +43,39 @@ pub(crate) fn decode(bytes: &[u8], limits: DecodeLimits) -> Result<Decoded, Imag
     Ok(Decoded { gray: upright_gray(dynamic, orientation), format })
 }
 
+/// The most pixels decoding `bytes` within `limits` holds at once, from the file's header,
+/// for a caller that budgets decoded pixels: the declared size, a quarter of it where a
+/// photo over the limit is read at half size, never more than the limit; the limit itself
+/// for a PDF (its images are decoded one at a time, each within it) and for a file whose
+/// size cannot be told from its header.
+pub(crate) fn pixels_to_decode(bytes: &[u8], limits: DecodeLimits) -> u64 {
+    let declared = if is_heif(bytes) {
+        heifer::heifer_isobmff::HeifFile::parse(bytes).ok().and_then(|file| {
+            file.item_properties(file.primary_id).ok().and_then(|mut properties| {
+                properties.find_map(|property| match *property {
+                    heifer::heifer_isobmff::boxes::Property::ImageSize { width, height } => {
+                        Some((width, height))
+                    }
+                    _ => None,
+                })
+            })
+        })
+    } else if crate::pdf::is_pdf(bytes) {
+        None
+    } else {
+        ImageReader::new(Cursor::new(bytes)).with_guessed_format().ok().and_then(|mut reader| {
+            // Opening a decoder reads the metadata: a PNG's inflates, within its bound.
+            let mut header_limits = image::Limits::default();
+            header_limits.max_alloc = Some((bytes.len() as u64).saturating_add(METADATA_BYTES));
+            reader.limits(header_limits);
+            reader.into_dimensions().ok()
+        })
+    };
+    let Some((width, height)) = declared else { return limits.max_pixels };
+    let pixels = u64::from(width).saturating_mul(u64::from(height));
+    if pixels > limits.max_pixels { (pixels / 4).min(limits.max_pixels) } else { pixels }
+}
+
 /// Pixels whose brightest and darkest channels differ by this much are coloured.
 const COLOURED_SPREAD: u8 = 48;
 
@@ -294,5 +327,29 @@ fn map_error(error: image::ImageError, memory_limit: u64) -> ImageError {
         image::ImageError::Limits(_) => ImageError::MemoryLimit { limit: memory_limit },
         image::ImageError::Unsupported(_) => ImageError::UnsupportedFormat,
         other => ImageError::Decode(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod pixels_tests {
+    use super::*;
+
+    #[test]
+    fn the_pixels_to_decode_come_from_the_header() {
+        let limits = DecodeLimits { max_pixels: 1_000_000, max_bytes: 50 << 20 };
+        let png = |width, height| {
+            let mut bytes = Cursor::new(Vec::new());
+            image::GrayImage::new(width, height)
+                .write_to(&mut bytes, image::ImageFormat::Png)
+                .unwrap();
+            bytes.into_inner()
+        };
+        assert_eq!(pixels_to_decode(&png(400, 300), limits), 120_000);
+        // Over the limit: read at half size, a quarter of the pixels, never over the limit.
+        assert_eq!(pixels_to_decode(&png(2000, 1000), limits), 500_000);
+        assert_eq!(pixels_to_decode(&png(4000, 4000), limits), 1_000_000);
+        // Not an image, or a PDF: the limit.
+        assert_eq!(pixels_to_decode(b"not an image", limits), 1_000_000);
+        assert_eq!(pixels_to_decode(b"%PDF-1.5 ...", limits), 1_000_000);
     }
 }

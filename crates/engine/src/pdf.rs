@@ -15,6 +15,9 @@ use crate::{error::ImageError, gray::Gray, image::DecodeLimits};
 pub(crate) const MAX_PAGES: usize = 20;
 /// Images looked at across all pages, at most.
 pub(crate) const MAX_IMAGES: usize = 40;
+/// The pixels a PDF's images may hold in all, as a multiple of the pixel limit of one image:
+/// the images are decoded one at a time, but each decode costs time in proportion.
+pub(crate) const PIXEL_BUDGET_IMAGES: u64 = 4;
 /// Images smaller than this on either side are logos and decorations, not scans.
 const MIN_SIDE: i64 = 64;
 
@@ -34,6 +37,12 @@ pub(crate) enum PageImage<'a> {
 /// A parsed PDF.
 pub(crate) struct Pdf {
     document: Document,
+}
+
+/// An image to read, and the page (numbered from 1) it was first drawn on.
+pub(crate) struct Planned<'a> {
+    pub(crate) page: u32,
+    pub(crate) image: PdfImage<'a>,
 }
 
 /// Why an image of a page was not read.
@@ -62,20 +71,43 @@ impl Pdf {
         self.document.get_pages().into_iter().take(MAX_PAGES).collect()
     }
 
-    /// The images of one page, largest first, each as read or why it was skipped. Each is
-    /// inflated only when it is taken, so that one image's samples are held at a time.
-    pub(crate) fn images(
-        &self,
-        page: lopdf::ObjectId,
-        limits: DecodeLimits,
-    ) -> impl Iterator<Item = Result<PageImage<'_>, Skipped>> {
-        let mut images = self.document.get_page_images(page).unwrap_or_default();
-        images.retain(|image| image.width >= MIN_SIDE && image.height >= MIN_SIDE);
-        images.sort_by_key(|image| std::cmp::Reverse(image.width.saturating_mul(image.height)));
-        images.into_iter().map(move |image| self.image(&image, limits))
+    /// The images to read, with their page numbers: page by page, largest first on a page;
+    /// each image object once however many pages or names draw it; at most [`MAX_IMAGES`];
+    /// and no more pixels in all than [`PIXEL_BUDGET_IMAGES`] times the pixel limit (an image
+    /// beyond that is skipped, with the reason). Nothing is inflated here.
+    pub(crate) fn images_to_read(&self, limits: DecodeLimits) -> (Vec<Planned<'_>>, Vec<Skipped>) {
+        let budget = limits.max_pixels.saturating_mul(PIXEL_BUDGET_IMAGES);
+        let mut seen = std::collections::HashSet::new();
+        let mut pixels = 0u64;
+        let (mut planned, mut skipped) = (Vec::new(), Vec::new());
+        for (number, page) in self.pages() {
+            let mut images = self.document.get_page_images(page).unwrap_or_default();
+            images.retain(|image| image.width >= MIN_SIDE && image.height >= MIN_SIDE);
+            images.sort_by_key(|image| std::cmp::Reverse(image.width.saturating_mul(image.height)));
+            for image in images {
+                if !seen.insert(image.id) {
+                    continue;
+                }
+                if planned.len() == MAX_IMAGES {
+                    return (planned, skipped);
+                }
+                let size = u64::try_from(image.width.saturating_mul(image.height)).unwrap_or(0);
+                if pixels.saturating_add(size) > budget {
+                    skipped.push(Skipped {
+                        reason: "images beyond the pixels a PDF may hold in all".to_owned(),
+                    });
+                    continue;
+                }
+                pixels += size;
+                planned.push(Planned { page: number, image });
+            }
+        }
+        (planned, skipped)
     }
 
-    fn image<'a>(
+    /// One planned image as read, or why it was skipped. Each is inflated only when it is
+    /// taken, so that one image's samples are held at a time.
+    pub(crate) fn image<'a>(
         &'a self,
         image: &PdfImage<'a>,
         limits: DecodeLimits,
@@ -193,7 +225,87 @@ fn to_gray(
 mod tests {
     use lopdf::{Document, Object, Stream, dictionary};
 
-    use crate::{EngineBuilder, ImageError, ParseOptions};
+    use super::{MAX_IMAGES, PIXEL_BUDGET_IMAGES, Pdf};
+    use crate::{EngineBuilder, ImageError, ParseOptions, image::DecodeLimits};
+
+    /// A PDF of `pages` pages; page `n` draws the images `draws(n)` names, out of `images`
+    /// distinct gray images of 100 × 80 (one XObject name per image drawn).
+    fn pdf_drawing(images: usize, pages: usize, draws: impl Fn(usize) -> Vec<usize>) -> Vec<u8> {
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let image_ids: Vec<_> = (0..images)
+            .map(|n| {
+                let dict = dictionary! {
+                    "Type" => "XObject", "Subtype" => "Image", "Width" => 100, "Height" => 80,
+                    "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+                };
+                doc.add_object(Stream::new(dict, vec![200 - n as u8; 100 * 80]))
+            })
+            .collect();
+        let kids: Vec<Object> = (0..pages)
+            .map(|page| {
+                let mut xobjects = lopdf::Dictionary::new();
+                for (name, image) in draws(page).into_iter().enumerate() {
+                    xobjects.set(format!("Im{name}"), image_ids[image]);
+                }
+                doc.add_object(dictionary! {
+                    "Type" => "Page", "Parent" => pages_id,
+                    "MediaBox" => vec![0.into(), 0.into(), 100.into(), 80.into()],
+                    "Resources" => dictionary! { "XObject" => xobjects },
+                })
+                .into()
+            })
+            .collect();
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages", "Kids" => kids, "Count" => pages as i64,
+            }),
+        );
+        let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog_id);
+        let mut bytes = Vec::new();
+        doc.save_to(&mut bytes).expect("a PDF");
+        bytes
+    }
+
+    fn limits(max_pixels: u64) -> DecodeLimits {
+        DecodeLimits { max_pixels, max_bytes: 50 << 20 }
+    }
+
+    #[test]
+    fn an_image_drawn_sixty_times_is_decoded_once() {
+        // Sixty names for one image on one page, and one image on each of twenty pages (the
+        // pages looked through): one decode each.
+        for bytes in [pdf_drawing(1, 1, |_| vec![0; 60]), pdf_drawing(1, 60, |_| vec![0])] {
+            let pdf = Pdf::parse(&bytes, limits(40_000_000)).unwrap();
+            let (planned, skipped) = pdf.images_to_read(limits(40_000_000));
+            assert_eq!(planned.len(), 1);
+            assert_eq!(planned[0].page, 1);
+            assert!(skipped.is_empty());
+            let engine = EngineBuilder::new().build();
+            let reading = engine.read(&bytes, &ParseOptions::default()).unwrap();
+            assert_eq!(reading.page, Some(1));
+        }
+        // Distinct images are each read, up to the cap.
+        let many = pdf_drawing(60, 1, |_| (0..60).collect());
+        let pdf = Pdf::parse(&many, limits(40_000_000)).unwrap();
+        assert_eq!(pdf.images_to_read(limits(40_000_000)).0.len(), MAX_IMAGES);
+    }
+
+    #[test]
+    fn a_pdf_s_images_share_one_pixel_budget() {
+        // Room for PIXEL_BUDGET_IMAGES images of the pixel limit: the rest are skipped.
+        let one_image = 100 * 80;
+        let bytes = pdf_drawing(10, 10, |page| vec![page]);
+        let pdf = Pdf::parse(&bytes, limits(one_image)).unwrap();
+        let (planned, skipped) = pdf.images_to_read(limits(one_image));
+        assert_eq!(planned.len() as u64, PIXEL_BUDGET_IMAGES);
+        assert_eq!(skipped.len() as u64, 10 - PIXEL_BUDGET_IMAGES);
+        assert!(skipped[0].reason.contains("pixels a PDF may hold"));
+        let pages: Vec<u32> = planned.iter().map(|p| p.page).collect();
+        assert_eq!(pages, [1, 2, 3, 4]);
+    }
 
     /// A one-page PDF whose page draws one 100 × 80 gray image with this filter (none when
     /// empty) and content.

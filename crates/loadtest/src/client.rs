@@ -94,11 +94,28 @@ pub struct Connection {
     next_id: u64,
     /// The replica that answered the last request, when a proxy says so.
     pub last_upstream: Option<String>,
+    /// Headers sent with every request besides the protocol's (`X-Forwarded-For`, as a
+    /// proxy would send it, or a bearer key).
+    headers: Vec<(String, String)>,
 }
 
 impl Connection {
     pub fn new(endpoint: Arc<Endpoint>, api_key: Option<Arc<str>>, timeout: Duration) -> Self {
-        Connection { endpoint, api_key, timeout, sender: None, next_id: 1, last_upstream: None }
+        Connection {
+            endpoint,
+            api_key,
+            timeout,
+            sender: None,
+            next_id: 1,
+            last_upstream: None,
+            headers: Vec::new(),
+        }
+    }
+
+    /// The same connection sending `name: value` with every request.
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
     }
 
     /// Sends one JSON-RPC request whose `params` are already serialised JSON (so that a
@@ -185,6 +202,9 @@ impl Connection {
         }
         if let Some(key) = &self.api_key {
             builder = builder.header("x-api-key", key.as_ref());
+        }
+        for (name, value) in &self.headers {
+            builder = builder.header(name.as_str(), value.as_str());
         }
         let request = builder
             .body(Full::new(body))

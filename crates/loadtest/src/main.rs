@@ -7,12 +7,14 @@
 //! - `handoff`: a scan and an `input_required` round trip move between two replicas.
 //! - `uploads`: N large uploads at once, round after round; reports how they were answered,
 //!   `tools/list` latency meanwhile and the server's peak memory.
+//! - `hardening`: the scenarios of the hardening round, each bounded (`hardening.rs`).
 //!
 //! Exit status: 0 when every expectation holds, 1 when one is broken, 2 on a setup error.
 
 mod client;
 mod error;
 mod handoff;
+mod hardening;
 mod png;
 mod report;
 mod rss;
@@ -46,6 +48,52 @@ enum Command {
     /// Send N large scan_document uploads at once, round after round, while measuring
     /// tools/list latency and the server's peak memory.
     Uploads(UploadArgs),
+    /// Run the hardening scenarios asked for, each bounded in requests and seconds:
+    /// failed logins behind a trusted proxy, stalled image_url fetches, concurrent reads of
+    /// a large resource, clients that never read.
+    Hardening(HardeningArgs),
+}
+
+#[derive(Debug, Args)]
+struct HardeningArgs {
+    #[command(flatten)]
+    common: Common,
+    /// The server's pid, for its memory and open sockets.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Seconds of bad keys beside valid ones behind a proxy (0 skips it; the server needs
+    /// --auth api-key, --api-key here, and --trusted-proxy 127.0.0.1/32).
+    #[arg(long, default_value_t = 0.0)]
+    throttle_secs: f64,
+    /// image_url calls to a server that never answers, beside another photo (0 skips it;
+    /// the server needs --image-url-allow-http --image-url-allow-network 127.0.0.1/32).
+    #[arg(long, default_value_t = 0)]
+    slow_urls: usize,
+    /// The photo read beside the stalled fetches.
+    #[arg(long, default_value = "tests/data/images/100_pass-uto.jpg")]
+    image: PathBuf,
+    /// The URI of a large file in the server's image directory (mrtd://images/NAME).
+    #[arg(long)]
+    resource: Option<String>,
+    /// Reads of --resource at once while tools/list is probed (0 skips it).
+    #[arg(long, default_value_t = 0)]
+    resource_reads: usize,
+    /// Clients that ask for --never-read-resource (else --resource) and never read (0 skips
+    /// it).
+    #[arg(long, default_value_t = 0)]
+    never_read: usize,
+    /// The URI the clients that never read ask for.
+    #[arg(long)]
+    never_read_resource: Option<String>,
+    /// Seconds within which the server must have closed the clients that never read.
+    #[arg(long, default_value_t = 40.0)]
+    never_read_within_secs: f64,
+    /// Fail when the server's peak memory during the reads is over this many MiB.
+    #[arg(long)]
+    max_peak_rss_mib: Option<u64>,
+    /// Fail when the tools/list p99 during the reads is over this many milliseconds.
+    #[arg(long)]
+    max_list_p99_ms: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -204,6 +252,45 @@ fn seconds(value: f64) -> Duration {
 /// Runs a subcommand; `Ok(false)` when it ran but an expectation was broken.
 async fn dispatch(command: Command) -> Result<bool, LoadError> {
     match command {
+        Command::Hardening(args) => {
+            let target = hardening::Target {
+                endpoint: Arc::new(Endpoint::parse(&args.common.url)?),
+                api_key: args.common.api_key.map(Arc::from),
+                timeout: seconds(args.common.timeout_secs),
+                server_pid: args.server_pid,
+            };
+            let mut broken = Vec::new();
+            if args.throttle_secs > 0.0 {
+                broken.extend(hardening::throttle(&target, args.throttle_secs).await);
+            }
+            if args.slow_urls > 0 {
+                let photo = std::fs::read(&args.image)
+                    .map_err(|source| LoadError::Read { path: args.image.clone(), source })?;
+                broken.extend(hardening::slow_url(&target, &photo, args.slow_urls).await);
+            }
+            if let Some(uri) = &args.resource
+                && args.resource_reads > 0
+            {
+                let reads = hardening::resource_reads(
+                    &target,
+                    uri,
+                    args.resource_reads,
+                    args.max_peak_rss_mib,
+                    args.max_list_p99_ms,
+                );
+                broken.extend(reads.await);
+            }
+            if let Some(uri) = args.never_read_resource.as_ref().or(args.resource.as_ref())
+                && args.never_read > 0
+            {
+                let within = seconds(args.never_read_within_secs);
+                broken.extend(hardening::never_read(&target, uri, args.never_read, within).await);
+            }
+            for sentence in &broken {
+                println!("VIOLATION: {sentence}");
+            }
+            Ok(broken.is_empty())
+        }
         Command::Uploads(args) => {
             let config = uploads::UploadConfig {
                 endpoint: Arc::new(Endpoint::parse(&args.common.url)?),

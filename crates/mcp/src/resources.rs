@@ -143,11 +143,33 @@ pub(crate) fn templates(state: &AppState, modern: bool) -> ListResourceTemplates
     }
 }
 
+/// The refusal of an answer the memory budget has no room for: `-32000` (the server-error
+/// code the HTTP front answers its limits with) and, when waiting helps, `retryAfter`.
+fn busy(error: mrtd_service::budget::BudgetError, wait: std::time::Duration) -> ErrorData {
+    use mrtd_service::budget::BudgetError;
+    let code = rmcp::model::ErrorCode(-32000);
+    match error {
+        BudgetError::TooLarge => ErrorData::new(
+            code,
+            "This photo is larger than this server serves as a resource; read it with \
+             scan_document and image_path instead.",
+            None,
+        ),
+        _ => ErrorData::new(
+            code,
+            "Service Unavailable: the server is sending too many large files right now; retry \
+             shortly.",
+            Some(json!({ "retryAfter": wait.as_secs().max(1) })),
+        ),
+    }
+}
+
 pub(crate) async fn read(
     state: &AppState,
     principal: &Principal,
     uri: &str,
     modern: bool,
+    hold: Option<&mrtd_service::ResponseHold>,
 ) -> Result<ReadResourceResult, ErrorData> {
     let hints = |result: ReadResourceResult, ttl_ms: u64, scope: CacheScope| {
         if modern { result.with_ttl_ms(ttl_ms).with_cache_scope(scope) } else { result }
@@ -164,18 +186,28 @@ pub(crate) async fn read(
     // Only what `resources/list` shows is served: an image file by its extension, no hidden
     // entry, no link. The directory may hold other files (`.htpasswd`, notes) that no caller
     // was shown, and asking for one answers exactly as for a file that does not exist.
+    // The answer (file, base64, message) takes its share of the memory budget before the
+    // file is read, and keeps it until the response is written.
     if let (Some(path), Some(images)) = (image_path_of(uri), state.image_dir())
-        && images.list().await.iter().any(|listed| listed.path == path)
-        && let Ok(bytes) = images.read(&path).await
+        && let Some(listed) = images.list().await.into_iter().find(|listed| listed.path == path)
     {
-        use base64::Engine as _;
-        let contents = ResourceContents::BlobResourceContents {
-            uri: uri.into(),
-            mime_type: Some(mrtd_service::media_type(&path).into()),
-            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
-            meta: None,
-        };
-        return Ok(hints(ReadResourceResult::new(vec![contents]), 0, CacheScope::Private));
+        let share = state
+            .answer_budget()
+            .take(mrtd_service::budget::answer_bytes(listed.size))
+            .await
+            .map_err(|error| busy(error, state.answer_budget().wait()))?;
+        if let Ok(blob) = images.read_base64(&path).await {
+            if let Some(hold) = hold {
+                hold.keep(share);
+            }
+            let contents = ResourceContents::BlobResourceContents {
+                uri: uri.into(),
+                mime_type: Some(mrtd_service::media_type(&path).into()),
+                blob,
+                meta: None,
+            };
+            return Ok(hints(ReadResourceResult::new(vec![contents]), 0, CacheScope::Private));
+        }
     }
     if let Some(scan_id) = uri.strip_prefix(SCAN_PREFIX) {
         match state.store().get(&principal.0, scan_id, SystemTime::now()).await {

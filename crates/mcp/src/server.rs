@@ -192,7 +192,13 @@ impl ServerHandler for MrtdServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let principal = principal::of(&context);
-        resources::read(&self.shared.state, &principal, &request.uri, is_modern(&context))
+        // An answer built from a file keeps its share of the memory budget until the HTTP
+        // response carrying it is written (the composition's hold), else until it is built.
+        let hold = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<mrtd_service::ResponseHold>());
+        resources::read(&self.shared.state, &principal, &request.uri, is_modern(&context), hold)
             .await
             .map(Into::into)
     }

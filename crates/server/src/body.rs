@@ -69,6 +69,40 @@ impl MemoryBudget {
     }
 }
 
+impl MemoryBudget {
+    /// A share of `bytes`, waiting at most `wait` for room.
+    pub(crate) async fn reserve(
+        &self,
+        bytes: usize,
+        wait: Duration,
+    ) -> Result<BudgetShare, BodyError> {
+        let mut share = BudgetShare(None);
+        self.take(&mut share, bytes, wait).await?;
+        Ok(share)
+    }
+}
+
+impl BudgetShare {
+    /// Gives back all of the share beyond `bytes`.
+    pub(crate) fn shrink_to(&mut self, bytes: usize) {
+        let keep = bytes.div_ceil(UNIT);
+        if let Some(held) = &mut self.0
+            && held.num_permits() > keep
+        {
+            drop(held.split(held.num_permits() - keep));
+        }
+    }
+
+    /// Adds `other` to this share.
+    pub(crate) fn merge(&mut self, other: BudgetShare) {
+        match (&mut self.0, other.0) {
+            (Some(held), Some(more)) => held.merge(more),
+            (held @ None, more) => *held = more,
+            (Some(_), None) => {}
+        }
+    }
+}
+
 /// The bounds one body is read within.
 #[derive(Debug, Clone)]
 pub struct BodyLimits {

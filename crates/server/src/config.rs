@@ -58,6 +58,11 @@ pub struct ConnectionLimits {
     /// Request bodies held in memory at once, in bytes, across all requests; a request
     /// that would go over it is answered `503` with `Retry-After`.
     pub max_body_memory_bytes: usize,
+    /// Peers (a reverse proxy) whose `X-Forwarded-For` or `Forwarded` names the client: the
+    /// address the failed-login throttle, the access log and the rest count per. Their own
+    /// connections are not held to `max_connections_per_address`. None by default: every
+    /// header is ignored and the peer is the client.
+    pub trusted_proxies: crate::client_address::TrustedProxies,
 }
 
 impl Default for ConnectionLimits {
@@ -72,6 +77,7 @@ impl Default for ConnectionLimits {
             max_connections: 1024,
             max_connections_per_address: 64,
             max_body_memory_bytes: 256 * 1024 * 1024,
+            trusted_proxies: crate::client_address::TrustedProxies::default(),
         }
     }
 }

@@ -8,7 +8,8 @@
 //! a connection whose client stops taking its response is closed once a write has waited
 //! [`ConnectionLimits::response_timeout`], at most [`ConnectionLimits::max_connections`]
 //! connections are open at once, and at most
-//! [`ConnectionLimits::max_connections_per_address`] of them from one client address.
+//! [`ConnectionLimits::max_connections_per_address`] of them from one client address (but
+//! a trusted proxy). Each request carries its [`ClientAddress`].
 //! Request bodies are bounded where they are read (`auth`'s guard).
 
 use std::{convert::Infallible, future::Future, net::SocketAddr, sync::Arc, time::Duration};
@@ -26,7 +27,7 @@ use tower::ServiceExt;
 use tower_http::timeout::TimeoutLayer;
 
 use crate::{
-    ConnectionLimits, HttpConfig, McpEndpoint, per_address::AddressSlots,
+    ClientAddress, ConnectionLimits, HttpConfig, McpEndpoint, per_address::AddressSlots,
     write_timeout::WriteTimeout,
 };
 
@@ -122,17 +123,28 @@ pub async fn serve_with(
         };
         // An address that holds its share of the connections already is closed before
         // anything is read, so that it cannot take the slots other clients need.
-        let Some(address_slot) = address_slots.try_take(peer.ip()) else {
+        // A trusted proxy carries many clients' connections; their share is its to keep.
+        let proxied = limits.trusted_proxies.contains(peer.ip());
+        let address_slot = if proxied { None } else { address_slots.try_take(peer.ip()) };
+        if address_slot.is_none() && !proxied {
             tracing::debug!("a client address holds its share of the connections; closed");
             drop(stream);
             continue;
-        };
+        }
         if let Err(error) = stream.set_nodelay(true) {
             tracing::warn!(%error, "could not set TCP_NODELAY on an accepted socket");
         }
+        let proxies = limits.trusted_proxies.clone();
         let service = app.clone().map_request(move |mut request: Request<Incoming>| {
+            let client = proxies.client(peer.ip(), request.headers());
             request.extensions_mut().insert(ConnectInfo(peer));
+            request.extensions_mut().insert(ClientAddress(client));
             request
+        });
+        // Large frames go to hyper in pieces, so that a response keeps what its body holds
+        // until the client has taken it (see `pieces`).
+        let service = service.map_response(|response: axum::response::Response| {
+            response.map(crate::pieces::InPieces::wrap)
         });
         // hyper would wait forever for a client that does not read; the wrapper makes a
         // write that stalls for the response timeout an error, which closes the connection.
@@ -189,6 +201,18 @@ async fn accept_failed(error: &std::io::Error) {
     tracing::error!(%error, "accepting a connection failed");
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
+
+/// The client's address, when the request came through [`serve_with`]: the peer's, or the
+/// one a trusted proxy reported ([`crate::TrustedProxies`]); else the peer's, where only
+/// that is known.
+pub fn client_address<B>(request: &Request<B>) -> Option<std::net::IpAddr> {
+    match request.extensions().get::<ClientAddress>() {
+        Some(client) => Some(client.0),
+        None => peer_address(request).map(|peer| peer.ip()),
+    }
+}
+
+pub use crate::pieces::keep_with_body;
 
 /// The peer's address, when the request came through [`serve_with`].
 pub fn peer_address<B>(request: &Request<B>) -> Option<SocketAddr> {

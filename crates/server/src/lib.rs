@@ -13,6 +13,8 @@
 //!   bodies may hold together, the response in time (its head by the request timeout, its
 //!   delivery to a client that stops reading by the response timeout), and the connections
 //!   open at once, in all and from one client address;
+//! * the client address that limits count per and the access log names is the peer's, or
+//!   behind a `--trusted-proxy` the one the proxy reports (`X-Forwarded-For`, `Forwarded`);
 //! * the body limit is configurable (36 MiB by default, so a base64 photo fits) and
 //!   answered with `413` and a JSON-RPC error;
 //! * malformed JSON gets `400` with `-32700`, batches are handled per revision,
@@ -37,6 +39,7 @@
 pub mod auth;
 mod blocking;
 pub mod body;
+mod client_address;
 mod config;
 mod endpoint;
 mod guard;
@@ -44,9 +47,11 @@ pub mod http;
 pub mod jsonrpc;
 pub mod observe;
 mod per_address;
+mod pieces;
 pub mod stdio;
 mod write_timeout;
 
+pub use client_address::{ClientAddress, TrustedProxies};
 pub use config::{ConnectionLimits, HttpConfig};
 pub use endpoint::McpEndpoint;
 pub use guard::{HostOriginPolicy, RequestRejection};

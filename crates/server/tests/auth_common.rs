@@ -178,6 +178,7 @@ pub fn access_rules() -> AccessRules {
         tools: vec![tool("scan_document", SCOPE_WRITE, true), tool("get_scan", SCOPE_READ, false)],
         resources: vec![("mrtd://scans".to_owned(), SCOPE_READ)],
         rest: Vec::new(),
+        fetched_argument: None,
     }
 }
 

@@ -58,6 +58,21 @@ impl ImageDir {
             .map_err(|_| ImageFileError::NotFound)?
     }
 
+    /// Reads the file `relative` names as base64, reading and encoding on a blocking thread
+    /// (encoding a large photo would hold an async worker for tens of milliseconds); the
+    /// file's bytes are let go as soon as they are encoded.
+    pub async fn read_base64(&self, relative: &str) -> Result<String, ImageFileError> {
+        let this = self.clone();
+        let relative = PathBuf::from(relative);
+        tokio::task::spawn_blocking(move || {
+            use base64::Engine as _;
+            let bytes = this.read_blocking(&relative)?;
+            Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+        })
+        .await
+        .map_err(|_| ImageFileError::NotFound)?
+    }
+
     /// The image files in the directory and its subfolders (at most [`MAX_LISTED`], at most
     /// [`MAX_DEPTH`] folders deep), as paths relative to it with `/` between components, in
     /// name order, with their sizes. Symbolic links, hidden entries, names that are not

@@ -10,6 +10,7 @@
 //! composition (the `mrtd` binary) tells them who the caller is.
 
 mod access;
+pub mod budget;
 pub mod chip;
 mod dates;
 mod image_file;
@@ -21,9 +22,10 @@ pub mod result;
 mod state;
 
 pub use access::Access;
+pub use budget::{AnswerBudget, ResponseHold};
 pub use dates::today;
 pub use image_file::{IMAGE_EXTENSIONS, ImageDir, ImageFileError, ListedImage, media_type};
-pub use image_url::ImageFetch;
+pub use image_url::{FetchedImage, ImageFetch};
 pub use ops::ServiceError;
 pub use principal::Principal;
 pub use state::{AppState, ServiceConfig, StateError};

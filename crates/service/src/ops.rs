@@ -46,6 +46,10 @@ pub enum ServiceError {
     /// The list cursor was not issued by this server.
     #[error("The cursor is not valid; start again without one.")]
     InvalidCursor,
+    /// The server holds as much as its memory budgets allow (decoded pixels); retry after
+    /// the given seconds.
+    #[error("The server is reading too many large photos right now; retry in {0} seconds.")]
+    Busy(u64),
     /// The store cannot be reached; nothing was changed.
     #[error("The scan store is unavailable right now; nothing was changed. Try again shortly.")]
     Unavailable,
@@ -117,6 +121,20 @@ pub async fn fetch_image(state: &AppState, url: &str) -> Result<Vec<u8>, Service
     }
 }
 
+/// The image an `image_url` names: the one fetched before the request took its recognition
+/// slot when there is one for this URL (over HTTP, the composition fetches it first),
+/// else fetched now.
+pub async fn image_from_url(
+    state: &AppState,
+    url: &str,
+    fetched: Option<&crate::FetchedImage>,
+) -> Result<Vec<u8>, ServiceError> {
+    match fetched.and_then(|fetched| fetched.take(url)) {
+        Some(outcome) => outcome.map_err(ServiceError::ImageUrl),
+        None => fetch_image(state, url).await,
+    }
+}
+
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
 /// `no_mrz`, with diagnostics), not an error; only bytes that are no usable image fail.
 pub async fn recognise(
@@ -124,7 +142,7 @@ pub async fn recognise(
     image: Vec<u8>,
     date: mrtd_mrz::Date,
 ) -> Result<DocumentResult, ServiceError> {
-    state.recognise(image, date).await.map_err(ServiceError::UnusableImage)
+    state.recognise(image, date).await
 }
 
 /// Keeps `result` for `retain_hours` hours as the caller's scan, adding `scan_id` and

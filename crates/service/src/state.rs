@@ -38,6 +38,10 @@ pub struct AppState {
     pub(crate) trust: Arc<mrtd_chip::TrustStore>,
     /// What fetches `image_url`; `None` disables it.
     pub(crate) image_urls: Option<Arc<dyn ImageFetch>>,
+    /// The memory answers built from files may hold at once.
+    pub(crate) answers: crate::AnswerBudget,
+    /// The pixels recognitions may hold decoded at once.
+    pub(crate) pixels: crate::budget::PixelBudget,
 }
 
 impl AppState {
@@ -61,6 +65,14 @@ impl AppState {
             reads: Arc::new(Semaphore::new(config.max_concurrent_reads.max(1))),
             trust: Arc::new(mrtd_chip::TrustStore::new()),
             image_urls: None,
+            answers: crate::AnswerBudget::new(
+                crate::budget::DEFAULT_ANSWER_MEMORY_BYTES,
+                std::time::Duration::from_secs(10),
+            ),
+            pixels: crate::budget::PixelBudget::new(
+                crate::budget::DEFAULT_DECODED_PIXELS,
+                std::time::Duration::from_secs(10),
+            ),
         })
     }
 
@@ -74,6 +86,24 @@ impl AppState {
     pub fn with_image_fetcher(mut self, fetcher: Arc<dyn ImageFetch>) -> Self {
         self.image_urls = Some(fetcher);
         self
+    }
+
+    /// The same state with `budget` for the answers built from files (`resources/read` of
+    /// a photo).
+    pub fn with_answer_budget(mut self, budget: crate::AnswerBudget) -> Self {
+        self.answers = budget;
+        self
+    }
+
+    /// The same state with `budget` for the pixels recognitions hold decoded.
+    pub fn with_pixel_budget(mut self, budget: crate::budget::PixelBudget) -> Self {
+        self.pixels = budget;
+        self
+    }
+
+    /// The memory budget of answers built from files.
+    pub fn answer_budget(&self) -> &crate::AnswerBudget {
+        &self.answers
     }
 
     /// The store (every operation on it counted in the metrics when it fails).
@@ -96,19 +126,28 @@ impl AppState {
         &self,
         image: Vec<u8>,
         date: mrtd_mrz::Date,
-    ) -> Result<DocumentResult, String> {
+    ) -> Result<DocumentResult, crate::ServiceError> {
+        use crate::ServiceError;
         // The ticket counts this read as queued now, as running once it has a slot, and
         // leaves both gauges when dropped, also when the caller goes away while waiting.
         let mut ticket = RecognitionTicket::queued();
         let _permit =
-            self.reads.acquire().await.map_err(|_| "the server is shutting down".to_owned())?;
+            self.reads.acquire().await.map_err(|_| {
+                ServiceError::UnusableImage("the server is shutting down".to_owned())
+            })?;
+        // The pixels its header declares are taken from the budget before it is decoded.
+        let _pixels = self
+            .pixels
+            .take(self.engine.pixels_to_decode(&image))
+            .await
+            .map_err(|_| ServiceError::Busy(self.pixels.wait().as_secs().max(1)))?;
         ticket.start();
         let engine = self.engine.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             engine.read(&image, &mrtd_mrz::ParseOptions::new(date))
         })
         .await
-        .map_err(|_| "the image could not be processed".to_owned())?;
+        .map_err(|_| ServiceError::UnusableImage("the image could not be processed".to_owned()))?;
         match outcome {
             Ok(reading) => {
                 let result = DocumentResult::from_image(&reading);
@@ -117,7 +156,7 @@ impl AppState {
             }
             Err(error) => {
                 ticket.finish("unusable");
-                Err(format!("The image could not be used: {error}"))
+                Err(ServiceError::UnusableImage(format!("The image could not be used: {error}")))
             }
         }
     }

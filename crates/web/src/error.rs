@@ -79,6 +79,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::ChipData(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unreadable_chip_data"),
             ServiceError::NotFound => (StatusCode::NOT_FOUND, "not_found"),
             ServiceError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable"),
+            ServiceError::Busy(_) => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
         ApiError::new(status, code, message)

@@ -117,6 +117,8 @@ fn is_json(media_type: &str) -> bool {
 }
 
 async fn from_json(state: &AppState, request: Request<Body>) -> Result<ScanInput, ApiError> {
+    // An image_url the composition fetched before the request took a recognition slot.
+    let fetched = request.extensions().get::<mrtd_service::FetchedImage>().cloned();
     let bytes = Bytes::from_request(request, &()).await?;
     // A photo's JSON runs to megabytes: it is parsed and decoded off the async workers.
     let (input, url) = tokio::task::spawn_blocking(move || {
@@ -143,7 +145,10 @@ async fn from_json(state: &AppState, request: Request<Body>) -> Result<ScanInput
     .await
     .unwrap_or_else(|_| Err(ApiError::bad_request("The JSON body could not be read.")))?;
     match url {
-        Some(url) => Ok(ScanInput { image: service::fetch_image(state, &url).await?, ..input }),
+        Some(url) => {
+            let image = service::image_from_url(state, &url, fetched.as_ref()).await?;
+            Ok(ScanInput { image, ..input })
+        }
         None => Ok(input),
     }
 }

@@ -71,6 +71,14 @@ enum Image<'a> {
     Url(&'a str),
 }
 
+/// The `image_url` the HTTP front fetched before this call took its recognition slot.
+fn fetched(context: &RequestContext<RoleServer>) -> Option<&mrtd_service::FetchedImage> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<mrtd_service::FetchedImage>())
+}
+
 /// What the sealed `requestState` remembers between rounds.
 #[derive(Serialize, Deserialize)]
 struct PendingScan {
@@ -133,7 +141,7 @@ pub(super) async fn call(
             },
             None => return Ok(failure(ImageFileError::Disabled.to_string()).into()),
         },
-        Image::Url(url) => match service::fetch_image(state, url).await {
+        Image::Url(url) => match service::image_from_url(state, url, fetched(context)).await {
             Ok(bytes) => bytes,
             Err(error) => return Ok(service_failure(&error).into()),
         },

@@ -106,13 +106,13 @@ async fn check(
     on_endpoint: bool,
 ) -> Result<Checked, (Denial, Value)> {
     let inner = &guard.inner;
-    // The client's address (its /64 for IPv6) counts failed authentications, when they
-    // are limited.
+    // The client's address (its /64 for IPv6; behind a trusted proxy, the one it reports)
+    // counts failed authentications, when they are limited.
     let client = inner
         .failures
         .as_ref()
-        .and_then(|_| crate::http::peer_address(&request))
-        .map(|address| failure_key(address.ip()));
+        .and_then(|_| crate::http::client_address(&request))
+        .map(failure_key);
     let now = std::time::Instant::now();
     // Credentials are checked whatever the address has failed before: behind a proxy every
     // client shares one address, and one client's bad keys must not lock the others out.
@@ -152,7 +152,7 @@ async fn check(
 
     // The body is read whole, within its limits, before anything scarce is taken.
     let has_body = matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH);
-    let (mut request, body_share, requirement) = if has_body {
+    let (mut request, mut body_share, mut requirement) = if has_body {
         let (parts, body) = request.into_parts();
         let (bytes, share) = crate::body::read(&parts.headers, body, &inner.body_limits)
             .await
@@ -175,7 +175,11 @@ async fn check(
                 None => (scopes::Requirement::default(), None),
             }
         } else {
-            (inner.access.for_rest(&parts.method, parts.uri.path()), None)
+            let mut requirement = inner.access.for_rest(&parts.method, parts.uri.path());
+            if requirement.recognition && inner.prefetch.is_some() {
+                requirement.fetch = inner.access.fetched_url_in_json(&bytes);
+            }
+            (requirement, None)
         };
         let mut request = Request::from_parts(parts, Body::from(bytes));
         request.extensions_mut().insert(crate::body::Vetted { well_formed_json });
@@ -224,6 +228,23 @@ async fn check(
             ));
             tracing::info!(principal = %principal.0, scope = %needed, "refused for insufficient scope");
             return Err((denial, id));
+        }
+    }
+
+    // A photo named by URL is fetched now, before the recognition slot: a slow server at
+    // the URL holds its own connection and a share of the body budget, no recogniser.
+    if let (Some(url), Some(prefetch)) = (requirement.fetch.take(), &inner.prefetch) {
+        let limits = &inner.body_limits;
+        let mut share = limits
+            .budget
+            .reserve(prefetch.0.max_bytes(), limits.budget_wait)
+            .await
+            .map_err(|error| (body_denial(error, limits.max_bytes), id.clone()))?;
+        let held = prefetch.0.prefetch(&url, request.extensions_mut()).await;
+        share.shrink_to(held);
+        match &mut body_share {
+            Some(body) => body.merge(share),
+            None => body_share = Some(share),
         }
     }
 

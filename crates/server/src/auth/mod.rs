@@ -15,7 +15,10 @@
 //!    while valid credentials from that address are still served;
 //! 3. applies the per-principal rate limit (`429` with `Retry-After`);
 //! 4. checks the scopes the request needs (`403` with `error="insufficient_scope"`);
-//! 5. for a recognition, waits a bounded time for a global slot (`503` with `Retry-After`).
+//! 5. for a recognition that names a photo by URL ([`AccessRules::fetched_argument`]), has
+//!    the [`Prefetch`] fetch it, counted against the body memory budget, before anything
+//!    scarce is taken: a slow server at the URL holds no recognition slot;
+//! 6. for a recognition, waits a bounded time for a global slot (`503` with `Retry-After`).
 //!
 //! Modes:
 //!
@@ -114,6 +117,34 @@ pub struct AuthSettings {
     /// What each tool, resource and REST operation needs, as the crates that define them
     /// declare it.
     pub access: AccessRules,
+    /// What fetches the photo a recognition names by URL before it takes a recognition
+    /// slot; `None` leaves the fetch to the handler (inside the slot).
+    pub prefetch: Option<Prefetcher>,
+}
+
+/// Fetches the photo a recognition names by URL, before the request takes a recognition
+/// slot (the composition's: the front knows no tool and links no fetch policy of its own).
+pub trait Prefetch: Send + Sync {
+    /// Fetches `url`, leaves the outcome in `extensions` for the handler, and returns the
+    /// bytes it holds there (counted against the body memory budget until the response).
+    fn prefetch<'a>(
+        &'a self,
+        url: &'a str,
+        extensions: &'a mut http::Extensions,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = usize> + Send + 'a>>;
+
+    /// The most bytes one fetch may hold: reserved from the budget while it runs.
+    fn max_bytes(&self) -> usize;
+}
+
+/// A shared [`Prefetch`].
+#[derive(Clone)]
+pub struct Prefetcher(pub Arc<dyn Prefetch>);
+
+impl std::fmt::Debug for Prefetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Prefetcher")
+    }
 }
 
 impl AuthSettings {
@@ -127,6 +158,7 @@ impl AuthSettings {
             scan_wait: Duration::from_secs(10),
             failure_limit: Some(DEFAULT_FAILURE_LIMIT),
             access: AccessRules::default(),
+            prefetch: None,
         }
     }
 }
@@ -152,6 +184,7 @@ struct GuardInner {
     gate: ScanGate,
     resource_metadata_url: Option<String>,
     access: Arc<AccessRules>,
+    prefetch: Option<Prefetcher>,
 }
 
 impl AuthGuard {
@@ -178,6 +211,7 @@ impl AuthGuard {
                 mode: settings.mode,
                 resource_metadata_url,
                 access: Arc::new(settings.access),
+                prefetch: settings.prefetch,
             }),
         }
     }

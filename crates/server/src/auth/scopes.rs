@@ -30,6 +30,10 @@ pub struct AccessRules {
     /// REST operations whose needs differ from the default: `GET` and `HEAD` need
     /// `scans:read`, other methods `scans:write`, and none runs a recognition.
     pub rest: Vec<RestRule>,
+    /// The argument of a recognition tool, and the field of a recognition REST body, that
+    /// names a URL the server fetches the photo from (`image_url`): with a
+    /// [`super::Prefetch`], it is fetched before the request takes a recognition slot.
+    pub fetched_argument: Option<&'static str>,
 }
 
 /// What calling one MCP tool needs.
@@ -73,6 +77,8 @@ pub(super) struct Requirement {
     /// The tool a `tools/call` names, when it is one the rules know (the first, in a batch):
     /// a label for the access line that a caller cannot fill with text of its own.
     pub tool: Option<String>,
+    /// The URL a recognition names in [`AccessRules::fetched_argument`].
+    pub fetch: Option<String>,
 }
 
 /// What the guard reads of a message; strings are borrowed from the body where they hold
@@ -98,8 +104,70 @@ struct Params<'a> {
     arguments: Option<ArgumentNames<'a>>,
 }
 
-/// The names of a call's arguments, their values skipped; anything but an object fails.
-struct ArgumentNames<'a>(Vec<Cow<'a, str>>);
+/// The names of a call's arguments, with the values that are short strings (a URL, not a
+/// photo) and the others skipped; anything but an object fails.
+struct ArgumentNames<'a>(Vec<(Cow<'a, str>, Option<Cow<'a, str>>)>);
+
+impl ArgumentNames<'_> {
+    fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|(n, _)| n == name)
+    }
+
+    fn short_string(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n == name).and_then(|(_, value)| value.as_deref())
+    }
+}
+
+/// Longest argument value kept by [`ArgumentNames`]: longer strings are skipped unread.
+const SHORT_STRING: usize = 8 * 1024;
+
+/// A value that is kept when it is a short string and skipped otherwise.
+struct ShortString<'a>(Option<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for ShortString<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Short;
+        impl<'de> Visitor<'de> for Short {
+            type Value = ShortString<'de>;
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("any value")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(ShortString((text.len() <= SHORT_STRING).then_some(Cow::Borrowed(text))))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(ShortString((text.len() <= SHORT_STRING).then(|| Cow::Owned(text.to_owned()))))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ShortString(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ShortString(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ShortString(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ShortString(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(ShortString(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ShortString(None))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(ShortString(None))
+            }
+        }
+        deserializer.deserialize_any(Short)
+    }
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for ArgumentNames<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -112,8 +180,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for ArgumentNames<'a> {
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
                 let mut names = Vec::new();
                 while let Some(name) = map.next_key::<Borrowed<'de>>()? {
-                    map.next_value::<IgnoredAny>()?;
-                    names.push(name.0);
+                    let value = map.next_value::<ShortString<'de>>()?;
+                    names.push((name.0, value.0));
                 }
                 Ok(ArgumentNames(names))
             }
@@ -180,14 +248,19 @@ impl AccessRules {
                 };
                 requirement.scopes.extend(rule.scope);
                 requirement.tool.get_or_insert_with(|| rule.name.clone());
+                let arguments = params.and_then(|p| p.arguments.as_ref());
                 if let Some((argument, scope)) = rule.scope_with_argument
-                    && params
-                        .and_then(|p| p.arguments.as_ref())
-                        .is_some_and(|arguments| arguments.0.iter().any(|name| name == argument))
+                    && arguments.is_some_and(|arguments| arguments.has(argument))
                 {
                     requirement.scopes.insert(scope);
                 }
                 requirement.recognition |= rule.recognition;
+                if rule.recognition
+                    && requirement.fetch.is_none()
+                    && let (Some(name), Some(arguments)) = (self.fetched_argument, arguments)
+                {
+                    requirement.fetch = arguments.short_string(name).map(str::to_owned);
+                }
             }
             Some("resources/read" | "resources/subscribe") => {
                 let uri = params.and_then(|p| p.uri.as_ref()).map_or("", Borrowed::as_str);
@@ -200,6 +273,13 @@ impl AccessRules {
             }
             _ => {}
         }
+    }
+
+    /// The URL a REST recognition's JSON body names in [`AccessRules::fetched_argument`].
+    pub(super) fn fetched_url_in_json(&self, body: &[u8]) -> Option<String> {
+        let name = self.fetched_argument?;
+        let fields = serde_json::from_slice::<ArgumentNames<'_>>(body).ok()?;
+        fields.short_string(name).map(str::to_owned)
     }
 
     /// The requirement of a REST request: a declared rule, or by default `scans:read` for
@@ -273,7 +353,29 @@ mod tests {
                     recognition: false,
                 },
             ],
+            fetched_argument: Some("image_url"),
         }
+    }
+
+    #[test]
+    fn a_recognition_names_the_url_it_fetches() {
+        let rules = rules();
+        let fetch = |body: &str| rules.for_mcp_body(body.as_bytes()).unwrap().fetch;
+        let url = "https://example.com/a%20b.jpg";
+        assert_eq!(fetch(&call("scan", &format!(r#"{{"image_url":"{url}"}}"#))).unwrap(), url);
+        // Escaped, beside other arguments of every kind.
+        let escaped = call("scan", r#"{"n":[1,{"a":null}],"image_url":"https:\/\/x\/y","m":true}"#);
+        assert_eq!(fetch(&escaped).unwrap(), "https://x/y");
+        // Not for a tool that reads no photo, not for a value that is no short string.
+        assert_eq!(fetch(&call("fetch", r#"{"image_url":"https://x/y"}"#)), None);
+        assert_eq!(fetch(&call("scan", r#"{"image_url":7}"#)), None);
+        let long = "x".repeat(SHORT_STRING + 1);
+        assert_eq!(fetch(&call("scan", &format!(r#"{{"image_url":"{long}"}}"#))), None);
+        assert_eq!(
+            rules.fetched_url_in_json(br#"{"image_url":"https://x/y","retain_hours":1}"#).unwrap(),
+            "https://x/y"
+        );
+        assert_eq!(rules.fetched_url_in_json(b"[1]"), None);
     }
 
     fn scopes(body: &str) -> Vec<&'static str> {

@@ -45,6 +45,7 @@ pub(super) async fn track(
         .map_or_else(|| UNMATCHED.to_owned(), |path| path.as_str().to_owned());
     let http_method = method_label(request.method());
     let is_mcp = route == tracker.endpoint_path && request.method() == Method::POST;
+    let client = crate::http::client_address(&request);
 
     let span = tracing::info_span!(
         "request",
@@ -91,20 +92,23 @@ pub(super) async fn track(
     // The access line: route templates, never raw paths (a scan id is the caller's
     // handle), the JSON-RPC method from a fixed list, the tool when the guard recognised a
     // published one, the principal's stable id (a key id or an OAuth issuer and subject),
+    // the client address (behind a trusted proxy, the one it reported),
     // never a credential, an argument or document data.
     let principal = response.extensions().get::<crate::auth::Principal>().map(|p| p.0.as_str());
+    let client = client.map(tracing::field::display);
     let tool = response.extensions().get::<super::ToolLabel>().map(|t| t.0.as_str());
     let latency_ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
     if status.is_server_error() {
         tracing::warn!(
             target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
             rpc_method = method, tool, status = status.as_u16(), latency_ms, principal,
-            "request failed"
+            client, "request failed"
         );
     } else {
         tracing::info!(
             target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
-            rpc_method = method, tool, status = status.as_u16(), latency_ms, principal, "request"
+            rpc_method = method, tool, status = status.as_u16(), latency_ms, principal, client,
+            "request"
         );
     }
 
