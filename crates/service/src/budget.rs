@@ -70,15 +70,24 @@ impl AnswerBudget {
             return Err(BudgetError::TooLarge);
         }
         let units = u32::try_from(bytes.div_ceil(UNIT)).map_err(|_| BudgetError::TooLarge)?;
-        let permit = match self.units.clone().try_acquire_many_owned(units) {
-            Ok(permit) => permit,
-            Err(_) => tokio::time::timeout(self.wait, self.units.clone().acquire_many_owned(units))
-                .await
-                .map_err(|_| BudgetError::Busy)?
-                .map_err(|_| BudgetError::Busy)?,
-        };
-        Ok(BudgetShare(permit))
+        share_of(&self.units, units, self.wait).await
     }
+}
+
+/// `units` of `semaphore` at once when they are free, otherwise once they are within `wait`.
+async fn share_of(
+    semaphore: &Arc<Semaphore>,
+    units: u32,
+    wait: Duration,
+) -> Result<BudgetShare, BudgetError> {
+    let permit = match semaphore.clone().try_acquire_many_owned(units) {
+        Ok(permit) => permit,
+        Err(_) => tokio::time::timeout(wait, semaphore.clone().acquire_many_owned(units))
+            .await
+            .map_err(|_| BudgetError::Busy)?
+            .map_err(|_| BudgetError::Busy)?,
+    };
+    Ok(BudgetShare(permit))
 }
 
 /// The default pixel budget: 80 megapixels decoded at once across recognitions, two photos
@@ -121,14 +130,7 @@ impl PixelBudget {
     pub async fn take(&self, pixels: u64) -> Result<BudgetShare, BudgetError> {
         let units = u32::try_from(pixels.min(self.total).div_ceil(PIXEL_UNIT).max(1))
             .map_err(|_| BudgetError::TooLarge)?;
-        let permit = match self.units.clone().try_acquire_many_owned(units) {
-            Ok(permit) => permit,
-            Err(_) => tokio::time::timeout(self.wait, self.units.clone().acquire_many_owned(units))
-                .await
-                .map_err(|_| BudgetError::Busy)?
-                .map_err(|_| BudgetError::Busy)?,
-        };
-        Ok(BudgetShare(permit))
+        share_of(&self.units, units, self.wait).await
     }
 }
 
