@@ -451,22 +451,71 @@ struct Classified {
     covered: Vec<bool>,
 }
 
+/// A cell whose likeliest symbol the classifier gives less than this is looked at again:
+/// the perceptron is not shift-invariant, so where it hesitates, where the cell was cut a
+/// fraction of a pixel off decides. Its probabilities become the mean over the cell as cut
+/// and [`NUDGES`] of it. Sure cells (most of them) cost nothing more.
+const LOOK_AGAIN_BELOW: f32 = 0.9;
+/// The nudged cuts of a doubtful cell: moved along the line (in pitches) and across it (in
+/// glyph heights), less than the localiser's own error (the training jitter is 0.15 and
+/// 0.12). Measured on the synthetic and robustness sets in the engine README.
+const NUDGES: [(f32, f32); 4] = [(0.08, 0.0), (-0.08, 0.0), (0.0, 0.06), (0.0, -0.06)];
+
+/// The cell moved `along` pitches along the line and `across` glyph heights across it.
+fn nudged(cell: &CellGeometry, (along, across): (f32, f32)) -> CellGeometry {
+    CellGeometry {
+        centre: (
+            cell.centre.0 + cell.along.0 * along + cell.across.0 * across,
+            cell.centre.1 + cell.along.1 * along + cell.across.1 * across,
+        ),
+        ..*cell
+    }
+}
+
+/// Class probabilities of one cell; a doubtful one is the mean over nudged cuts of it.
+fn cell_probabilities(
+    model: &Mlp,
+    image: &Gray,
+    cell: &CellGeometry,
+    input: &mut [f32; CELL_LEN],
+    hidden: &mut [f32],
+) -> [f32; N_CLASSES] {
+    let mut probabilities = [0.0f32; N_CLASSES];
+    model.forward(input, hidden, &mut probabilities);
+    crate::model::softmax(&mut probabilities);
+    if probabilities.iter().copied().fold(0.0, f32::max) >= LOOK_AGAIN_BELOW {
+        return probabilities;
+    }
+    let mut again = [0.0f32; N_CLASSES];
+    for nudge in NUDGES {
+        sample_cell(image, &nudged(cell, nudge), Margins::Repaint, input);
+        model.forward(input, hidden, &mut again);
+        crate::model::softmax(&mut again);
+        for (sum, p) in probabilities.iter_mut().zip(&again) {
+            *sum += p;
+        }
+    }
+    probabilities.map(|sum| sum / (NUDGES.len() + 1) as f32)
+}
+
 /// Classifies cells and keeps the top few symbols of each.
 fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
     let mut input = [0.0f32; CELL_LEN];
     let mut hidden = vec![0.0f32; model.n_hidden];
-    let mut logits = [0.0f32; N_CLASSES];
     let mut candidates = Vec::with_capacity(cells.len());
     let mut contrast = Vec::with_capacity(cells.len());
     let mut covered = Vec::with_capacity(cells.len());
     for cell in cells {
+        // Whether the margin is covered, and the contrast, are the cell's as cut.
         let sampled = sample_cell(image, cell, Margins::Repaint, &mut input);
         contrast.push(sampled.contrast);
         covered.push(sampled.covered);
-        model.forward(&input, &mut hidden, &mut logits);
-        crate::model::softmax(&mut logits);
-        let mut ranked: Vec<(char, f32)> =
-            logits.iter().enumerate().map(|(idx, &p)| (char::from(ALPHABET[idx]), p)).collect();
+        let probabilities = cell_probabilities(model, image, cell, &mut input, &mut hidden);
+        let mut ranked: Vec<(char, f32)> = probabilities
+            .iter()
+            .enumerate()
+            .map(|(idx, &p)| (char::from(ALPHABET[idx]), p))
+            .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         ranked.truncate(TOP_K);
         candidates.push(CellCandidates::new(ranked));

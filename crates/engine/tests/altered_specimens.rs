@@ -531,6 +531,9 @@ fn coloured_marks_over_the_zone_are_looked_past() {
         exact += usize::from(got == truth);
     }
     assert!(tried >= 8, "{tried} colour specimens");
-    // 2 of 12 from the luma alone; 9 of 12 with the second look.
-    assert!(exact * 4 >= tried * 3, "{exact} of {tried} exact with coloured marks");
+    // 2 of 12 from the luma alone; 9 of 12 with the second look as ink on paper; 8 of 12
+    // since doubtful cells are also read nudged (the quarter-size passport's `UTO`, a blue
+    // stroke through its `O`, comes out `UT0`, `partial`), which reads more of every other
+    // set altered from real photos exactly (the engine README).
+    assert!(exact * 3 >= tried * 2, "{exact} of {tried} exact with coloured marks");
 }

@@ -250,3 +250,48 @@ fn a_visa_of_36_cells_is_not_lengthened_over_the_paper_beyond() {
         assert!(reader.continued_to_44(&attempt).is_none());
     });
 }
+
+/// The classifier's probabilities for `cell` as cut, without a second look.
+fn as_cut(model: &Mlp, image: &Gray, cell: &CellGeometry) -> [f32; N_CLASSES] {
+    let mut input = [0.0f32; CELL_LEN];
+    sample_cell(image, cell, Margins::Repaint, &mut input);
+    model.probabilities(&input)
+}
+
+#[test]
+fn a_doubtful_cell_is_judged_on_the_mean_of_nudged_cuts_and_a_sure_one_as_cut() {
+    read_photo("100_pass-uto.jpg", |reader, best| {
+        let (model, image) = (reader.model, reader.original);
+        let mut input = [0.0f32; CELL_LEN];
+        let mut hidden = vec![0.0f32; model.n_hidden];
+        let mut probabilities = |cell: &CellGeometry| {
+            sample_cell(image, cell, Margins::Repaint, &mut input);
+            cell_probabilities(model, image, cell, &mut input, &mut hidden)
+        };
+        // The cells as found are sure: judged as cut.
+        let sure = &best.cells[1][0];
+        assert!(as_cut(model, image, sure).iter().any(|&p| p >= LOOK_AGAIN_BELOW));
+        assert_eq!(probabilities(sure), as_cut(model, image, sure));
+        // Cut half a pitch off, between two glyphs, some cells are doubtful: each is judged
+        // on the mean of the cut and its four nudged neighbours.
+        let doubtful: Vec<CellGeometry> = best.cells[1]
+            .iter()
+            .map(|cell| nudged(cell, (0.5, 0.0)))
+            .filter(|cell| as_cut(model, image, cell).iter().all(|&p| p < LOOK_AGAIN_BELOW))
+            .collect();
+        assert!(doubtful.len() >= 5, "{} doubtful cells", doubtful.len());
+        for cell in &doubtful {
+            let mut mean = as_cut(model, image, cell);
+            for nudge in NUDGES {
+                for (sum, p) in mean.iter_mut().zip(as_cut(model, image, &nudged(cell, nudge))) {
+                    *sum += p;
+                }
+            }
+            let got = probabilities(cell);
+            for (got, sum) in got.iter().zip(mean) {
+                assert!((got - sum / 5.0).abs() < 1e-6, "{got} against {}", sum / 5.0);
+            }
+            assert!(got != as_cut(model, image, cell), "a nudged cut changes the judgement");
+        }
+    });
+}
