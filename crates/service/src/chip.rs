@@ -95,15 +95,7 @@ pub async fn verify_chip(
             ));
         }
         (Some(id), None) => {
-            let record = state
-                .store
-                .get(&principal.0, id, SystemTime::now())
-                .await
-                .map_err(ServiceError::from_store)?;
-            let lines: Vec<String> = record.result["lines"]
-                .as_array()
-                .map(|items| items.iter().filter_map(|l| l.as_str().map(str::to_owned)).collect())
-                .unwrap_or_default();
+            let lines = ops::kept_lines(state, principal, id).await?;
             if lines.is_empty() {
                 return Err(ServiceError::InvalidInput(
                     "That scan holds no MRZ lines to compare the chip with.".to_owned(),
@@ -153,15 +145,7 @@ pub async fn verify_chip(
 /// The JSON Schema of a chip report, subschemas inlined, without `$schema` (the tool's
 /// `outputSchema` and the OpenAPI document's `ChipReport`).
 pub fn schema() -> serde_json::Value {
-    let generator = schemars::generate::SchemaSettings::draft07()
-        .for_serialize()
-        .with(|settings| settings.inline_subschemas = true)
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<ChipReport>().to_value();
-    if let serde_json::Value::Object(object) = &mut schema {
-        object.remove("$schema");
-    }
-    schema
+    crate::schema::output::<ChipReport>()
 }
 
 /// A one-line summary for people (a tool result's text), without any document field.

@@ -3,6 +3,7 @@
 //!
 //! [`AppState`] holds the engine, the store and the limits every request shares;
 //! [`ops`] reads photos, keeps, lists, gets and deletes scans and parses typed text;
+//! [`check`] answers yes/no questions about a document without its fields;
 //! [`chip`] verifies the chip data an NFC reader app read (Passive Authentication);
 //! every operation takes the caller's [`Principal`], and every failure is a
 //! [`ServiceError`] whose text is safe to show. The transports (the MCP handler, the
@@ -11,6 +12,7 @@
 
 mod access;
 pub mod budget;
+pub mod check;
 pub mod chip;
 mod dates;
 mod image_file;
@@ -19,6 +21,7 @@ pub mod metrics;
 pub mod ops;
 mod principal;
 pub mod result;
+pub mod schema;
 mod state;
 
 pub use access::Access;

@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 
 use crate::{AppState, Principal, dates, result::DocumentResult};
 
+pub use crate::check::check;
+
 /// Longest retention a caller may ask for: one year, in hours.
 pub const MAX_RETAIN_HOURS: i64 = 8760;
 /// Most scans one page of [`list`] holds.
@@ -198,6 +200,23 @@ pub async fn get(state: &AppState, principal: &Principal, id: &str) -> Result<Va
     structured["scan_id"] = record.id.as_str().into();
     structured["expires_at"] = rfc3339(record.expires_at).into();
     Ok(structured)
+}
+
+/// The MRZ lines of the caller's kept scan, as kept (empty when it holds none).
+pub(crate) async fn kept_lines(
+    state: &AppState,
+    principal: &Principal,
+    id: &str,
+) -> Result<Vec<String>, ServiceError> {
+    let record = state
+        .store
+        .get(&principal.0, id, SystemTime::now())
+        .await
+        .map_err(ServiceError::from_store)?;
+    Ok(record.result["lines"]
+        .as_array()
+        .map(|items| items.iter().filter_map(|l| l.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default())
 }
 
 /// Forgets the caller's kept scan now; `{"scan_id", "deleted": true}`.

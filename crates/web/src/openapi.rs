@@ -12,6 +12,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, header};
+use mrtd_service::check::{CheckAnswers, CheckRequest};
 use serde_json::{Map, Value, json};
 
 /// The output schema of one MCP tool.
@@ -257,6 +258,29 @@ pub fn document() -> Value {
                     })))
                 }
             },
+            "/v1/check": {
+                "post": {
+                    "operationId": "check_document",
+                    "summary": "Answer yes/no questions about a document without revealing it",
+                    "description": "Whether the holder is at least min_age today, the document unexpired on valid_on, the nationality one of nationality_in, and whether the check digits hold, for one of the caller's kept scans (scan_id) or MRZ lines given; no document field is returned. Ask at least one question.",
+                    "requestBody": {
+                        "required": true,
+                        "content": { "application/json": { "schema": mrtd_service::schema::input::<CheckRequest>() } }
+                    },
+                    "responses": guarded(object(json!({
+                        "200": {
+                            "description": "The answers; null where the document does not say.",
+                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckAnswers" } } }
+                        },
+                        "400": error_ref("BadRequest"),
+                        "404": error_response("No such kept scan for this caller (code not_found)."),
+                        "413": error_ref("PayloadTooLarge"),
+                        "415": error_ref("UnsupportedMediaType"),
+                        "422": error_response("The lines are not an MRZ (code not_mrz)."),
+                        "503": error_ref("Unavailable")
+                    })))
+                }
+            },
             "/v1/chip/verify": {
                 "post": {
                     "operationId": "verify_chip",
@@ -285,6 +309,7 @@ pub fn document() -> Value {
                 "DocumentResult": result,
                 "ScanList": tool_output("list_scans"),
                 "ChipReport": tool_output("verify_chip"),
+                "CheckAnswers": mrtd_service::schema::output::<CheckAnswers>(),
                 "Error": {
                     "type": "object",
                     "description": "An RFC 9457 problem (application/problem+json): type (the error's section in /docs/rest.md, stable per code), title, status, detail, the code, and `error` repeating code and message for clients of the earlier shape; limits add retry_after.",

@@ -229,7 +229,15 @@ async fn the_openapi_document_is_whole() {
     operations.sort();
     assert_eq!(
         operations,
-        ["delete_scan", "get_scan", "list_scans", "parse_mrz", "scan_document", "verify_chip"]
+        [
+            "check_document",
+            "delete_scan",
+            "get_scan",
+            "list_scans",
+            "parse_mrz",
+            "scan_document",
+            "verify_chip"
+        ]
     );
     // The checker is not blind: wrong bodies fail.
     let error = "#/components/schemas/Error";
