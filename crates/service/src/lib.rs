@@ -17,6 +17,7 @@ pub mod chip;
 mod dates;
 mod image_file;
 mod image_url;
+pub mod kept;
 pub mod metrics;
 pub mod ops;
 mod principal;

@@ -2,8 +2,8 @@
 //!
 //! The document result's schema is generated from its type
 //! ([`mrtd_service::result::schema`]), the same one the MCP tools publish as
-//! `outputSchema`; its definitions join `components/schemas`. The scan list's schema is
-//! the `list_scans` tool's, taken from the tool catalog.
+//! `outputSchema`; its definitions join `components/schemas`. The other schemas are generated
+//! from the service's types too (`mrtd_service::schema`).
 
 use std::sync::OnceLock;
 
@@ -12,7 +12,10 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, header};
-use mrtd_service::check::{CheckAnswers, CheckRequest};
+use mrtd_service::{
+    check::{CheckAnswers, CheckRequest},
+    kept::ScanList,
+};
 use serde_json::{Map, Value, json};
 
 /// The output schema of one MCP tool.
@@ -307,7 +310,7 @@ pub fn document() -> Value {
         "components": {
             "schemas": {
                 "DocumentResult": result,
-                "ScanList": tool_output("list_scans"),
+                "ScanList": mrtd_service::schema::output::<ScanList>(),
                 "ChipReport": tool_output("verify_chip"),
                 "CheckAnswers": mrtd_service::schema::output::<CheckAnswers>(),
                 "Error": {

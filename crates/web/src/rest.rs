@@ -252,8 +252,8 @@ pub(crate) async fn get_scan(
     Caller(principal): Caller,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let result = service::get(&shared.state, &principal, &id).await?;
-    Ok(private_json(StatusCode::OK, result))
+    let kept = service::get(&shared.state, &principal, &id).await?;
+    Ok(private_json(StatusCode::OK, kept))
 }
 
 /// `DELETE /v1/scans/{id}`: forget a kept scan now; `204`.

@@ -47,10 +47,7 @@ pub(super) async fn call(
         Err(message) => return failure(message),
     };
     match service::check(state, principal, request).await {
-        Ok(answers) => match serde_json::to_value(&answers) {
-            Ok(structured) => success(answers.summary(), structured),
-            Err(_) => failure("The answers could not be written."),
-        },
+        Ok(answers) => success(answers.summary(), super::structured(&answers)),
         Err(error) => service_failure(&error),
     }
 }

@@ -237,6 +237,13 @@ pub(crate) fn store_failure(error: mrtd_store::StoreError) -> CallToolResult {
     service_failure(&ServiceError::from_store(error))
 }
 
+/// The JSON of a typed answer, for `structuredContent`.
+pub(crate) fn structured(answer: &impl serde::Serialize) -> Value {
+    // The service's answers serialise to JSON objects: no map with other keys, and no
+    // `Serialize` implementation among them that fails.
+    serde_json::to_value(answer).unwrap_or(Value::Null)
+}
+
 /// The structured result of a service call as a tool result with its summary.
 pub(crate) fn outcome(
     result: Result<Value, ServiceError>,

@@ -68,7 +68,7 @@ pub(super) async fn call(
     match chip::verify_chip(state, principal, request).await {
         Ok(report) => {
             let summary = chip::summary(&report);
-            success(summary, serde_json::to_value(&report).unwrap_or(Value::Null))
+            success(summary, super::structured(&report))
         }
         Err(error) => service_failure(&error),
     }
