@@ -211,6 +211,16 @@ pub async fn get(
     Ok(KeptScan::new(result, record.id.as_str().to_owned(), rfc3339(record.expires_at)))
 }
 
+/// Redeems a one-time `nonce` (a sealed `requestState`'s), remembering it until `until`:
+/// `true` the first time, `false` once it was used, on any replica that shares the store.
+pub async fn redeem(
+    state: &AppState,
+    nonce: &str,
+    until: SystemTime,
+) -> Result<bool, ServiceError> {
+    state.store.redeem(nonce, until).await.map_err(ServiceError::from_store)
+}
+
 /// The MRZ lines of the caller's kept scan, as kept (empty when it holds none).
 pub(crate) async fn kept_lines(
     state: &AppState,

@@ -232,11 +232,6 @@ pub(crate) fn service_failure(error: &ServiceError) -> CallToolResult {
     failure(error.to_string())
 }
 
-/// Maps a store failure to a result, without leaking internals.
-pub(crate) fn store_failure(error: mrtd_store::StoreError) -> CallToolResult {
-    service_failure(&ServiceError::from_store(error))
-}
-
 /// The JSON of a typed answer, for `structuredContent`.
 pub(crate) fn structured(answer: &impl serde::Serialize) -> Value {
     // The service's answers serialise to JSON objects: no map with other keys, and no

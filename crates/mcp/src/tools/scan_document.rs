@@ -19,13 +19,13 @@ use rmcp::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{failure, service_failure, store_failure};
+use super::{failure, service_failure};
 use crate::{
     Shared,
     input::{Arguments, arguments_digest},
 };
 use mrtd_service::{
-    AppState, ImageFileError, Principal,
+    AppState, ImageFileError, Principal, ServiceError,
     ops::{self as service, MAX_RETAIN_HOURS},
     result::{self, DocumentResult},
 };
@@ -255,7 +255,7 @@ async fn resume(
             None,
         ));
     }
-    match shared.state.store().redeem(&pending.nonce, SystemTime::now() + STATE_TTL).await {
+    match service::redeem(&shared.state, &pending.nonce, SystemTime::now() + STATE_TTL).await {
         Ok(true) => {}
         Ok(false) => {
             return Err(ErrorData::invalid_params(
@@ -263,7 +263,7 @@ async fn resume(
                 None,
             ));
         }
-        Err(error) => return Ok(store_failure(error).into()),
+        Err(error) => return Ok(service_failure(&error).into()),
     }
     if answer["action"] != "accept" {
         return Ok(failure(
@@ -276,17 +276,17 @@ async fn resume(
         .filter_map(|key| answer["content"][*key].as_str())
         .filter(|line| !line.trim().is_empty())
         .collect();
-    let date = match service::reference_date(pending.reference_date.as_deref()) {
-        Ok(date) => date,
-        Err(error) => return Ok(service_failure(&error).into()),
-    };
-    match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
-        Ok(reading) => {
-            let mut result = DocumentResult::from_text(reading);
+    // Typed in answer to a photo that could not be read: corrected as a recogniser's text
+    // would be, since the user copies what the photo shows.
+    match service::parse(&lines, pending.reference_date.as_deref(), true) {
+        Ok(mut result) => {
             result.source = Some("typed");
             Ok(finish(&shared.state, principal, result, pending.retain_hours).await.into())
         }
-        Err(not_mrz) => Ok(failure(format!("The typed text is not an MRZ: {not_mrz}.")).into()),
+        Err(ServiceError::NotMrz(reason)) => {
+            Ok(failure(format!("The typed text is not an MRZ: {reason}.")).into())
+        }
+        Err(error) => Ok(service_failure(&error).into()),
     }
 }
 
