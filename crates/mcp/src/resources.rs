@@ -62,21 +62,21 @@ const DOCS: [Doc; 3] = [
         name: "photo-guide",
         title: "How to photograph a document",
         description: "Advice to pass on to a person whose photo could not be read.",
-        text: include_str!("../docs/resources/photo-guide.md"),
+        text: mrtd_service::docs::guides::PHOTO_GUIDE,
     },
     Doc {
         uri: "mrtd://docs/supported-documents",
         name: "supported-documents",
         title: "Supported documents",
         description: "The MRZ formats mrtd reads and what its verdicts mean.",
-        text: include_str!("../docs/resources/supported-documents.md"),
+        text: mrtd_service::docs::guides::SUPPORTED_DOCUMENTS,
     },
     Doc {
         uri: "mrtd://docs/chip-verification",
         name: "chip-verification",
         title: "Verifying a document's chip",
         description: "Where chip data comes from, what verify_chip checks, and what authentic does not prove.",
-        text: include_str!("../docs/resources/chip-verification.md"),
+        text: mrtd_service::docs::guides::CHIP_VERIFICATION,
     },
 ];
 

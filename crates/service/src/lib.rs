@@ -11,10 +11,12 @@
 //! composition (the `mrtd` binary) tells them who the caller is.
 
 mod access;
+pub mod arguments;
 pub mod budget;
 pub mod check;
 pub mod chip;
 mod dates;
+pub mod docs;
 mod image_file;
 mod image_url;
 pub mod kept;

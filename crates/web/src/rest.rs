@@ -297,40 +297,18 @@ pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> 
     Ok(private_json(StatusCode::OK, result.to_value()))
 }
 
-/// The body of `POST /v1/chip/verify`: the `verify_chip` tool's arguments.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ChipJson {
-    sod_base64: String,
-    #[serde(default)]
-    data_groups_base64: Vec<String>,
-    scan_id: Option<String>,
-    mrz_lines: Option<Vec<String>>,
-    aa_challenge_base64: Option<String>,
-    aa_response_base64: Option<String>,
-}
-
 /// `POST /v1/chip/verify`: EF.SOD and data groups in, the chip report out.
 pub(crate) async fn verify_chip(
     State(shared): State<Shared>,
     Caller(principal): Caller,
     request: Request<Body>,
 ) -> Result<Response, ApiError> {
-    let body: ChipJson = json_body(
+    let body: chip::ChipArguments = json_body(
         request,
         "Send {\"sod_base64\": \"...\", \"data_groups_base64\": [\"...\"]} as application/json.",
     )
     .await?;
-    let request = chip::ChipRequest::from_base64(
-        &body.sod_base64,
-        &body.data_groups_base64,
-        body.scan_id,
-        body.mrz_lines,
-    )?
-    .with_active_authentication(
-        body.aa_challenge_base64.as_deref(),
-        body.aa_response_base64.as_deref(),
-    )?;
+    let request = body.into_request()?;
     let report = chip::verify_chip(&shared.state, &principal, request).await?;
     Ok(private_json(StatusCode::OK, report))
 }

@@ -55,7 +55,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "scan_document",
         title: "Scan a travel document",
-        description: include_str!("../../docs/tools/scan_document.md"),
+        description: mrtd_service::docs::tools::SCAN_DOCUMENT,
         input_schema: scan_document::input_schema,
         output_schema: mrtd_service::result::schema,
         read_only: false,
@@ -66,7 +66,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "get_scan",
         title: "Get a kept scan",
-        description: include_str!("../../docs/tools/get_scan.md"),
+        description: mrtd_service::docs::tools::GET_SCAN,
         input_schema: schema::scan_id_input,
         output_schema: mrtd_service::result::schema,
         read_only: true,
@@ -77,7 +77,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "list_scans",
         title: "List kept scans",
-        description: include_str!("../../docs/tools/list_scans.md"),
+        description: mrtd_service::docs::tools::LIST_SCANS,
         input_schema: list_scans::input_schema,
         output_schema: list_scans::output_schema,
         read_only: true,
@@ -88,7 +88,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "delete_scan",
         title: "Delete a kept scan",
-        description: include_str!("../../docs/tools/delete_scan.md"),
+        description: mrtd_service::docs::tools::DELETE_SCAN,
         input_schema: schema::scan_id_input,
         output_schema: delete_scan::output_schema,
         read_only: false,
@@ -99,7 +99,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "parse_mrz",
         title: "Parse MRZ text",
-        description: include_str!("../../docs/tools/parse_mrz.md"),
+        description: mrtd_service::docs::tools::PARSE_MRZ,
         input_schema: parse_mrz::input_schema,
         output_schema: mrtd_service::result::schema,
         read_only: true,
@@ -110,7 +110,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "check_document",
         title: "Check a document without revealing it",
-        description: include_str!("../../docs/tools/check_document.md"),
+        description: mrtd_service::docs::tools::CHECK_DOCUMENT,
         input_schema: check_document::input_schema,
         output_schema: check_document::output_schema,
         read_only: true,
@@ -121,7 +121,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "verify_chip",
         title: "Verify a document's chip",
-        description: include_str!("../../docs/tools/verify_chip.md"),
+        description: mrtd_service::docs::tools::VERIFY_CHIP,
         input_schema: verify_chip::input_schema,
         output_schema: mrtd_service::chip::schema,
         read_only: true,

@@ -36,32 +36,7 @@ const MRZ_TEXT: &str = "mrz_text";
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 
 pub(super) fn input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "image_base64": {
-                "type": "string",
-                "description": "The image file (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF) encoded as base64."
-            },
-            "image_url": {
-                "type": "string",
-                "description": "An https URL of the image; the server fetches it (public addresses only, at most 3 redirects, 10 s)."
-            },
-            "image_path": {
-                "type": "string",
-                "description": "A file inside the server's image directory, relative to it, or its mrtd://images/ URI from resources/list."
-            },
-            "retain_hours": {
-                "type": "integer", "minimum": 0, "maximum": MAX_RETAIN_HOURS, "default": 0,
-                "description": "Keep the result this many hours for get_scan; 0 keeps nothing."
-            },
-            "reference_date": {
-                "type": "string",
-                "description": "YYYY-MM-DD; decides date centuries, expiry and age. Default: today (UTC)."
-            }
-        },
-        "additionalProperties": false
-    })
+    mrtd_service::schema::input::<mrtd_service::arguments::ScanArguments>()
 }
 
 /// Where the image comes from.
