@@ -21,7 +21,7 @@ pub(crate) const DOCS: [Doc; 12] = [
     Doc {
         name: "rest",
         title: "REST API",
-        summary: "scan a photo, parse MRZ text, keep, list and delete scans over plain HTTP",
+        summary: "scan a photo, parse MRZ text, check a document, keep, list and delete scans over plain HTTP",
         body: include_str!("../docs/rest.md"),
     },
     Doc {
