@@ -12,6 +12,10 @@ use mrtd_service::{
     ops as service, schema,
 };
 
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] =
+    &["scan_id", "lines", "min_age", "valid_on", "nationality_in"];
+
 pub(super) fn input_schema() -> Value {
     schema::input::<CheckRequest>()
 }
@@ -23,7 +27,7 @@ pub(super) fn output_schema() -> Value {
 /// The arguments as the service's request, with the errors every tool gives for arguments
 /// of the wrong kind.
 fn request(arguments: &Arguments<'_>) -> Result<CheckRequest, String> {
-    arguments.only(&["scan_id", "lines", "min_age", "valid_on", "nationality_in"])?;
+    arguments.only(ARGUMENTS)?;
     let owned =
         |list: Option<Vec<&str>>| list.map(|items| items.into_iter().map(str::to_owned).collect());
     Ok(CheckRequest {

@@ -11,6 +11,9 @@ use mrtd_service::{
     ops as service, schema,
 };
 
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] = &["cursor", "limit"];
+
 pub(super) fn input_schema() -> Value {
     schema::input::<ListRequest>()
 }
@@ -25,7 +28,7 @@ pub(super) async fn call(
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
     let parsed = arguments
-        .only(&["cursor", "limit"])
+        .only(ARGUMENTS)
         .and_then(|()| Ok((arguments.string("cursor")?, arguments.integer("limit", 1, 100)?)));
     let (cursor, limit) = match parsed {
         Ok(parsed) => parsed,

@@ -249,3 +249,36 @@ pub(crate) fn outcome(
         Err(error) => service_failure(&error),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_takes_exactly_the_arguments_its_input_schema_publishes() {
+        // What each tool's call accepts (`Arguments::only`).
+        let accepted: [(&str, &[&str]); 7] = [
+            ("scan_document", scan_document::ARGUMENTS),
+            ("get_scan", &["scan_id"]),
+            ("list_scans", list_scans::ARGUMENTS),
+            ("delete_scan", &["scan_id"]),
+            ("parse_mrz", parse_mrz::ARGUMENTS),
+            ("check_document", check_document::ARGUMENTS),
+            ("verify_chip", verify_chip::ARGUMENTS),
+        ];
+        for spec in &TOOLS {
+            let (_, arguments) = accepted.iter().find(|(name, _)| *name == spec.name).unwrap();
+            let schema = (spec.input_schema)();
+            let mut published: Vec<&str> =
+                schema["properties"].as_object().map_or_else(Vec::new, |properties| {
+                    properties.keys().map(String::as_str).collect()
+                });
+            published.sort_unstable();
+            let mut taken = arguments.to_vec();
+            taken.sort_unstable();
+            assert_eq!(published, taken, "{}", spec.name);
+            assert_eq!(schema["type"], "object", "{}", spec.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
+        }
+    }
+}

@@ -35,6 +35,10 @@ const MRZ_TEXT: &str = "mrz_text";
 /// How long a user has to answer before the request state expires.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] =
+    &["image_base64", "image_url", "image_path", "retain_hours", "reference_date"];
+
 pub(super) fn input_schema() -> Value {
     mrtd_service::schema::input::<mrtd_service::arguments::ScanArguments>()
 }
@@ -77,25 +81,23 @@ pub(super) async fn call(
         return resume(shared, principal, sealed, request).await;
     }
     let state = &shared.state;
-    let parsed = arguments
-        .only(&["image_base64", "image_url", "image_path", "retain_hours", "reference_date"])
-        .and_then(|()| {
-            let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
-            let reference_date = arguments.string("reference_date")?;
-            service::reference_date(reference_date).map_err(|e| e.to_string())?;
-            let given = [
-                arguments.string("image_base64")?.map(Image::Encoded),
-                arguments.string("image_url")?.map(Image::Url),
-                arguments.string("image_path")?.map(Image::File),
-            ];
-            let mut given = given.into_iter().flatten();
-            let (Some(image), None) = (given.next(), given.next()) else {
-                return Err(
-                    "give the image as exactly one of image_base64, image_url or image_path".into(),
-                );
-            };
-            Ok((image, retain_hours, reference_date))
-        });
+    let parsed = arguments.only(ARGUMENTS).and_then(|()| {
+        let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
+        let reference_date = arguments.string("reference_date")?;
+        service::reference_date(reference_date).map_err(|e| e.to_string())?;
+        let given = [
+            arguments.string("image_base64")?.map(Image::Encoded),
+            arguments.string("image_url")?.map(Image::Url),
+            arguments.string("image_path")?.map(Image::File),
+        ];
+        let mut given = given.into_iter().flatten();
+        let (Some(image), None) = (given.next(), given.next()) else {
+            return Err(
+                "give the image as exactly one of image_base64, image_url or image_path".into()
+            );
+        };
+        Ok((image, retain_hours, reference_date))
+    });
     let (image, retain_hours, reference_date) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return Ok(failure(message).into()),

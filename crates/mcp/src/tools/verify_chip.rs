@@ -7,6 +7,16 @@ use super::{failure, service_failure, success};
 use crate::input::Arguments;
 use mrtd_service::{AppState, Principal, chip};
 
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] = &[
+    "sod_base64",
+    "data_groups_base64",
+    "scan_id",
+    "mrz_lines",
+    "aa_challenge_base64",
+    "aa_response_base64",
+];
+
 pub(super) fn input_schema() -> Value {
     mrtd_service::schema::input::<chip::ChipArguments>()
 }
@@ -16,16 +26,7 @@ pub(super) async fn call(
     principal: &Principal,
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
-    let request = arguments
-        .only(&[
-            "sod_base64",
-            "data_groups_base64",
-            "scan_id",
-            "mrz_lines",
-            "aa_challenge_base64",
-            "aa_response_base64",
-        ])
-        .and_then(|()| request(arguments));
+    let request = arguments.only(ARGUMENTS).and_then(|()| request(arguments));
     let request = match request {
         Ok(request) => request,
         Err(message) => return failure(message),
