@@ -4,6 +4,9 @@
 #   - the engines (mrtd-mrz, mrtd-engine) and chip verification (mrtd-chip) are synchronous
 #     and know no MRZ reader, store or transport: no tokio, and mrtd-chip no engine or store;
 #   - the service and the MCP handler know no HTTP stack: no axum, hyper or JWT library;
+#   - the MCP handler reaches the store and the MRZ core only through the service: neither
+#     mrtd-store nor mrtd-mrz among its own dependencies;
+#   - the web routes take their schemas and docs from the service, not from the MCP crate;
 #   - the served binary links no development tool: no font rasteriser (ab_glyph);
 #   - the HTTP front names no tool: no tool name in crates/server/src.
 set -euo pipefail
@@ -11,8 +14,16 @@ cd "$(dirname "$0")/.."
 
 failed=0
 refuse() { # crate, dependency, reason
-    if cargo tree -p "$1" -e normal -i "$2" >/dev/null 2>&1; then
+    # A workspace crate outside the tree prints nothing and exits 0: look at the output.
+    if cargo tree -p "$1" -e normal -i "$2" 2>/dev/null | grep -q .; then
         echo "layering: $1 depends on $2 ($3)" >&2
+        failed=1
+    fi
+}
+
+refuse_direct() { # crate, dependency, reason: the dependency may only come through another
+    if cargo tree -p "$1" -e normal --depth 1 --prefix none 2>/dev/null | grep -q "^$2 v"; then
+        echo "layering: $1 depends on $2 directly ($3)" >&2
         failed=1
     fi
 }
@@ -28,6 +39,10 @@ for crate in mrtd-service mrtd-mcp; do
         refuse "$crate" "$http" "the service and the MCP handler know no transport"
     done
 done
+for below in mrtd-store mrtd-mrz; do
+    refuse_direct mrtd-mcp "$below" "the MCP handler reaches kept scans and the MRZ core through mrtd-service, the only door"
+done
+refuse mrtd-web mrtd-mcp "the web routes take their schemas and docs from mrtd-service"
 refuse mrtd ab_glyph "the synthetic-document renderer is a development tool"
 
 tools=$(sed -n 's/^ *name: "\([a-z_]*\)",$/\1/p' crates/mcp/src/tools/mod.rs)
@@ -43,4 +58,4 @@ done
 if [ "$failed" -ne 0 ]; then
     exit 1
 fi
-echo "ok: engines and chip verification without tokio; service and MCP handler without an HTTP stack; no renderer in mrtd; no tool named in the HTTP front"
+echo "ok: engines and chip verification without tokio; service and MCP handler without an HTTP stack; MCP handler without the store or the MRZ core; web without the MCP crate; no renderer in mrtd; no tool named in the HTTP front"

@@ -11,8 +11,9 @@
 //! Tools, in the order `tools/list` always returns them:
 //! `scan_document`, `get_scan`, `list_scans`, `delete_scan`, `parse_mrz`, `check_document`,
 //! `verify_chip`.
-//! Every tool has a title, a description written for a model (`docs/tools/*.md`), an
-//! `inputSchema`, an `outputSchema`, the scope it needs and whether it runs a recognition
+//! Every tool has a title, a description written for a model
+//! ([`mrtd_service::docs::tools`]), an `inputSchema` and an `outputSchema` generated from
+//! the service's types, the scope it needs and whether it runs a recognition
 //! ([`tool_access`]), and returns `structuredContent` plus a short summary.
 
 mod input;

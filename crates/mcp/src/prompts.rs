@@ -9,7 +9,7 @@ use rmcp::{
 use serde_json::{Map, Value};
 
 const NAME: &str = "verify_traveller_document";
-const TEMPLATE: &str = include_str!("../docs/prompts/verify-traveller.md");
+const TEMPLATE: &str = mrtd_service::docs::VERIFY_TRAVELLER_PROMPT;
 
 pub(crate) fn list(modern: bool) -> ListPromptsResult {
     let arguments = vec![

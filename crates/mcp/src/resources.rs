@@ -2,8 +2,6 @@
 //! photos in the server's image directory (`mrtd://images/{path}`), which `scan_document`
 //! takes as `image_path`.
 
-use std::time::SystemTime;
-
 use rmcp::{
     ErrorData,
     model::{
@@ -13,7 +11,7 @@ use rmcp::{
 };
 use serde_json::json;
 
-use mrtd_service::{AppState, Principal};
+use mrtd_service::{AppState, Principal, ServiceError};
 
 const SCAN_PREFIX: &str = "mrtd://scans/";
 /// The URI prefix of the image directory's files.
@@ -64,21 +62,21 @@ const DOCS: [Doc; 3] = [
         name: "photo-guide",
         title: "How to photograph a document",
         description: "Advice to pass on to a person whose photo could not be read.",
-        text: include_str!("../docs/resources/photo-guide.md"),
+        text: mrtd_service::docs::guides::PHOTO_GUIDE,
     },
     Doc {
         uri: "mrtd://docs/supported-documents",
         name: "supported-documents",
         title: "Supported documents",
         description: "The MRZ formats mrtd reads and what its verdicts mean.",
-        text: include_str!("../docs/resources/supported-documents.md"),
+        text: mrtd_service::docs::guides::SUPPORTED_DOCUMENTS,
     },
     Doc {
         uri: "mrtd://docs/chip-verification",
         name: "chip-verification",
         title: "Verifying a document's chip",
         description: "Where chip data comes from, what verify_chip checks, and what authentic does not prove.",
-        text: include_str!("../docs/resources/chip-verification.md"),
+        text: mrtd_service::docs::guides::CHIP_VERIFICATION,
     },
 ];
 
@@ -210,22 +208,19 @@ pub(crate) async fn read(
         }
     }
     if let Some(scan_id) = uri.strip_prefix(SCAN_PREFIX) {
-        match state.store().get(&principal.0, scan_id, SystemTime::now()).await {
-            Ok(record) => {
-                let mut result = record.result;
-                result["scan_id"] = json!(record.id.as_str());
-                result["expires_at"] = json!(mrtd_service::ops::rfc3339(record.expires_at));
+        match mrtd_service::ops::get(state, principal, scan_id).await {
+            Ok(kept) => {
                 let contents = ResourceContents::TextResourceContents {
                     uri: uri.into(),
                     mime_type: Some("application/json".into()),
-                    text: result.to_string(),
+                    text: kept.to_value().to_string(),
                     meta: None,
                 };
                 return Ok(hints(ReadResourceResult::new(vec![contents]), 0, CacheScope::Private));
             }
-            Err(mrtd_store::StoreError::NotFound) => {}
-            Err(error) => {
-                tracing::error!(%error, "scan store failed while reading a resource");
+            Err(ServiceError::NotFound) => {}
+            Err(_) => {
+                // The service logged the store's failure.
                 return Err(ErrorData::internal_error("the scan store is unavailable", None));
             }
         }

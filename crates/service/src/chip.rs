@@ -5,7 +5,52 @@ use std::time::SystemTime;
 
 pub use mrtd_chip::{ChipReport, MAX_DATA_GROUPS};
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+
 use crate::{AppState, Principal, ServiceError, ops};
+
+/// The arguments of `verify_chip` and `POST /v1/chip/verify`, base64 as every front end
+/// receives them.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChipArguments {
+    /// EF.SOD (the Document Security Object) as read from the chip, base64.
+    pub sod_base64: String,
+    /// The data group files read from the chip (EF.DG1, EF.DG2, EF.DG14, …), each base64;
+    /// each is identified by its own tag, in any order. Without any, EF.SOD alone is checked
+    /// (its signature and chain).
+    #[serde(default)]
+    #[schemars(length(max = MAX_DATA_GROUPS))]
+    pub data_groups_base64: Vec<String>,
+    /// A kept scan of the same document: DG1 is compared with its printed MRZ.
+    pub scan_id: Option<String>,
+    /// Or the printed MRZ lines to compare DG1 with.
+    #[schemars(length(min = 1, max = 3))]
+    pub mrz_lines: Option<Vec<String>>,
+    /// Active Authentication: the challenge the reader app sent the chip (8 bytes in ICAO
+    /// 9303), base64. Give it with aa_response_base64, and DG15 among the data groups.
+    pub aa_challenge_base64: Option<String>,
+    /// The chip's answer to that challenge (INTERNAL AUTHENTICATE), base64.
+    pub aa_response_base64: Option<String>,
+}
+
+impl ChipArguments {
+    /// The request these arguments make: every base64 argument decoded, and Active
+    /// Authentication given both ways or not at all.
+    pub fn into_request(self) -> Result<ChipRequest, ServiceError> {
+        ChipRequest::from_base64(
+            &self.sod_base64,
+            &self.data_groups_base64,
+            self.scan_id,
+            self.mrz_lines,
+        )?
+        .with_active_authentication(
+            self.aa_challenge_base64.as_deref(),
+            self.aa_response_base64.as_deref(),
+        )
+    }
+}
 
 /// What a caller sends: EF.SOD and data groups as read from the chip, and optionally the
 /// printed zone to compare DG1 with.
@@ -95,15 +140,7 @@ pub async fn verify_chip(
             ));
         }
         (Some(id), None) => {
-            let record = state
-                .store
-                .get(&principal.0, id, SystemTime::now())
-                .await
-                .map_err(ServiceError::from_store)?;
-            let lines: Vec<String> = record.result["lines"]
-                .as_array()
-                .map(|items| items.iter().filter_map(|l| l.as_str().map(str::to_owned)).collect())
-                .unwrap_or_default();
+            let lines = ops::kept_lines(state, principal, id).await?;
             if lines.is_empty() {
                 return Err(ServiceError::InvalidInput(
                     "That scan holds no MRZ lines to compare the chip with.".to_owned(),
@@ -153,15 +190,7 @@ pub async fn verify_chip(
 /// The JSON Schema of a chip report, subschemas inlined, without `$schema` (the tool's
 /// `outputSchema` and the OpenAPI document's `ChipReport`).
 pub fn schema() -> serde_json::Value {
-    let generator = schemars::generate::SchemaSettings::draft07()
-        .for_serialize()
-        .with(|settings| settings.inline_subschemas = true)
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<ChipReport>().to_value();
-    if let serde_json::Value::Object(object) = &mut schema {
-        object.remove("$schema");
-    }
-    schema
+    crate::schema::output::<ChipReport>()
 }
 
 /// A one-line summary for people (a tool result's text), without any document field.

@@ -3,6 +3,7 @@
 //!
 //! [`AppState`] holds the engine, the store and the limits every request shares;
 //! [`ops`] reads photos, keeps, lists, gets and deletes scans and parses typed text;
+//! [`check`] answers yes/no questions about a document without its fields;
 //! [`chip`] verifies the chip data an NFC reader app read (Passive Authentication);
 //! every operation takes the caller's [`Principal`], and every failure is a
 //! [`ServiceError`] whose text is safe to show. The transports (the MCP handler, the
@@ -10,15 +11,20 @@
 //! composition (the `mrtd` binary) tells them who the caller is.
 
 mod access;
+pub mod arguments;
 pub mod budget;
+pub mod check;
 pub mod chip;
 mod dates;
+pub mod docs;
 mod image_file;
 mod image_url;
+pub mod kept;
 pub mod metrics;
 pub mod ops;
 mod principal;
 pub mod result;
+pub mod schema;
 mod state;
 
 pub use access::Access;

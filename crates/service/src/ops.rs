@@ -1,6 +1,6 @@
 //! The document operations without a transport: what the MCP tools and the REST API
-//! both do, returning a [`DocumentResult`] (kept scans and pages of them as the JSON they
-//! were stored as) or a typed [`ServiceError`].
+//! both do, returning typed answers ([`DocumentResult`], [`KeptScan`], [`ScanList`],
+//! [`Deleted`], [`crate::check::CheckAnswers`]) or a typed [`ServiceError`].
 //!
 //! Every operation takes the caller's [`Principal`]; kept scans belong to it, and an
 //! unknown, expired, deleted or foreign scan is the same [`ServiceError::NotFound`].
@@ -8,9 +8,15 @@
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::{AppState, Principal, dates, result::DocumentResult};
+use crate::{
+    AppState, Principal, dates,
+    kept::{Deleted, KeptScan, ScanList, ScanSummary},
+    result::DocumentResult,
+};
+
+pub use crate::check::check;
 
 /// Longest retention a caller may ask for: one year, in hours.
 pub const MAX_RETAIN_HOURS: i64 = 8760;
@@ -188,41 +194,63 @@ pub async fn scan(
 }
 
 /// The caller's kept scan, with its `scan_id` and `expires_at`.
-pub async fn get(state: &AppState, principal: &Principal, id: &str) -> Result<Value, ServiceError> {
+pub async fn get(
+    state: &AppState,
+    principal: &Principal,
+    id: &str,
+) -> Result<KeptScan, ServiceError> {
     let record = state
         .store
         .get(&principal.0, id, SystemTime::now())
         .await
         .map_err(ServiceError::from_store)?;
-    let mut structured = record.result;
-    structured["scan_id"] = record.id.as_str().into();
-    structured["expires_at"] = rfc3339(record.expires_at).into();
-    Ok(structured)
+    let Value::Object(result) = record.result else {
+        tracing::error!("a kept scan in the store is not a JSON object");
+        return Err(ServiceError::Unavailable);
+    };
+    Ok(KeptScan::new(result, record.id.as_str().to_owned(), rfc3339(record.expires_at)))
 }
 
-/// Forgets the caller's kept scan now; `{"scan_id", "deleted": true}`.
+/// Redeems a one-time `nonce` (a sealed `requestState`'s), remembering it until `until`:
+/// `true` the first time, `false` once it was used, on any replica that shares the store.
+pub async fn redeem(
+    state: &AppState,
+    nonce: &str,
+    until: SystemTime,
+) -> Result<bool, ServiceError> {
+    state.store.redeem(nonce, until).await.map_err(ServiceError::from_store)
+}
+
+/// The MRZ lines of the caller's kept scan, as kept (empty when it holds none).
+pub(crate) async fn kept_lines(
+    state: &AppState,
+    principal: &Principal,
+    id: &str,
+) -> Result<Vec<String>, ServiceError> {
+    Ok(get(state, principal, id).await?.lines())
+}
+
+/// Forgets the caller's kept scan now.
 pub async fn delete(
     state: &AppState,
     principal: &Principal,
     id: &str,
-) -> Result<Value, ServiceError> {
+) -> Result<Deleted, ServiceError> {
     state
         .store
         .delete(&principal.0, id, SystemTime::now())
         .await
         .map_err(ServiceError::from_store)?;
-    Ok(json!({ "scan_id": id, "deleted": true }))
+    Ok(Deleted { scan_id: id.to_owned(), deleted: true })
 }
 
-/// One page of the caller's kept scans, newest first: `{"scans": [...], "next_cursor"}`.
-/// Each item has `scan_id`, `created_at`, `expires_at`, `status` and `format`, never
-/// document fields.
+/// One page of the caller's kept scans, newest first, never with document fields.
 pub async fn list(
     state: &AppState,
     principal: &Principal,
     cursor: Option<&str>,
     limit: Option<u32>,
-) -> Result<Value, ServiceError> {
+) -> Result<ScanList, ServiceError> {
     let limit = match limit {
         None => DEFAULT_PAGE_SIZE,
         Some(n) if (1..=MAX_PAGE_SIZE).contains(&n) => n,
@@ -240,20 +268,21 @@ pub async fn list(
         }
         Err(error) => return Err(ServiceError::from_store(error)),
     };
-    let scans: Vec<Value> = page
+    let text = |record: &mrtd_store::ScanRecord, key: &str| {
+        record.result.get(key).and_then(Value::as_str).map(str::to_owned)
+    };
+    let scans = page
         .items
         .iter()
-        .map(|record| {
-            json!({
-                "scan_id": record.id.as_str(),
-                "created_at": rfc3339(record.created_at),
-                "expires_at": rfc3339(record.expires_at),
-                "status": record.result.get("status").cloned().unwrap_or(Value::Null),
-                "format": record.result.get("format").cloned().unwrap_or(Value::Null),
-            })
+        .map(|record| ScanSummary {
+            scan_id: record.id.as_str().to_owned(),
+            created_at: rfc3339(record.created_at),
+            expires_at: rfc3339(record.expires_at),
+            status: text(record, "status"),
+            format: text(record, "format"),
         })
         .collect();
-    Ok(json!({ "scans": scans, "next_cursor": page.next_cursor }))
+    Ok(ScanList { scans, next_cursor: page.next_cursor })
 }
 
 /// Longest text [`parse`] accepts, far above any MRZ (3 lines of 44 characters).

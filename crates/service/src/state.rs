@@ -106,16 +106,6 @@ impl AppState {
         &self.answers
     }
 
-    /// The store (every operation on it counted in the metrics when it fails).
-    pub fn store(&self) -> &Arc<dyn Store> {
-        &self.store
-    }
-
-    /// The engine, for front ends that read images outside MCP.
-    pub fn engine(&self) -> &Arc<Engine> {
-        &self.engine
-    }
-
     /// The directory `image_path` arguments name files in, when one is configured.
     pub fn image_dir(&self) -> Option<&ImageDir> {
         self.image_dir.as_ref()

@@ -11,7 +11,7 @@
 //! | `GET /assets/{name}` | the page's script and style sheet, embedded in the binary |
 //! | `GET /llms.txt`, `GET /docs/{name}.md` | the docs in Markdown for agents and people |
 //! | `GET /openapi.json` | OpenAPI 3.1 for the REST API |
-//! | `POST /v1/scans`, `GET /v1/scans`, `GET`/`DELETE /v1/scans/{id}`, `POST /v1/parse`, `POST /v1/chip/verify` | the REST API |
+//! | `POST /v1/scans`, `GET /v1/scans`, `GET`/`DELETE /v1/scans/{id}`, `POST /v1/parse`, `POST /v1/check`, `POST /v1/chip/verify` | the REST API |
 //!
 //! The REST API returns exactly what the MCP tools put in `structuredContent`, through the
 //! same transport-neutral [`mrtd_service::ops`], for the same caller: the
@@ -72,8 +72,9 @@ pub struct RestAccess {
 /// The REST operations whose needs differ from the rule for the rest (reads need to read
 /// scans, other methods to write them): reading a photo takes a recognition slot, like the
 /// `scan_document` tool; parsing typed text touches no scan, like `parse_mrz`. Verifying chip
-/// data may read a scan named in its body, which the guard does not parse: it needs the
-/// right to read scans (the `verify_chip` tool needs it only with a `scan_id`).
+/// data and checking a document may read a scan named in the body, which the guard does not
+/// parse: they need the right to read scans (the `verify_chip` and `check_document` tools
+/// need it only with a `scan_id`).
 pub fn rest_access() -> Vec<RestAccess> {
     vec![
         RestAccess {
@@ -94,6 +95,12 @@ pub fn rest_access() -> Vec<RestAccess> {
             access: Access::ReadScans,
             recognition: false,
         },
+        RestAccess {
+            method: Method::POST,
+            path: "/v1/check",
+            access: Access::ReadScans,
+            recognition: false,
+        },
     ]
 }
 
@@ -110,6 +117,7 @@ pub fn routes_with(state: AppState, config: &WebConfig) -> Router {
         .route("/v1/scans/{id}", get(rest::get_scan).delete(rest::delete_scan))
         .route("/v1/parse", axum::routing::post(rest::parse))
         .route("/v1/chip/verify", axum::routing::post(rest::verify_chip))
+        .route("/v1/check", axum::routing::post(rest::check))
         .route("/v1/{*rest}", axum::routing::any(rest::not_found))
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
         .with_state(shared);

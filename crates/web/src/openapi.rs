@@ -2,8 +2,8 @@
 //!
 //! The document result's schema is generated from its type
 //! ([`mrtd_service::result::schema`]), the same one the MCP tools publish as
-//! `outputSchema`; its definitions join `components/schemas`. The scan list's schema is
-//! the `list_scans` tool's, taken from the tool catalog.
+//! `outputSchema`; its definitions join `components/schemas`. The other schemas are generated
+//! from the service's types too (`mrtd_service::schema`).
 
 use std::sync::OnceLock;
 
@@ -12,16 +12,14 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, header};
+use mrtd_service::{
+    arguments::{ParseArguments, ScanArguments},
+    check::{CheckAnswers, CheckRequest},
+    chip,
+    kept::ScanList,
+    schema,
+};
 use serde_json::{Map, Value, json};
-
-/// The output schema of one MCP tool.
-fn tool_output(name: &str) -> Value {
-    mrtd_mcp::tool_catalog()
-        .into_iter()
-        .find(|tool| tool.name == name)
-        .and_then(|tool| tool.output_schema)
-        .map_or_else(|| json!({ "type": "object" }), |schema| Value::Object((*schema).clone()))
-}
 
 /// The document result's schema, its definitions moved into `schemas` (the components of
 /// the OpenAPI document) and its references pointed there.
@@ -59,20 +57,9 @@ fn repoint(value: &mut Value) {
     }
 }
 
-/// The `retain_hours` and `reference_date` schemas of the scan_document tool's input.
-fn tool_input(tool: &str) -> Value {
-    mrtd_mcp::tool_catalog()
-        .into_iter()
-        .find(|t| t.name == tool)
-        .map_or_else(|| json!({ "type": "object" }), |t| Value::Object((*t.input_schema).clone()))
-}
-
-fn tool_input_property(tool: &str, property: &str) -> Value {
-    mrtd_mcp::tool_catalog()
-        .into_iter()
-        .find(|t| t.name == tool)
-        .and_then(|t| t.input_schema.get("properties").and_then(|p| p.get(property)).cloned())
-        .unwrap_or_else(|| json!({}))
+/// The schema of the argument `name` in the schema of an operation's `arguments`.
+fn argument(arguments: &Value, name: &str) -> Value {
+    arguments.pointer(&format!("/properties/{name}")).cloned().unwrap_or_else(|| json!({}))
 }
 
 fn error_response(description: &str) -> Value {
@@ -120,8 +107,9 @@ fn scan_id_parameter() -> Value {
 
 /// The OpenAPI 3.1 document of the REST API.
 pub fn document() -> Value {
-    let retain_hours = tool_input_property("scan_document", "retain_hours");
-    let reference_date = tool_input_property("scan_document", "reference_date");
+    let scan_arguments = schema::input::<ScanArguments>();
+    let retain_hours = argument(&scan_arguments, "retain_hours");
+    let reference_date = argument(&scan_arguments, "reference_date");
     let mut schemas = Map::new();
     let result = document_result(&mut schemas);
     let mut document = json!({
@@ -242,7 +230,7 @@ pub fn document() -> Value {
                                 "lines": { "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 3, "description": "The 2 or 3 MRZ lines, top first." },
                                 "text": { "type": "string", "description": "The lines as one text, one per line." },
                                 "reference_date": reference_date,
-                                "correct": tool_input_property("parse_mrz", "correct")
+                                "correct": argument(&schema::input::<ParseArguments>(), "correct")
                             },
                             "oneOf": [{ "required": ["lines"] }, { "required": ["text"] }],
                             "additionalProperties": false
@@ -257,6 +245,29 @@ pub fn document() -> Value {
                     })))
                 }
             },
+            "/v1/check": {
+                "post": {
+                    "operationId": "check_document",
+                    "summary": "Answer yes/no questions about a document without revealing it",
+                    "description": "Whether the holder is at least min_age today, the document unexpired on valid_on, the nationality one of nationality_in, and whether the check digits hold, for one of the caller's kept scans (scan_id) or MRZ lines given; no document field is returned. Ask at least one question.",
+                    "requestBody": {
+                        "required": true,
+                        "content": { "application/json": { "schema": schema::input::<CheckRequest>() } }
+                    },
+                    "responses": guarded(object(json!({
+                        "200": {
+                            "description": "The answers; null where the document does not say.",
+                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckAnswers" } } }
+                        },
+                        "400": error_ref("BadRequest"),
+                        "404": error_response("No such kept scan for this caller (code not_found)."),
+                        "413": error_ref("PayloadTooLarge"),
+                        "415": error_ref("UnsupportedMediaType"),
+                        "422": error_response("The lines are not an MRZ (code not_mrz)."),
+                        "503": error_ref("Unavailable")
+                    })))
+                }
+            },
             "/v1/chip/verify": {
                 "post": {
                     "operationId": "verify_chip",
@@ -264,7 +275,7 @@ pub fn document() -> Value {
                     "description": "EF.SOD and the data groups an NFC reader app read from the chip, checked against the server's CSCA trust store; optionally DG1 against a kept scan's or given printed MRZ. Nothing is kept.",
                     "requestBody": {
                         "required": true,
-                        "content": { "application/json": { "schema": tool_input("verify_chip") } }
+                        "content": { "application/json": { "schema": schema::input::<chip::ChipArguments>() } }
                     },
                     "responses": guarded(object(json!({
                         "200": {
@@ -283,8 +294,9 @@ pub fn document() -> Value {
         "components": {
             "schemas": {
                 "DocumentResult": result,
-                "ScanList": tool_output("list_scans"),
-                "ChipReport": tool_output("verify_chip"),
+                "ScanList": schema::output::<ScanList>(),
+                "ChipReport": chip::schema(),
+                "CheckAnswers": schema::output::<CheckAnswers>(),
                 "Error": {
                     "type": "object",
                     "description": "An RFC 9457 problem (application/problem+json): type (the error's section in /docs/rest.md, stable per code), title, status, detail, the code, and `error` repeating code and message for clients of the earlier shape; limits add retry_after.",

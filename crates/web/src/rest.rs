@@ -8,9 +8,8 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, Request, StatusCode, header, request::Parts};
-use mrtd_service::{AppState, Principal, chip, ops as service};
-use serde::Deserialize;
-use serde_json::Value;
+use mrtd_service::{AppState, Principal, check::CheckRequest, chip, ops as service};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use crate::error::ApiError;
 
@@ -39,7 +38,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
 }
 
 /// A JSON result that no cache may keep: results hold personal data.
-fn private_json(status: StatusCode, body: Value) -> Response {
+fn private_json(status: StatusCode, body: impl Serialize) -> Response {
     let mut response = (status, Json(body)).into_response();
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
@@ -253,8 +252,8 @@ pub(crate) async fn get_scan(
     Caller(principal): Caller,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let result = service::get(&shared.state, &principal, &id).await?;
-    Ok(private_json(StatusCode::OK, result))
+    let kept = service::get(&shared.state, &principal, &id).await?;
+    Ok(private_json(StatusCode::OK, kept))
 }
 
 /// `DELETE /v1/scans/{id}`: forget a kept scan now; `204`.
@@ -281,14 +280,9 @@ pub(crate) struct ParseJson {
 
 /// `POST /v1/parse`: typed or pasted MRZ lines in, the document result out.
 pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> {
-    if !media_type(request.headers()).as_deref().is_some_and(is_json) {
-        return Err(ApiError::unsupported_media_type(
-            "Send {\"lines\": [...]} or {\"text\": \"...\"} as application/json.",
-        ));
-    }
-    let bytes = Bytes::from_request(request, &()).await?;
-    let body: ParseJson = serde_json::from_slice(&bytes)
-        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))?;
+    let body: ParseJson =
+        json_body(request, "Send {\"lines\": [...]} or {\"text\": \"...\"} as application/json.")
+            .await?;
     let lines: Vec<String> = match (body.lines, body.text) {
         (Some(lines), None) => lines,
         (None, Some(text)) => {
@@ -303,48 +297,46 @@ pub(crate) async fn parse(request: Request<Body>) -> Result<Response, ApiError> 
     Ok(private_json(StatusCode::OK, result.to_value()))
 }
 
-/// The body of `POST /v1/chip/verify`: the `verify_chip` tool's arguments.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ChipJson {
-    sod_base64: String,
-    #[serde(default)]
-    data_groups_base64: Vec<String>,
-    scan_id: Option<String>,
-    mrz_lines: Option<Vec<String>>,
-    aa_challenge_base64: Option<String>,
-    aa_response_base64: Option<String>,
-}
-
 /// `POST /v1/chip/verify`: EF.SOD and data groups in, the chip report out.
 pub(crate) async fn verify_chip(
     State(shared): State<Shared>,
     Caller(principal): Caller,
     request: Request<Body>,
 ) -> Result<Response, ApiError> {
+    let body: chip::ChipArguments = json_body(
+        request,
+        "Send {\"sod_base64\": \"...\", \"data_groups_base64\": [\"...\"]} as application/json.",
+    )
+    .await?;
+    let request = body.into_request()?;
+    let report = chip::verify_chip(&shared.state, &principal, request).await?;
+    Ok(private_json(StatusCode::OK, report))
+}
+
+/// `POST /v1/check`: yes/no answers about a kept scan or MRZ lines, without the document's
+/// fields; the `check_document` tool's arguments and answers.
+pub(crate) async fn check(
+    State(shared): State<Shared>,
+    Caller(principal): Caller,
+    request: Request<Body>,
+) -> Result<Response, ApiError> {
+    let body: CheckRequest = json_body(
+        request,
+        "Send {\"scan_id\": \"...\", \"min_age\": 18} or {\"lines\": [...], ...} as application/json.",
+    )
+    .await?;
+    let answers = service::check(&shared.state, &principal, body).await?;
+    Ok(private_json(StatusCode::OK, answers))
+}
+
+/// The JSON body of a request, as `T`; `415` with `hint` for another media type.
+async fn json_body<T: DeserializeOwned>(request: Request<Body>, hint: &str) -> Result<T, ApiError> {
     if !media_type(request.headers()).as_deref().is_some_and(is_json) {
-        return Err(ApiError::unsupported_media_type(
-            "Send {\"sod_base64\": \"...\", \"data_groups_base64\": [\"...\"]} as application/json.",
-        ));
+        return Err(ApiError::unsupported_media_type(hint));
     }
     let bytes = Bytes::from_request(request, &()).await?;
-    let body: ChipJson = serde_json::from_slice(&bytes)
-        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))?;
-    let request = chip::ChipRequest::from_base64(
-        &body.sod_base64,
-        &body.data_groups_base64,
-        body.scan_id,
-        body.mrz_lines,
-    )?
-    .with_active_authentication(
-        body.aa_challenge_base64.as_deref(),
-        body.aa_response_base64.as_deref(),
-    )?;
-    let report = chip::verify_chip(&shared.state, &principal, request).await?;
-    let value = serde_json::to_value(&report).map_err(|_| {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error")
-    })?;
-    Ok(private_json(StatusCode::OK, value))
+    serde_json::from_slice(&bytes)
+        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))
 }
 
 /// Any other path under `/v1`.

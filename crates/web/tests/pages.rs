@@ -174,7 +174,7 @@ async fn llms_txt_links_every_doc_and_every_link_resolves() {
 async fn docs_are_markdown_the_same_as_the_tools_publish() {
     let server = support::start().await;
     let addr = server.addr;
-    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp/docs");
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../service/docs");
     let scan = request(addr, "GET", "/docs/scan_document.md", &[], b"").await;
     assert_eq!(content_type(&scan), "text/markdown");
     let published = std::fs::read_to_string(docs.join("tools/scan_document.md")).unwrap();
@@ -229,7 +229,15 @@ async fn the_openapi_document_is_whole() {
     operations.sort();
     assert_eq!(
         operations,
-        ["delete_scan", "get_scan", "list_scans", "parse_mrz", "scan_document", "verify_chip"]
+        [
+            "check_document",
+            "delete_scan",
+            "get_scan",
+            "list_scans",
+            "parse_mrz",
+            "scan_document",
+            "verify_chip"
+        ]
     );
     // The checker is not blind: wrong bodies fail.
     let error = "#/components/schemas/Error";

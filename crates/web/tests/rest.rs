@@ -360,3 +360,70 @@ fn image_png(width: u32, height: u32) -> Vec<u8> {
     grey.write_to(&mut bytes, image::ImageFormat::Png).expect("encoding a PNG");
     bytes.into_inner()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_document_is_checked_without_its_fields() {
+    let server = support::start().await;
+    let api = OpenApi::fetch(server.addr).await;
+    let addr = server.addr;
+    // ERIKSSON: born 1974-08-12, UTO, the passport expires on 2012-04-15.
+    let lines = manifest_mrz(PHOTO);
+    let questions = json!({ "min_age": 18, "valid_on": "2012-04-15", "nationality_in": ["UTO"] });
+    let mut by_lines = questions.clone();
+    by_lines["lines"] = json!(lines);
+    let answered = post_json(addr, "/v1/check", &by_lines).await;
+    api.check("POST", "/v1/check", &answered);
+    assert_eq!(answered.status, 200, "{}", answered.text());
+    assert_eq!(answered.header("cache-control"), Some("no-store"));
+    let expected = json!({ "check_digits_valid": true, "min_age": true, "valid_on": true, "nationality_in": true });
+    assert_eq!(answered.json(), expected, "one answer per question, no document field");
+
+    let later = json!({ "lines": lines, "valid_on": "2012-04-16", "nationality_in": ["D"] });
+    let no = post_json(addr, "/v1/check", &later).await;
+    api.check("POST", "/v1/check", &no);
+    assert_eq!(
+        no.json(),
+        json!({ "check_digits_valid": true, "valid_on": false, "nationality_in": false })
+    );
+
+    // A kept scan answers the same, and REST answers what the MCP tool does.
+    let encoded = base64::engine::general_purpose::STANDARD.encode(image(PHOTO));
+    let created =
+        post_json(addr, "/v1/scans", &json!({ "image_base64": encoded, "retain_hours": 1 })).await;
+    let id = created.json()["scan_id"].as_str().expect("kept").to_owned();
+    let mut by_id = questions.clone();
+    by_id["scan_id"] = json!(id);
+    let kept = post_json(addr, "/v1/check", &by_id).await;
+    api.check("POST", "/v1/check", &kept);
+    assert_eq!(kept.json(), expected, "{}", kept.text());
+    let mcp = support::mcp_tool(addr, "check_document", by_id.clone(), &[]).await;
+    assert_eq!(mcp["result"]["structuredContent"], expected, "{mcp}");
+
+    // A failing check digit is an answer, not an error.
+    let mut altered = lines.clone();
+    altered[1] = altered[1].replacen("L898902C3", "L898902C4", 1);
+    let refuted = post_json(addr, "/v1/check", &json!({ "lines": altered, "min_age": 18 })).await;
+    api.check("POST", "/v1/check", &refuted);
+    assert_eq!(refuted.json()["check_digits_valid"], false, "{}", refuted.text());
+
+    for (body, status, code) in [
+        (json!({ "lines": lines }), 400, "invalid_request"),
+        (json!({ "lines": lines, "scan_id": id, "min_age": 18 }), 400, "invalid_request"),
+        (json!({ "lines": lines, "min_age": 151 }), 400, "invalid_request"),
+        (json!({ "lines": lines, "valid_on": "2012-13-01" }), 400, "invalid_request"),
+        (json!({ "lines": lines, "min_age": 18, "fields": true }), 400, "invalid_request"),
+        (json!({ "lines": ["hello", "world"], "min_age": 18 }), 422, "not_mrz"),
+        (json!({ "scan_id": "scn_does_not_exist", "min_age": 18 }), 404, "not_found"),
+    ] {
+        let reply = post_json(addr, "/v1/check", &body).await;
+        api.check("POST", "/v1/check", &reply);
+        assert_error(&reply, status, code);
+    }
+    let deleted = request(addr, "DELETE", &format!("/v1/scans/{id}"), &[], b"").await;
+    assert_eq!(deleted.status, 204);
+    let gone = post_json(addr, "/v1/check", &by_id).await;
+    assert_error(&gone, 404, "not_found");
+    let plain = request(addr, "POST", "/v1/check", &[("Content-Type", "text/plain")], b"{}").await;
+    api.check("POST", "/v1/check", &plain);
+    assert_error(&plain, 415, "unsupported_media_type");
+}

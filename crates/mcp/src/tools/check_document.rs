@@ -1,52 +1,44 @@
-//! `check_document`: yes/no answers about a document without its fields.
+//! `check_document`: yes/no answers about a document without its fields, through
+//! [`mrtd_service::ops::check`]; its schemas are generated from the service's types.
 
-use std::time::SystemTime;
-
-use mrtd_mrz::{ParseOptions, Reading, codes_equivalent};
 use rmcp::model::CallToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{failure, store_failure, success};
+use super::{failure, service_failure, success};
 use crate::input::Arguments;
-use mrtd_service::{AppState, Principal, ops as service};
+use mrtd_service::{
+    AppState, Principal,
+    check::{CheckAnswers, CheckRequest, MAX_AGE},
+    ops as service, schema,
+};
+
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] =
+    &["scan_id", "lines", "min_age", "valid_on", "nationality_in"];
 
 pub(super) fn input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "scan_id": { "type": "string", "description": "A kept scan to check." },
-            "lines": {
-                "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 3,
-                "description": "MRZ lines to check instead of a kept scan."
-            },
-            "min_age": { "type": "integer", "minimum": 0, "maximum": 150, "description": "Is the holder at least this old today?" },
-            "valid_on": { "type": "string", "description": "YYYY-MM-DD: is the document unexpired on this date?" },
-            "nationality_in": {
-                "type": "array", "items": { "type": "string" },
-                "description": "ICAO nationality codes; is the holder's one of them?"
-            }
-        },
-        "additionalProperties": false
-    })
+    schema::input::<CheckRequest>()
 }
 
 pub(super) fn output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "check_digits_valid": { "type": "boolean" },
-            "min_age": { "type": ["boolean", "null"] },
-            "valid_on": { "type": ["boolean", "null"] },
-            "nationality_in": { "type": ["boolean", "null"] }
-        },
-        "required": ["check_digits_valid"]
-    })
+    schema::output::<CheckAnswers>()
 }
 
-struct Questions<'a> {
-    min_age: Option<u32>,
-    valid_on: Option<mrtd_mrz::Date>,
-    nationality_in: Option<Vec<&'a str>>,
+/// The arguments as the service's request, with the errors every tool gives for arguments
+/// of the wrong kind.
+fn request(arguments: &Arguments<'_>) -> Result<CheckRequest, String> {
+    arguments.only(ARGUMENTS)?;
+    let owned =
+        |list: Option<Vec<&str>>| list.map(|items| items.into_iter().map(str::to_owned).collect());
+    Ok(CheckRequest {
+        scan_id: arguments.string("scan_id")?.map(str::to_owned),
+        lines: owned(arguments.string_list("lines")?),
+        min_age: arguments
+            .integer("min_age", 0, i64::from(MAX_AGE))?
+            .and_then(|years| u32::try_from(years).ok()),
+        valid_on: arguments.string("valid_on")?.map(str::to_owned),
+        nationality_in: owned(arguments.string_list("nationality_in")?),
+    })
 }
 
 pub(super) async fn call(
@@ -54,84 +46,12 @@ pub(super) async fn call(
     principal: &Principal,
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
-    let parsed = arguments
-        .only(&["scan_id", "lines", "min_age", "valid_on", "nationality_in"])
-        .and_then(|()| {
-            let questions = Questions {
-                min_age: arguments.integer("min_age", 0, 150)?.and_then(|n| u32::try_from(n).ok()),
-                valid_on: match arguments.string("valid_on")? {
-                    Some(text) => {
-                        Some(service::reference_date(Some(text)).map_err(|e| e.to_string())?)
-                    }
-                    None => None,
-                },
-                nationality_in: arguments.string_list("nationality_in")?,
-            };
-            if questions.min_age.is_none()
-                && questions.valid_on.is_none()
-                && questions.nationality_in.is_none()
-            {
-                return Err("ask at least one of min_age, valid_on, nationality_in".to_owned());
-            }
-            Ok((arguments.string("scan_id")?, arguments.string_list("lines")?, questions))
-        });
-    let (scan_id, lines, questions) = match parsed {
-        Ok(parsed) => parsed,
+    let request = match request(arguments) {
+        Ok(request) => request,
         Err(message) => return failure(message),
     };
-    let stored_lines: Vec<String>;
-    let lines: Vec<&str> = match (scan_id, lines) {
-        (Some(id), None) => match state.store().get(&principal.0, id, SystemTime::now()).await {
-            Ok(record) => {
-                stored_lines = record.result["lines"]
-                    .as_array()
-                    .map(|items| {
-                        items.iter().filter_map(|l| l.as_str().map(str::to_owned)).collect()
-                    })
-                    .unwrap_or_default();
-                if stored_lines.is_empty() {
-                    return failure("That scan holds no MRZ lines, so nothing can be checked.");
-                }
-                stored_lines.iter().map(String::as_str).collect()
-            }
-            Err(error) => return store_failure(error),
-        },
-        (None, Some(lines)) => lines,
-        _ => return failure("give exactly one of scan_id and lines"),
-    };
-    let today = mrtd_service::today();
-    // The lines are taken as printed (or as kept): a failing check digit is an answer.
-    let options = ParseOptions { correct: false, ..ParseOptions::new(today) };
-    let reading = match mrtd_mrz::parse_text(&lines, &options) {
-        Ok(reading) => reading,
-        Err(not_mrz) => return failure(format!("This is not an MRZ: {not_mrz}.")),
-    };
-    let answers = answer(&reading, &questions, today);
-    let summary = format!(
-        "Answers: {}.",
-        ["min_age", "valid_on", "nationality_in"]
-            .iter()
-            .filter(|key| answers.get(**key).is_some())
-            .map(|key| format!("{key} = {}", answers[*key]))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    success(summary, answers)
-}
-
-fn answer(reading: &Reading, questions: &Questions<'_>, today: mrtd_mrz::Date) -> Value {
-    let mut answers = json!({ "check_digits_valid": reading.valid });
-    if let Some(years) = questions.min_age {
-        answers["min_age"] = json!(reading.is_at_least(years, today));
+    match service::check(state, principal, request).await {
+        Ok(answers) => success(answers.summary(), super::structured(&answers)),
+        Err(error) => service_failure(&error),
     }
-    if let Some(date) = questions.valid_on {
-        answers["valid_on"] = json!(reading.is_valid_on(date));
-    }
-    if let Some(codes) = &questions.nationality_in {
-        answers["nationality_in"] =
-            json!(reading.fields.nationality.as_deref().map(|nationality| {
-                codes.iter().any(|code| codes_equivalent(code.trim(), nationality))
-            }));
-    }
-    answers
 }

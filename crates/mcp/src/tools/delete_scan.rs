@@ -1,21 +1,14 @@
 //! `delete_scan`: forget a kept scan now.
 
 use rmcp::model::CallToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{failure, outcome};
+use super::{failure, service_failure, success};
 use crate::input::Arguments;
-use mrtd_service::{AppState, Principal, ops as service};
+use mrtd_service::{AppState, Principal, kept::Deleted, ops as service, schema};
 
 pub(super) fn output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "scan_id": { "type": "string" },
-            "deleted": { "type": "boolean" }
-        },
-        "required": ["scan_id", "deleted"]
-    })
+    schema::output::<Deleted>()
 }
 
 pub(super) async fn call(
@@ -24,9 +17,10 @@ pub(super) async fn call(
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
     match arguments.only_scan_id() {
-        Ok(scan_id) => outcome(service::delete(state, principal, scan_id).await, |_| {
-            format!("Deleted scan {scan_id}.")
-        }),
+        Ok(scan_id) => match service::delete(state, principal, scan_id).await {
+            Ok(deleted) => success(format!("Deleted scan {scan_id}."), super::structured(&deleted)),
+            Err(error) => service_failure(&error),
+        },
         Err(message) => failure(message),
     }
 }

@@ -12,7 +12,10 @@ pub(super) async fn call(
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
     match arguments.only_scan_id() {
-        Ok(scan_id) => outcome(service::get(state, principal, scan_id).await, result::summary),
+        Ok(scan_id) => {
+            let kept = service::get(state, principal, scan_id).await;
+            outcome(kept.map(|kept| kept.to_value()), result::summary)
+        }
         Err(message) => failure(message),
     }
 }

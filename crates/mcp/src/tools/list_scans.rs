@@ -1,45 +1,25 @@
 //! `list_scans`: the caller's own kept scans, newest first.
 
 use rmcp::model::CallToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{failure, outcome};
+use super::{failure, service_failure, success};
 use crate::input::Arguments;
-use mrtd_service::{AppState, Principal, ops as service};
+use mrtd_service::{
+    AppState, Principal,
+    kept::{ListRequest, ScanList},
+    ops as service, schema,
+};
+
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] = &["cursor", "limit"];
 
 pub(super) fn input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "cursor": { "type": "string", "description": "next_cursor from the previous page." },
-            "limit": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20 }
-        },
-        "additionalProperties": false
-    })
+    schema::input::<ListRequest>()
 }
 
 pub(super) fn output_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "scans": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "scan_id": { "type": "string" },
-                        "created_at": { "type": "string" },
-                        "expires_at": { "type": "string" },
-                        "status": { "type": ["string", "null"] },
-                        "format": { "type": ["string", "null"] }
-                    },
-                    "required": ["scan_id", "created_at", "expires_at"]
-                }
-            },
-            "next_cursor": { "type": ["string", "null"] }
-        },
-        "required": ["scans", "next_cursor"]
-    })
+    schema::output::<ScanList>()
 }
 
 pub(super) async fn call(
@@ -48,18 +28,22 @@ pub(super) async fn call(
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
     let parsed = arguments
-        .only(&["cursor", "limit"])
+        .only(ARGUMENTS)
         .and_then(|()| Ok((arguments.string("cursor")?, arguments.integer("limit", 1, 100)?)));
     let (cursor, limit) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return failure(message),
     };
     let limit = limit.and_then(|n| u32::try_from(n).ok());
-    outcome(service::list(state, principal, cursor, limit).await, |page| {
-        format!(
-            "{} kept scan(s) on this page{}.",
-            page["scans"].as_array().map_or(0, Vec::len),
-            if page["next_cursor"].is_string() { "; more with next_cursor" } else { "" }
-        )
-    })
+    match service::list(state, principal, cursor, limit).await {
+        Ok(page) => {
+            let summary = format!(
+                "{} kept scan(s) on this page{}.",
+                page.scans.len(),
+                if page.next_cursor.is_some() { "; more with next_cursor" } else { "" }
+            );
+            success(summary, super::structured(&page))
+        }
+        Err(error) => service_failure(&error),
+    }
 }

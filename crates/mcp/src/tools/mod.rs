@@ -55,7 +55,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "scan_document",
         title: "Scan a travel document",
-        description: include_str!("../../docs/tools/scan_document.md"),
+        description: mrtd_service::docs::tools::SCAN_DOCUMENT,
         input_schema: scan_document::input_schema,
         output_schema: mrtd_service::result::schema,
         read_only: false,
@@ -66,7 +66,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "get_scan",
         title: "Get a kept scan",
-        description: include_str!("../../docs/tools/get_scan.md"),
+        description: mrtd_service::docs::tools::GET_SCAN,
         input_schema: schema::scan_id_input,
         output_schema: mrtd_service::result::schema,
         read_only: true,
@@ -77,7 +77,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "list_scans",
         title: "List kept scans",
-        description: include_str!("../../docs/tools/list_scans.md"),
+        description: mrtd_service::docs::tools::LIST_SCANS,
         input_schema: list_scans::input_schema,
         output_schema: list_scans::output_schema,
         read_only: true,
@@ -88,7 +88,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "delete_scan",
         title: "Delete a kept scan",
-        description: include_str!("../../docs/tools/delete_scan.md"),
+        description: mrtd_service::docs::tools::DELETE_SCAN,
         input_schema: schema::scan_id_input,
         output_schema: delete_scan::output_schema,
         read_only: false,
@@ -99,7 +99,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "parse_mrz",
         title: "Parse MRZ text",
-        description: include_str!("../../docs/tools/parse_mrz.md"),
+        description: mrtd_service::docs::tools::PARSE_MRZ,
         input_schema: parse_mrz::input_schema,
         output_schema: mrtd_service::result::schema,
         read_only: true,
@@ -110,7 +110,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "check_document",
         title: "Check a document without revealing it",
-        description: include_str!("../../docs/tools/check_document.md"),
+        description: mrtd_service::docs::tools::CHECK_DOCUMENT,
         input_schema: check_document::input_schema,
         output_schema: check_document::output_schema,
         read_only: true,
@@ -121,7 +121,7 @@ const TOOLS: [ToolSpec; 7] = [
     ToolSpec {
         name: "verify_chip",
         title: "Verify a document's chip",
-        description: include_str!("../../docs/tools/verify_chip.md"),
+        description: mrtd_service::docs::tools::VERIFY_CHIP,
         input_schema: verify_chip::input_schema,
         output_schema: mrtd_service::chip::schema,
         read_only: true,
@@ -232,9 +232,11 @@ pub(crate) fn service_failure(error: &ServiceError) -> CallToolResult {
     failure(error.to_string())
 }
 
-/// Maps a store failure to a result, without leaking internals.
-pub(crate) fn store_failure(error: mrtd_store::StoreError) -> CallToolResult {
-    service_failure(&ServiceError::from_store(error))
+/// The JSON of a typed answer, for `structuredContent`.
+pub(crate) fn structured(answer: &impl serde::Serialize) -> Value {
+    // The service's answers serialise to JSON objects: no map with other keys, and no
+    // `Serialize` implementation among them that fails.
+    serde_json::to_value(answer).unwrap_or(Value::Null)
 }
 
 /// The structured result of a service call as a tool result with its summary.
@@ -245,5 +247,38 @@ pub(crate) fn outcome(
     match result {
         Ok(structured) => success(summary(&structured), structured),
         Err(error) => service_failure(&error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_takes_exactly_the_arguments_its_input_schema_publishes() {
+        // What each tool's call accepts (`Arguments::only`).
+        let accepted: [(&str, &[&str]); 7] = [
+            ("scan_document", scan_document::ARGUMENTS),
+            ("get_scan", &["scan_id"]),
+            ("list_scans", list_scans::ARGUMENTS),
+            ("delete_scan", &["scan_id"]),
+            ("parse_mrz", parse_mrz::ARGUMENTS),
+            ("check_document", check_document::ARGUMENTS),
+            ("verify_chip", verify_chip::ARGUMENTS),
+        ];
+        for spec in &TOOLS {
+            let (_, arguments) = accepted.iter().find(|(name, _)| *name == spec.name).unwrap();
+            let schema = (spec.input_schema)();
+            let mut published: Vec<&str> =
+                schema["properties"].as_object().map_or_else(Vec::new, |properties| {
+                    properties.keys().map(String::as_str).collect()
+                });
+            published.sort_unstable();
+            let mut taken = arguments.to_vec();
+            taken.sort_unstable();
+            assert_eq!(published, taken, "{}", spec.name);
+            assert_eq!(schema["type"], "object", "{}", spec.name);
+            assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
+        }
     }
 }

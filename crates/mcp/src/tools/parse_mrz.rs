@@ -1,40 +1,21 @@
 //! `parse_mrz`: MRZ text in, the document result out.
 
 use rmcp::model::CallToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{failure, outcome};
 use crate::input::Arguments;
 use mrtd_service::{ops as service, result};
 
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] = &["lines", "reference_date", "correct"];
+
 pub(super) fn input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "lines": {
-                "type": "array",
-                "items": { "type": "string" },
-                "minItems": 1,
-                "maxItems": 3,
-                "description": "The 2 or 3 MRZ lines, top first (one string holding all lines also works)."
-            },
-            "reference_date": {
-                "type": "string",
-                "description": "YYYY-MM-DD; decides date centuries, expiry and age. Default: today (UTC)."
-            },
-            "correct": {
-                "type": "boolean",
-                "default": false,
-                "description": "Apply check-digit-guided corrections, for text that came from another recogniser (OCR). Off: the lines are taken as printed, a failing check digit stays failing, and the changes that would satisfy it come back as suggestions."
-            }
-        },
-        "required": ["lines"],
-        "additionalProperties": false
-    })
+    mrtd_service::schema::input::<mrtd_service::arguments::ParseArguments>()
 }
 
 pub(super) fn call(arguments: &Arguments<'_>) -> CallToolResult {
-    let parsed = arguments.only(&["lines", "reference_date", "correct"]).and_then(|()| {
+    let parsed = arguments.only(ARGUMENTS).and_then(|()| {
         let lines = arguments.string_list("lines")?.ok_or("'lines' is required")?;
         let correct = arguments.boolean("correct")?.unwrap_or(false);
         Ok((lines, arguments.string("reference_date")?, correct))

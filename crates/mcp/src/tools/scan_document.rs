@@ -19,13 +19,13 @@ use rmcp::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{failure, service_failure, store_failure};
+use super::{failure, service_failure};
 use crate::{
     Shared,
     input::{Arguments, arguments_digest},
 };
 use mrtd_service::{
-    AppState, ImageFileError, Principal,
+    AppState, ImageFileError, Principal, ServiceError,
     ops::{self as service, MAX_RETAIN_HOURS},
     result::{self, DocumentResult},
 };
@@ -35,33 +35,12 @@ const MRZ_TEXT: &str = "mrz_text";
 /// How long a user has to answer before the request state expires.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] =
+    &["image_base64", "image_url", "image_path", "retain_hours", "reference_date"];
+
 pub(super) fn input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "image_base64": {
-                "type": "string",
-                "description": "The image file (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF) encoded as base64."
-            },
-            "image_url": {
-                "type": "string",
-                "description": "An https URL of the image; the server fetches it (public addresses only, at most 3 redirects, 10 s)."
-            },
-            "image_path": {
-                "type": "string",
-                "description": "A file inside the server's image directory, relative to it, or its mrtd://images/ URI from resources/list."
-            },
-            "retain_hours": {
-                "type": "integer", "minimum": 0, "maximum": MAX_RETAIN_HOURS, "default": 0,
-                "description": "Keep the result this many hours for get_scan; 0 keeps nothing."
-            },
-            "reference_date": {
-                "type": "string",
-                "description": "YYYY-MM-DD; decides date centuries, expiry and age. Default: today (UTC)."
-            }
-        },
-        "additionalProperties": false
-    })
+    mrtd_service::schema::input::<mrtd_service::arguments::ScanArguments>()
 }
 
 /// Where the image comes from.
@@ -102,25 +81,23 @@ pub(super) async fn call(
         return resume(shared, principal, sealed, request).await;
     }
     let state = &shared.state;
-    let parsed = arguments
-        .only(&["image_base64", "image_url", "image_path", "retain_hours", "reference_date"])
-        .and_then(|()| {
-            let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
-            let reference_date = arguments.string("reference_date")?;
-            service::reference_date(reference_date).map_err(|e| e.to_string())?;
-            let given = [
-                arguments.string("image_base64")?.map(Image::Encoded),
-                arguments.string("image_url")?.map(Image::Url),
-                arguments.string("image_path")?.map(Image::File),
-            ];
-            let mut given = given.into_iter().flatten();
-            let (Some(image), None) = (given.next(), given.next()) else {
-                return Err(
-                    "give the image as exactly one of image_base64, image_url or image_path".into(),
-                );
-            };
-            Ok((image, retain_hours, reference_date))
-        });
+    let parsed = arguments.only(ARGUMENTS).and_then(|()| {
+        let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
+        let reference_date = arguments.string("reference_date")?;
+        service::reference_date(reference_date).map_err(|e| e.to_string())?;
+        let given = [
+            arguments.string("image_base64")?.map(Image::Encoded),
+            arguments.string("image_url")?.map(Image::Url),
+            arguments.string("image_path")?.map(Image::File),
+        ];
+        let mut given = given.into_iter().flatten();
+        let (Some(image), None) = (given.next(), given.next()) else {
+            return Err(
+                "give the image as exactly one of image_base64, image_url or image_path".into()
+            );
+        };
+        Ok((image, retain_hours, reference_date))
+    });
     let (image, retain_hours, reference_date) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return Ok(failure(message).into()),
@@ -255,7 +232,7 @@ async fn resume(
             None,
         ));
     }
-    match shared.state.store().redeem(&pending.nonce, SystemTime::now() + STATE_TTL).await {
+    match service::redeem(&shared.state, &pending.nonce, SystemTime::now() + STATE_TTL).await {
         Ok(true) => {}
         Ok(false) => {
             return Err(ErrorData::invalid_params(
@@ -263,7 +240,7 @@ async fn resume(
                 None,
             ));
         }
-        Err(error) => return Ok(store_failure(error).into()),
+        Err(error) => return Ok(service_failure(&error).into()),
     }
     if answer["action"] != "accept" {
         return Ok(failure(
@@ -276,17 +253,17 @@ async fn resume(
         .filter_map(|key| answer["content"][*key].as_str())
         .filter(|line| !line.trim().is_empty())
         .collect();
-    let date = match service::reference_date(pending.reference_date.as_deref()) {
-        Ok(date) => date,
-        Err(error) => return Ok(service_failure(&error).into()),
-    };
-    match mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::new(date)) {
-        Ok(reading) => {
-            let mut result = DocumentResult::from_text(reading);
+    // Typed in answer to a photo that could not be read: corrected as a recogniser's text
+    // would be, since the user copies what the photo shows.
+    match service::parse(&lines, pending.reference_date.as_deref(), true) {
+        Ok(mut result) => {
             result.source = Some("typed");
             Ok(finish(&shared.state, principal, result, pending.retain_hours).await.into())
         }
-        Err(not_mrz) => Ok(failure(format!("The typed text is not an MRZ: {not_mrz}.")).into()),
+        Err(ServiceError::NotMrz(reason)) => {
+            Ok(failure(format!("The typed text is not an MRZ: {reason}.")).into())
+        }
+        Err(error) => Ok(service_failure(&error).into()),
     }
 }
 

@@ -1,19 +1,8 @@
-//! JSON Schemas shared by several tools. The document result's is generated from its type
-//! ([`mrtd_service::result::schema`]).
+//! JSON Schemas shared by several tools, generated from the service's types.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Input of the tools that take one scan id.
 pub(super) fn scan_id_input() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "scan_id": {
-                "type": "string",
-                "description": "The scan_id returned by scan_document with retain_hours above 0."
-            }
-        },
-        "required": ["scan_id"],
-        "additionalProperties": false
-    })
+    mrtd_service::schema::input::<mrtd_service::kept::ScanIdRequest>()
 }

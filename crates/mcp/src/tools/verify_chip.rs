@@ -1,49 +1,24 @@
 //! `verify_chip`: Passive Authentication of chip data, optionally matched to a scan.
 
 use rmcp::model::CallToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{failure, service_failure, success};
 use crate::input::Arguments;
 use mrtd_service::{AppState, Principal, chip};
 
+/// The arguments the tool takes: its input schema's properties.
+pub(super) const ARGUMENTS: &[&str] = &[
+    "sod_base64",
+    "data_groups_base64",
+    "scan_id",
+    "mrz_lines",
+    "aa_challenge_base64",
+    "aa_response_base64",
+];
+
 pub(super) fn input_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "sod_base64": {
-                "type": "string",
-                "description": "EF.SOD (the Document Security Object) as read from the chip, base64."
-            },
-            "data_groups_base64": {
-                "type": "array",
-                "items": { "type": "string" },
-                "maxItems": chip::MAX_DATA_GROUPS,
-                "description": "The data group files read from the chip (EF.DG1, EF.DG2, EF.DG14, …), each base64; each is identified by its own tag, in any order. Without any, EF.SOD alone is checked (its signature and chain)."
-            },
-            "scan_id": {
-                "type": "string",
-                "description": "A kept scan of the same document: DG1 is compared with its printed MRZ."
-            },
-            "aa_challenge_base64": {
-                "type": "string",
-                "description": "Active Authentication: the challenge the reader app sent the chip (8 bytes in ICAO 9303), base64. Give it with aa_response_base64, and DG15 among the data groups."
-            },
-            "aa_response_base64": {
-                "type": "string",
-                "description": "The chip's answer to that challenge (INTERNAL AUTHENTICATE), base64."
-            },
-            "mrz_lines": {
-                "type": "array",
-                "items": { "type": "string" },
-                "minItems": 1,
-                "maxItems": 3,
-                "description": "Or the printed MRZ lines to compare DG1 with."
-            }
-        },
-        "required": ["sod_base64"],
-        "additionalProperties": false
-    })
+    mrtd_service::schema::input::<chip::ChipArguments>()
 }
 
 pub(super) async fn call(
@@ -51,16 +26,7 @@ pub(super) async fn call(
     principal: &Principal,
     arguments: &Arguments<'_>,
 ) -> CallToolResult {
-    let request = arguments
-        .only(&[
-            "sod_base64",
-            "data_groups_base64",
-            "scan_id",
-            "mrz_lines",
-            "aa_challenge_base64",
-            "aa_response_base64",
-        ])
-        .and_then(|()| request(arguments));
+    let request = arguments.only(ARGUMENTS).and_then(|()| request(arguments));
     let request = match request {
         Ok(request) => request,
         Err(message) => return failure(message),
@@ -68,7 +34,7 @@ pub(super) async fn call(
     match chip::verify_chip(state, principal, request).await {
         Ok(report) => {
             let summary = chip::summary(&report);
-            success(summary, serde_json::to_value(&report).unwrap_or(Value::Null))
+            success(summary, super::structured(&report))
         }
         Err(error) => service_failure(&error),
     }

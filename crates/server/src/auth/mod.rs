@@ -34,8 +34,9 @@
 //! `scan_id` and reading `mrtd://scans/*`; `scans:write` for `scan_document` and `delete_scan`.
 //! Everything else needs only a valid token. `scans:write` implies `scans:read`. On the REST
 //! API, `GET`/`HEAD` need `scans:read` and other methods `scans:write`, except `POST /v1/parse`
-//! (like `parse_mrz`, only a valid token) and `POST /v1/chip/verify` (`scans:read`, as its body
-//! may name a scan); `POST /v1/scans` also takes a recognition slot.
+//! (like `parse_mrz`, only a valid token), `POST /v1/chip/verify` and `POST /v1/check`
+//! (`scans:read`, as their bodies may name a scan); `POST /v1/scans` also takes a recognition
+//! slot.
 
 pub mod api_key;
 pub mod jwks;

@@ -1,0 +1,43 @@
+//! The arguments of reading a photo and parsing text, as the MCP tools and the REST API take
+//! them; their JSON Schemas ([`crate::schema::input`]) are what both publish.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::ops::MAX_RETAIN_HOURS;
+
+/// The arguments of `scan_document`: exactly one image source, and what to do with it.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScanArguments {
+    /// The image file (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF) encoded as base64.
+    pub image_base64: Option<String>,
+    /// An https URL of the image; the server fetches it (public addresses only, at most 3
+    /// redirects, 10 s).
+    pub image_url: Option<String>,
+    /// A file inside the server's image directory, relative to it, or its mrtd://images/ URI
+    /// from resources/list.
+    pub image_path: Option<String>,
+    /// Keep the result this many hours for get_scan; 0 keeps nothing.
+    #[schemars(range(min = 0, max = MAX_RETAIN_HOURS), extend("default" = 0))]
+    pub retain_hours: Option<i64>,
+    /// YYYY-MM-DD; decides date centuries, expiry and age. Default: today (UTC).
+    pub reference_date: Option<String>,
+}
+
+/// The arguments of `parse_mrz`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParseArguments {
+    /// The 2 or 3 MRZ lines, top first (one string holding all lines also works).
+    #[schemars(length(min = 1, max = 3))]
+    pub lines: Vec<String>,
+    /// YYYY-MM-DD; decides date centuries, expiry and age. Default: today (UTC).
+    pub reference_date: Option<String>,
+    /// Apply check-digit-guided corrections, for text that came from another recogniser
+    /// (OCR). Off: the lines are taken as printed, a failing check digit stays failing, and
+    /// the changes that would satisfy it come back as suggestions.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub correct: bool,
+}

@@ -1,0 +1,184 @@
+//! `check`: yes/no answers about a document (age, expiry, nationality) without its fields,
+//! for a kept scan or for MRZ lines the caller gives.
+
+use mrtd_mrz::{ParseOptions, Reading, codes_equivalent};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{AppState, Principal, ServiceError, ops};
+
+/// Oldest age a caller may ask about.
+pub const MAX_AGE: u32 = 150;
+
+/// What a caller asks: the document (exactly one of `scan_id` and `lines`) and at least one
+/// question.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {
+    /// A kept scan to check.
+    pub scan_id: Option<String>,
+    /// MRZ lines to check instead of a kept scan.
+    #[schemars(length(min = 1, max = 3))]
+    pub lines: Option<Vec<String>>,
+    /// Is the holder at least this old today?
+    #[schemars(range(max = 150))]
+    pub min_age: Option<u32>,
+    /// YYYY-MM-DD: is the document unexpired on this date?
+    pub valid_on: Option<String>,
+    /// ICAO nationality codes; is the holder's one of them?
+    pub nationality_in: Option<Vec<String>>,
+}
+
+/// The answers: whether the check digits hold, and one answer per question asked (`null`
+/// when the document does not say, such as a birth date it leaves out).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct CheckAnswers {
+    /// Whether every check digit holds on the lines as printed (or as kept).
+    pub check_digits_valid: bool,
+    /// Whether the holder is at least `min_age` years old today; only when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_age: Option<Option<bool>>,
+    /// Whether the document is unexpired on `valid_on`; only when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_on: Option<Option<bool>>,
+    /// Whether the holder's nationality is one of `nationality_in`; only when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nationality_in: Option<Option<bool>>,
+}
+
+impl CheckAnswers {
+    /// A one-line summary for people, with the answers and no document field.
+    pub fn summary(&self) -> String {
+        let shown =
+            |answer: Option<bool>| answer.map_or("null", |yes| if yes { "true" } else { "false" });
+        let answers: Vec<String> = [
+            ("min_age", self.min_age),
+            ("valid_on", self.valid_on),
+            ("nationality_in", self.nationality_in),
+        ]
+        .into_iter()
+        .filter_map(|(question, answer)| Some(format!("{question} = {}", shown(answer?))))
+        .collect();
+        format!("Answers: {}.", answers.join(", "))
+    }
+}
+
+/// Answers the questions of `request` about the caller's kept scan or the lines given.
+///
+/// The lines are taken as printed (or as kept): a failing check digit is an answer
+/// (`check_digits_valid` false), not an error.
+pub async fn check(
+    state: &AppState,
+    principal: &Principal,
+    request: CheckRequest,
+) -> Result<CheckAnswers, ServiceError> {
+    if request.min_age.is_some_and(|years| years > MAX_AGE) {
+        return Err(ServiceError::InvalidInput(format!(
+            "'min_age' must be a whole number from 0 to {MAX_AGE}"
+        )));
+    }
+    let valid_on = match request.valid_on.as_deref() {
+        Some(text) => Some(ops::reference_date(Some(text))?),
+        None => None,
+    };
+    if request.min_age.is_none() && valid_on.is_none() && request.nationality_in.is_none() {
+        return Err(ServiceError::InvalidInput(
+            "ask at least one of min_age, valid_on, nationality_in".to_owned(),
+        ));
+    }
+    let lines = match (request.scan_id.as_deref(), request.lines) {
+        (Some(id), None) => {
+            let lines = ops::kept_lines(state, principal, id).await?;
+            if lines.is_empty() {
+                return Err(ServiceError::InvalidInput(
+                    "That scan holds no MRZ lines, so nothing can be checked.".to_owned(),
+                ));
+            }
+            lines
+        }
+        (None, Some(lines)) => {
+            ops::refuse_overlong(&lines, "lines")?;
+            lines
+        }
+        _ => {
+            return Err(ServiceError::InvalidInput(
+                "give exactly one of scan_id and lines".to_owned(),
+            ));
+        }
+    };
+    let today = crate::today();
+    let options = ParseOptions { correct: false, ..ParseOptions::new(today) };
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let reading = mrtd_mrz::parse_text(&lines, &options)
+        .map_err(|not_mrz| ServiceError::NotMrz(not_mrz.to_string()))?;
+    Ok(answer(&reading, request.min_age, valid_on, request.nationality_in.as_deref(), today))
+}
+
+fn answer(
+    reading: &Reading,
+    min_age: Option<u32>,
+    valid_on: Option<mrtd_mrz::Date>,
+    nationality_in: Option<&[String]>,
+    today: mrtd_mrz::Date,
+) -> CheckAnswers {
+    CheckAnswers {
+        check_digits_valid: reading.valid,
+        min_age: min_age.map(|years| reading.is_at_least(years, today)),
+        valid_on: valid_on.map(|date| reading.is_valid_on(date)),
+        nationality_in: nationality_in.map(|codes| {
+            reading.fields.nationality.as_deref().map(|nationality| {
+                codes.iter().any(|code| codes_equivalent(code.trim(), nationality))
+            })
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::schema;
+
+    #[test]
+    fn answers_hold_the_questions_asked_and_fit_their_schema() {
+        let answers = CheckAnswers {
+            check_digits_valid: true,
+            min_age: Some(None),
+            valid_on: None,
+            nationality_in: Some(Some(false)),
+        };
+        let value = serde_json::to_value(&answers).unwrap();
+        assert_eq!(
+            value,
+            json!({ "check_digits_valid": true, "min_age": null, "nationality_in": false })
+        );
+        assert_eq!(answers.summary(), "Answers: min_age = null, nationality_in = false.");
+        let output = jsonschema::validator_for(&schema::output::<CheckAnswers>()).unwrap();
+        assert!(output.is_valid(&value));
+        assert!(!output.is_valid(&json!({ "min_age": true })), "check_digits_valid is required");
+        assert!(!output.is_valid(&json!({ "check_digits_valid": true, "valid_on": "yes" })));
+    }
+
+    #[test]
+    fn the_request_schema_refuses_what_the_service_refuses() {
+        let input = schema::input::<CheckRequest>();
+        let validator = jsonschema::validator_for(&input).unwrap();
+        assert!(validator.is_valid(&json!({ "scan_id": "scn_1", "min_age": 18 })));
+        assert!(validator.is_valid(&json!({ "lines": ["a", "b"], "nationality_in": ["D"] })));
+        for refused in [
+            json!({ "scan_id": "scn_1", "min_age": 151 }),
+            json!({ "lines": [], "min_age": 18 }),
+            json!({ "lines": ["a", "b", "c", "d"], "min_age": 18 }),
+            json!({ "scan_id": "scn_1", "fields": true }),
+        ] {
+            assert!(!validator.is_valid(&refused), "{refused}");
+            let parsed = serde_json::from_value::<CheckRequest>(refused.clone());
+            let allowed = parsed.is_ok_and(|request| {
+                request.min_age.is_none_or(|years| years <= MAX_AGE)
+                    && request.lines.is_none_or(|lines| (1..=3).contains(&lines.len()))
+            });
+            assert!(!allowed, "the service takes what its schema refuses: {refused}");
+        }
+    }
+}

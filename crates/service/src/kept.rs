@@ -1,0 +1,167 @@
+//! What the operations on kept scans take and answer: `get_scan`, `list_scans` and
+//! `delete_scan` (and `GET /v1/scans`, `GET`/`DELETE /v1/scans/{id}`).
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::result::DocumentResult;
+
+/// The argument of the operations on one kept scan.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScanIdRequest {
+    /// The scan_id returned by scan_document with retain_hours above 0.
+    pub scan_id: String,
+}
+
+/// The arguments of `list_scans`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListRequest {
+    /// next_cursor from the previous page.
+    pub cursor: Option<String>,
+    /// Scans on one page.
+    #[schemars(range(min = 1, max = 100), extend("default" = 20))]
+    pub limit: Option<u32>,
+}
+
+/// A kept scan: the document result as it was kept, with its id and expiry. Its schema is
+/// the document result's, whose `scan_id` and `expires_at` a kept scan always has.
+#[derive(Debug, Clone, Serialize)]
+pub struct KeptScan {
+    /// The result's JSON as kept, without `scan_id` and `expires_at`.
+    #[serde(flatten)]
+    result: Map<String, Value>,
+    /// The scan's id.
+    pub scan_id: String,
+    /// When it expires (UTC, RFC 3339).
+    pub expires_at: String,
+}
+
+impl KeptScan {
+    /// The kept `result` (a JSON object) with its id and expiry.
+    pub(crate) fn new(mut result: Map<String, Value>, scan_id: String, expires_at: String) -> Self {
+        result.remove("scan_id");
+        result.remove("expires_at");
+        KeptScan { result, scan_id, expires_at }
+    }
+
+    /// The MRZ lines as kept (none when the result holds none).
+    pub fn lines(&self) -> Vec<String> {
+        self.result
+            .get("lines")
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(|l| l.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The JSON every front end returns.
+    pub fn to_value(&self) -> Value {
+        let mut object = self.result.clone();
+        object.insert("scan_id".to_owned(), self.scan_id.clone().into());
+        object.insert("expires_at".to_owned(), self.expires_at.clone().into());
+        Value::Object(object)
+    }
+}
+
+impl JsonSchema for KeptScan {
+    fn schema_name() -> Cow<'static, str> {
+        DocumentResult::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        DocumentResult::schema_id()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        DocumentResult::json_schema(generator)
+    }
+}
+
+/// One page of the caller's kept scans, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ScanList {
+    /// The scans on this page: never document fields.
+    pub scans: Vec<ScanSummary>,
+    /// Give it back as `cursor` for the next page; `null` on the last one.
+    pub next_cursor: Option<String>,
+}
+
+/// A kept scan in a list: when it was kept and until when, and what was read, without any
+/// document field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ScanSummary {
+    /// The scan's id.
+    pub scan_id: String,
+    /// When it was kept (UTC, RFC 3339).
+    pub created_at: String,
+    /// When it expires (UTC, RFC 3339).
+    pub expires_at: String,
+    /// The result's `status` (`read`: only read results are kept).
+    pub status: Option<String>,
+    /// The result's `format`, such as `TD3`.
+    pub format: Option<String>,
+}
+
+/// The answer of `delete_scan`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Deleted {
+    /// The scan's id.
+    pub scan_id: String,
+    /// Always `true`: the scan is gone.
+    pub deleted: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::schema;
+
+    #[test]
+    fn a_kept_scan_is_the_result_with_its_id_and_expiry() {
+        let Value::Object(result) =
+            json!({ "status": "read", "lines": ["A", "B"], "scan_id": "old" })
+        else {
+            unreachable!()
+        };
+        let kept = KeptScan::new(result, "scn_1".to_owned(), "2030-01-01T00:00:00Z".to_owned());
+        assert_eq!(kept.lines(), ["A", "B"]);
+        let expected = json!({ "status": "read", "lines": ["A", "B"], "scan_id": "scn_1", "expires_at": "2030-01-01T00:00:00Z" });
+        assert_eq!(kept.to_value(), expected);
+        assert_eq!(serde_json::to_value(&kept).unwrap(), expected, "one scan_id, the record's");
+    }
+
+    #[test]
+    fn lists_and_deletions_fit_their_schemas() {
+        let list = jsonschema::validator_for(&schema::output::<ScanList>()).unwrap();
+        let page = ScanList {
+            scans: vec![ScanSummary {
+                scan_id: "scn_1".to_owned(),
+                created_at: "2030-01-01T00:00:00Z".to_owned(),
+                expires_at: "2030-01-01T01:00:00Z".to_owned(),
+                status: Some("read".to_owned()),
+                format: None,
+            }],
+            next_cursor: None,
+        };
+        let value = serde_json::to_value(&page).unwrap();
+        assert_eq!(value["scans"][0]["format"], Value::Null, "an unknown format is null");
+        assert_eq!(value["next_cursor"], Value::Null, "the last page says so");
+        assert!(list.is_valid(&value));
+        assert!(!list.is_valid(&json!({ "scans": [{}], "next_cursor": null })));
+        assert!(!list.is_valid(&json!({ "scans": [] })), "next_cursor is always there");
+        let deleted = jsonschema::validator_for(&schema::output::<Deleted>()).unwrap();
+        let value = serde_json::to_value(Deleted { scan_id: "scn_1".to_owned(), deleted: true });
+        assert_eq!(value.unwrap(), json!({ "scan_id": "scn_1", "deleted": true }));
+        assert!(!deleted.is_valid(&json!({ "deleted": true })));
+        let ids = jsonschema::validator_for(&schema::input::<ScanIdRequest>()).unwrap();
+        assert!(ids.is_valid(&json!({ "scan_id": "scn_1" })));
+        assert!(!ids.is_valid(&json!({})));
+        assert!(!ids.is_valid(&json!({ "scan_id": "scn_1", "owner": "bob" })));
+    }
+}
