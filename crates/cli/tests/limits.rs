@@ -1,12 +1,21 @@
-//! Per-caller limits through the real binary: callers without credentials are rate-limited
-//! per client address.
+//! Per-caller limits and the decoded-pixel budget through the real binary: callers without
+//! credentials are rate-limited per client address, and large photos over the budget are
+//! refused with advice to retry while a small one is still read.
 
 mod support;
 
-use std::net::SocketAddr;
+use std::{
+    net::SocketAddr,
+    sync::{Arc, Barrier},
+};
 
-use serde_json::json;
-use support::{ServerProcess, client::MODERN, transport};
+use base64::Engine as _;
+use serde_json::{Value, json};
+use support::{
+    PASSPORT, PASSPORT_NUMBER, ServerProcess,
+    client::{Client, MODERN, Revision},
+    transport,
+};
 
 /// A `tools/list` from the client a proxy on loopback reports as `client`: its status.
 fn list_from(addr: SocketAddr, client: &str) -> u16 {
@@ -47,4 +56,110 @@ fn callers_without_credentials_are_rate_limited_per_client_address() {
         assert_eq!(list_from(addr, other), 200, "{other} beside {busy}");
         assert_eq!(list_from(addr, same_prefix), 429, "{same_prefix} beside {busy}");
     }
+}
+
+/// A gray PNG of `width` × `height` with nothing on it: large when decoded, a few kilobytes
+/// as a file.
+fn blank_png(width: u32, height: u32) -> Vec<u8> {
+    let picture = image::GrayImage::from_pixel(width, height, image::Luma([200]));
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    picture.write_to(&mut bytes, image::ImageFormat::Png).expect("encode a PNG");
+    bytes.into_inner()
+}
+
+/// What a `POST /v1/scans` of `image_base64` answered: status, `Retry-After`, body.
+fn rest_scan(addr: SocketAddr, image_base64: &str) -> (u16, Option<String>, Value) {
+    let body = json!({ "image_base64": image_base64 }).to_string();
+    let reply = transport::request(
+        addr,
+        "POST",
+        "/v1/scans",
+        &[("Content-Type", "application/json")],
+        &body,
+    );
+    (reply.status, reply.header("retry-after").map(str::to_owned), reply.json())
+}
+
+#[test]
+fn large_photos_over_the_decoded_pixel_budget_are_refused_while_a_small_one_is_read() {
+    // A budget of 40 MP holds one 36 MP photo at a time; a photo that finds no room is
+    // refused at once (--scan-wait-secs 0). Recognition slots are plenty.
+    let server = ServerProcess::http(&[
+        "--max-decoded-megapixels",
+        "40",
+        "--scan-wait-secs",
+        "0",
+        "--max-concurrent-scans",
+        "16",
+        "--rate-limit",
+        "0",
+    ]);
+    let addr = server.addr.unwrap();
+    let large = base64::engine::general_purpose::STANDARD.encode(blank_png(6000, 6000));
+    let large = Arc::new(large);
+    // Four large photos over REST and four over MCP, sent at once.
+    const EACH: usize = 4;
+    let start = Arc::new(Barrier::new(2 * EACH + 1));
+    let rest: Vec<_> = (0..EACH)
+        .map(|_| {
+            let (large, start) = (large.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                rest_scan(addr, &large)
+            })
+        })
+        .collect();
+    let mcp: Vec<_> = (0..EACH)
+        .map(|_| {
+            let (large, start) = (large.clone(), start.clone());
+            let mut client = Client::http(addr, Revision::Modern, json!({}), Vec::new());
+            std::thread::spawn(move || {
+                start.wait();
+                client.call("scan_document", json!({ "image_base64": *large }))
+            })
+        })
+        .collect();
+    start.wait();
+    // Meanwhile a small photo (under half a megapixel) finds room beside one large one.
+    let (status, _, small) = rest_scan(addr, &support::image_base64(PASSPORT));
+    assert_eq!(status, 200, "{small}");
+    assert_eq!(small["fields"]["document_number"], PASSPORT_NUMBER, "{small}");
+    let mut mcp_client = Client::http(addr, Revision::Modern, json!({}), Vec::new());
+    let small = mcp_client
+        .call("scan_document", json!({ "image_base64": support::image_base64(PASSPORT) }));
+    assert_eq!(small.ok()["fields"]["document_number"], PASSPORT_NUMBER);
+
+    let mut rest_refused = 0;
+    for answer in rest {
+        let (status, retry_after, body) = answer.join().unwrap();
+        match status {
+            200 => assert_eq!(body["status"], "no_mrz", "{body}"),
+            503 => {
+                rest_refused += 1;
+                assert!(retry_after.is_some_and(|s| s.parse::<u64>().is_ok()), "{body}");
+                assert_eq!(body["code"], "busy", "{body}");
+            }
+            other => panic!("HTTP {other}: {body}"),
+        }
+    }
+    let mut mcp_refused = 0;
+    for answer in mcp {
+        // A photo that was read is a tool error too (it has no MRZ): what tells a refusal
+        // is its advice to retry.
+        let result = answer.join().unwrap();
+        if result.text().contains("too many large photos") {
+            assert!(result.is_error(), "{}", result.0);
+            assert!(result.text().contains("retry in"), "{}", result.0);
+            mcp_refused += 1;
+        } else {
+            assert!(result.text().contains("No MRZ found"), "{}", result.0);
+        }
+    }
+    eprintln!(
+        "{EACH} large photos over REST and {EACH} over MCP within 40 MP: {rest_refused} and \
+         {mcp_refused} refused"
+    );
+    // All eight at once need 288 MP: at least one of each kind found no room.
+    assert!(rest_refused >= 1, "no REST photo was refused");
+    assert!(mcp_refused >= 1, "no MCP photo was refused");
 }
