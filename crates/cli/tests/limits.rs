@@ -1,6 +1,7 @@
-//! Per-caller limits and the decoded-pixel budget through the real binary: callers without
-//! credentials are rate-limited per client address, and large photos over the budget are
-//! refused with advice to retry while a small one is still read.
+//! Per-caller limits and decoding work through the real binary: callers without credentials
+//! are rate-limited per client address, large photos over the decoded-pixel budget are
+//! refused with advice to retry while a small one is still read, and a PDF that names one
+//! image many times decodes it once (`mrtd_decoded_pixels_total`).
 
 mod support;
 
@@ -162,4 +163,92 @@ fn large_photos_over_the_decoded_pixel_budget_are_refused_while_a_small_one_is_r
     // All eight at once need 288 MP: at least one of each kind found no room.
     assert!(rest_refused >= 1, "no REST photo was refused");
     assert!(mcp_refused >= 1, "no MCP photo was refused");
+}
+
+/// A one-page PDF whose page names one gray `width` × `height` image (uncompressed samples)
+/// `names` times, as `/Im0` ... in its resources.
+fn pdf_naming_one_image(width: usize, height: usize, names: usize) -> Vec<u8> {
+    let xobjects: String = (0..names).map(|n| format!("/Im{n} 4 0 R ")).collect();
+    let objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] \
+             /Resources << /XObject << {xobjects}>> >> >>"
+        )
+        .into_bytes(),
+        {
+            let mut image = format!(
+                "<< /Type /XObject /Subtype /Image /Width {width} /Height {height} \
+                 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length {} >>\nstream\n",
+                width * height
+            )
+            .into_bytes();
+            image.extend(std::iter::repeat_n(200u8, width * height));
+            image.extend_from_slice(b"\nendstream");
+            image
+        },
+    ];
+    let mut pdf = b"%PDF-1.5\n".to_vec();
+    let mut offsets = Vec::new();
+    for (n, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend(format!("{} 0 obj\n", n + 1).into_bytes());
+        pdf.extend_from_slice(object);
+        pdf.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = pdf.len();
+    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).into_bytes());
+    for offset in offsets {
+        pdf.extend(format!("{offset:010} 00000 n \n").into_bytes());
+    }
+    pdf.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .into_bytes(),
+    );
+    pdf
+}
+
+/// The value of the series `name` (no labels) in Prometheus text, 0 when absent.
+fn counter(metrics: &str, name: &str) -> f64 {
+    metrics
+        .lines()
+        .find(|line| line.starts_with(name) && line[name.len()..].starts_with(' '))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[test]
+fn a_pdf_naming_one_image_sixty_times_costs_one_decode() {
+    let server = ServerProcess::http(&["--rate-limit", "0"]);
+    let addr = server.addr.unwrap();
+    let decoded = || {
+        let reply = transport::request(addr, "GET", "/metrics", &[], "");
+        assert_eq!(reply.status, 200);
+        counter(&reply.body, "mrtd_decoded_pixels_total")
+    };
+    // A photo first: the counter counts what it decodes.
+    let before = decoded();
+    let (status, _, body) = rest_scan(addr, &support::image_base64(PASSPORT));
+    assert_eq!(status, 200, "{body}");
+    let photo = decoded() - before;
+    assert!(photo >= 793.0 * 536.0, "the photo decoded {photo} pixels");
+
+    let (width, height) = (3000, 2000);
+    let pdf = pdf_naming_one_image(width, height, 60);
+    let before = decoded();
+    let (status, _, body) =
+        rest_scan(addr, &base64::engine::general_purpose::STANDARD.encode(&pdf));
+    assert!(status == 200 || status == 422, "HTTP {status}: {body}");
+    let pdf_pixels = decoded() - before;
+    eprintln!(
+        "a PDF naming one {width} × {height} image 60 times decoded {pdf_pixels} pixels \
+         (the image has {})",
+        width * height
+    );
+    assert_eq!(pdf_pixels, (width * height) as f64, "one decode of the image");
 }
