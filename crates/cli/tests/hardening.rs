@@ -971,7 +971,9 @@ fn clients_that_never_read_a_large_answer_are_closed_within_the_response_timeout
         assert!(text.contains("retry-after:"), "{text}");
         assert!(text.contains("\"retryafter\""), "{text}");
     }
-    assert!(seen.closed < timeout * 2, "all closed after {:?}", seen.closed);
+    // Before, the group was closed after 25 s: three waves of answers, one timeout each,
+    // and the last refusals kept alive until the idle timeout.
+    assert!(seen.closed < timeout * 5 / 2, "all closed after {:?}", seen.closed);
     assert!(seen.peak < before + (192 << 20) + (96 << 20), "peak {} MiB", seen.peak >> 20);
     assert!(seen.after < before + (64 << 20), "their memory returns: {} MiB", seen.after >> 20);
 }
