@@ -1,5 +1,5 @@
 //! Per-caller limits and decoding work through the real binary: callers without credentials
-//! are rate-limited per client address, large photos over the decoded-pixel budget are
+//! are rate-limited per client address (a key as one caller from any address), large photos over the decoded-pixel budget are
 //! refused with advice to retry while a small one is still read, and a PDF that names one
 //! image many times decodes it once (`mrtd_decoded_pixels_total`).
 
@@ -20,14 +20,22 @@ use support::{
 
 /// A `tools/list` from the client a proxy on loopback reports as `client`: its status.
 fn list_from(addr: SocketAddr, client: &str) -> u16 {
+    list_with(addr, client, None)
+}
+
+/// A `tools/list` from `client` (as a proxy on loopback reports it) with `key`, if any.
+fn list_with(addr: SocketAddr, client: &str, key: Option<&str>) -> u16 {
     let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {
         "_meta": { "io.modelcontextprotocol/protocolVersion": MODERN,
                    "io.modelcontextprotocol/clientCapabilities": {} } } });
-    let headers = [
+    let mut headers = vec![
         ("Mcp-Protocol-Version", MODERN.to_owned()),
         ("Mcp-Method", "tools/list".to_owned()),
         ("X-Forwarded-For", client.to_owned()),
     ];
+    if let Some(key) = key {
+        headers.push(("Authorization", format!("Bearer {key}")));
+    }
     transport::post(addr, &headers, &list).status
 }
 
@@ -58,6 +66,38 @@ fn callers_without_credentials_are_rate_limited_per_client_address() {
         assert_eq!(list_from(addr, other), 200, "{other} beside {busy}");
         assert_eq!(list_from(addr, same_prefix), 429, "{same_prefix} beside {busy}");
     }
+}
+
+#[test]
+fn a_key_is_rate_limited_as_one_caller_from_any_address() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let created = std::process::Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["keys", "create", "ci", "--data-dir"])
+        .arg(data_dir.path())
+        .env_remove("MRTD_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let key = String::from_utf8_lossy(&created.stdout)
+        .split_whitespace()
+        .find(|word| word.starts_with("mrtd_"))
+        .expect("the key is printed")
+        .to_owned();
+    let mut child = support::serve_command(data_dir.path())
+        .args(["--listen", "127.0.0.1:0", "--auth", "api-key", "--trusted-proxy", "127.0.0.0/8"])
+        .args(["--rate-limit", "0.05", "--rate-burst", "5"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mrtd serve starts");
+    let addr = support::announced_address(child.stderr.take().unwrap(), |_| {});
+    let _server = ServerProcess::adopt(child, data_dir, addr);
+    // An authenticated caller's bucket is its key's, whichever address it calls from.
+    let statuses: Vec<u16> =
+        (0..5).map(|n| list_with(addr, &format!("203.0.113.{n}"), Some(&key))).collect();
+    assert_eq!(statuses, [200; 5]);
+    assert_eq!(list_with(addr, "198.51.100.1", Some(&key)), 429);
 }
 
 /// A gray PNG of `width` × `height` with nothing on it: large when decoded, a few kilobytes
