@@ -1,7 +1,8 @@
 //! Per-caller limits and decoding work through the real binary: callers without credentials
-//! are rate-limited per client address (a key as one caller from any address), large photos over the decoded-pixel budget are
-//! refused with advice to retry while a small one is still read, and a PDF that names one
-//! image many times decodes it once (`mrtd_decoded_pixels_total`).
+//! are rate-limited per client address (a key as one caller from any address), large photos
+//! over the decoded-pixel budget are refused with advice to retry while a small one is still
+//! read, and a PDF that names one image many times decodes it once
+//! (`mrtd_decoded_pixels_total`).
 
 mod support;
 
