@@ -6,7 +6,7 @@
 //! guard's rules, the front's principal becomes the service's, and tool-call spans join
 //! the HTTP request's span and the caller's trace.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use axum::{Router, extract::Request, middleware::Next};
 use mrtd_mcp::{Access, ToolCall, ToolSpans};
@@ -107,8 +107,25 @@ pub(crate) fn identify(router: Router) -> Router {
         }
         let hold = mrtd_service::ResponseHold::default();
         request.extensions_mut().insert(hold.clone());
-        mrtd_server::http::keep_with_body(next.run(request).await, hold)
+        let mut response = next.run(request).await;
+        if let Some(retry_after) = hold.refused() {
+            refused_for_memory(&mut response, retry_after);
+        }
+        mrtd_server::http::keep_with_body(response, hold)
     }))
+}
+
+/// A request a memory budget had no room for (its JSON-RPC error already in the body) is
+/// answered as the HTTP front answers its other limits, `503` with `Retry-After`, so that
+/// clients and proxies see an overload rather than a success; and its connection is closed,
+/// so that a client that never reads holds nothing once refused, not even its socket until
+/// the idle timeout.
+fn refused_for_memory(response: &mut axum::response::Response, retry_after: Duration) {
+    use http::{HeaderValue, StatusCode, header};
+    *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after.as_secs().max(1)));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
 }
 
 /// CORS for the REST API and the other web routes: a page on an origin the policy allows

@@ -213,8 +213,8 @@ pub(crate) struct ServeArgs {
     trusted_proxies: Vec<mrtd_fetch::IpNet>,
     /// MiB that answers built from files (resources/read of a photo: file, base64 and
     /// message, about three times the file) may hold at once, each until its response is
-    /// written; a read that finds no room waits --scan-wait-secs, then gets an error with
-    /// retryAfter.
+    /// written; a read that finds no room waits --scan-wait-secs (at most
+    /// --response-timeout-secs), then gets 503 with Retry-After.
     #[arg(long, env = "MRTD_MAX_ANSWER_MEMORY_MIB", default_value_t = 192)]
     max_answer_memory_mib: usize,
     /// Megapixels the recognitions running may hold decoded at once (each takes what its
@@ -295,9 +295,14 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
     let trust = trust_store(args.csca_dir.as_deref())?;
     let trust_problems = trust.problems().to_vec();
+    // An answer waits for room no longer than one response timeout: the answers it waits
+    // on are taken within moments by clients that read, so a longer wait is a wait on
+    // clients that do not, which are closed only after that timeout; waiting on, a group of
+    // them would be answered, and closed, one budget's worth after another. A reader that
+    // is refused retries (503 with Retry-After) rather than keep its connection waiting.
     let answers = mrtd_service::AnswerBudget::new(
         args.max_answer_memory_mib.max(1).saturating_mul(1024 * 1024),
-        Duration::from_secs(args.scan_wait_secs),
+        Duration::from_secs(args.scan_wait_secs.min(args.response_timeout_secs.max(1))),
     );
     let mut state = AppState::new(engine, store.clone(), &config)?
         .with_trust_store(trust)

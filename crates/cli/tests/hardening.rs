@@ -799,6 +799,9 @@ fn concurrent_reads_of_a_large_image_file_stay_within_the_answer_budget() {
         "0",
         "--scan-wait-secs",
         "60",
+        // A read waits for room at most one response timeout: here long enough for all.
+        "--response-timeout-secs",
+        "120",
     ]);
     let addr = server.addr.unwrap();
     let pid = server.pid();
@@ -849,11 +852,12 @@ fn concurrent_reads_of_a_large_image_file_stay_within_the_answer_budget() {
 }
 
 /// What became of clients that never read their answers: when the server had closed
-/// them all, and its memory at the peak and after.
+/// them all, its memory at the peak and after, and what each connection received.
 struct NeverRead {
     closed: Duration,
     peak: u64,
     after: u64,
+    received: Vec<Vec<u8>>,
 }
 
 /// `clients` connections ask `server` for `uri` and never read; waits (up to `limit`)
@@ -888,11 +892,15 @@ fn never_reading(
         std::thread::sleep(Duration::from_millis(20));
     };
     // Each connection was closed before its answer was sent: what the socket holds ends early.
-    for stream in streams {
-        let (received, _) = closed_within(stream, Duration::from_secs(20));
-        assert!(received.len() < whole, "{} of {whole} bytes arrived", received.len());
-    }
-    NeverRead { closed, peak, after: rss(pid) }
+    let received: Vec<Vec<u8>> = streams
+        .into_iter()
+        .map(|stream| {
+            let (received, _) = closed_within(stream, Duration::from_secs(20));
+            assert!(received.len() < whole, "{} of {whole} bytes arrived", received.len());
+            received
+        })
+        .collect();
+    NeverRead { closed, peak, after: rss(pid), received }
 }
 
 #[test]
@@ -927,17 +935,45 @@ fn clients_that_never_read_a_large_answer_are_closed_within_the_response_timeout
     assert!(seen.after < before + (64 << 20), "their memory returns: {} MiB", seen.after >> 20);
     assert!(seen.closed < timeout + Duration::from_secs(10), "{:?}", seen.closed);
 
-    // An answer keeps its share of the budget until it is taken or its connection closed:
-    // within 64 MiB the answers of three clients that never read are built one at a time.
-    let tight = server("64");
-    let before = rss(tight.pid());
-    let seen = never_reading(&tight, "mrtd://images/large.jpg", 3, whole, timeout * 15);
+    // With the default answer budget (192 MiB) three of these answers fit at once. The
+    // others waited for room until earlier ones were closed, so the group was closed a
+    // budget's worth at a time, one timeout after another (four timeouts and more for
+    // twelve); now a read waits for room at most one response timeout and is then
+    // refused, 503 with Retry-After, and its connection closed: the whole group is closed
+    // within about one timeout of the first request.
+    let timeout = Duration::from_secs(4);
+    let default_budget = ServerProcess::http(&[
+        "--image-dir",
+        images.path().to_str().unwrap(),
+        "--response-timeout-secs",
+        &timeout.as_secs().to_string(),
+        "--rate-limit",
+        "0",
+    ]);
+    let before = rss(default_budget.pid());
+    let seen = never_reading(&default_budget, "mrtd://images/large.jpg", 12, whole, timeout * 10);
+    let built = seen.received.iter().filter(|r| status_of(r) == 200).count();
+    let refused: Vec<&Vec<u8>> = seen.received.iter().filter(|r| status_of(r) == 503).collect();
     eprintln!(
-        "3 clients that never read within 64 MiB: closed after {:?}; peak {} MiB, {} MiB before",
+        "12 clients that never read, default answer budget, {timeout:?} response timeout: \
+         all closed after {:?} ({built} answers built, {} refused); peak {} MiB, {} MiB \
+         before, {} MiB after",
         seen.closed,
+        refused.len(),
         seen.peak >> 20,
-        before >> 20
+        before >> 20,
+        seen.after >> 20
     );
-    assert!(seen.closed >= timeout * 3, "one at a time: {:?}", seen.closed);
-    assert!(seen.peak < before + (128 << 20), "peak {} MiB", seen.peak >> 20);
+    assert_eq!(built + refused.len(), 12, "each got an answer or a refusal");
+    assert!((1..=3).contains(&built), "{built} answers built within 192 MiB");
+    for refusal in refused {
+        let text = String::from_utf8_lossy(refusal).to_ascii_lowercase();
+        assert!(text.contains("retry-after:"), "{text}");
+        assert!(text.contains("\"retryafter\""), "{text}");
+    }
+    // Before, the group was closed after 25 s: three waves of answers, one timeout each,
+    // and the last refusals kept alive until the idle timeout.
+    assert!(seen.closed < timeout * 5 / 2, "all closed after {:?}", seen.closed);
+    assert!(seen.peak < before + (192 << 20) + (96 << 20), "peak {} MiB", seen.peak >> 20);
+    assert!(seen.after < before + (64 << 20), "their memory returns: {} MiB", seen.after >> 20);
 }

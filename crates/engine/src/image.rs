@@ -1,6 +1,9 @@
 //! Decoding: bytes in, an upright grayscale raster out, within the configured limits.
 
-use std::io::Cursor;
+use std::{
+    io::Cursor,
+    sync::atomic::{AtomicU64, Ordering},
+};
 
 use image::{DynamicImage, ImageDecoder, ImageReader};
 
@@ -18,6 +21,22 @@ pub(crate) struct DecodeLimits {
 pub(crate) struct Decoded {
     pub(crate) gray: Gray,
     pub(crate) format: &'static str,
+}
+
+/// The pixels every decoder in this process has produced (a raster, a half-size luma, a PDF
+/// page image's samples): a statistic for a server's metrics, which shows the work a file
+/// cost (a PDF that draws one image sixty times decodes it once).
+static DECODED_PIXELS: AtomicU64 = AtomicU64::new(0);
+
+/// The pixels decoded in this process so far, by every [`crate::Engine`]: a counter that
+/// only grows, for metrics.
+pub fn decoded_pixels_total() -> u64 {
+    DECODED_PIXELS.load(Ordering::Relaxed)
+}
+
+/// Counts a decode of `width` × `height` pixels.
+pub(crate) fn count_decoded(width: usize, height: usize) {
+    DECODED_PIXELS.fetch_add(width.saturating_mul(height) as u64, Ordering::Relaxed);
 }
 
 /// What a PNG's compressed metadata (colour profile, text) may inflate to beyond the
@@ -158,6 +177,7 @@ fn decode_dynamic(
     let orientation = decoder.orientation().unwrap_or(image::metadata::Orientation::NoTransforms);
     let dynamic =
         DynamicImage::from_decoder(decoder).map_err(|error| map_error(error, memory_limit))?;
+    count_decoded(width as usize, height as usize);
     Ok((dynamic, orientation, format))
 }
 
@@ -186,6 +206,7 @@ fn decode_jpeg_luma(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageErr
         .and_then(|exif| image::metadata::Orientation::from_exif_chunk(exif))
         .unwrap_or(image::metadata::Orientation::NoTransforms);
     let data = decoder.decode().map_err(|error| ImageError::Decode(error.to_string()))?;
+    count_decoded(width as usize, height as usize);
     let luma = image::GrayImage::from_raw(width, height, data)
         .ok_or_else(|| ImageError::Decode("the JPEG decoded to an unexpected size".to_owned()))?;
     Ok(upright_gray(DynamicImage::ImageLuma8(luma), orientation))
@@ -229,6 +250,7 @@ fn decode_heif(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageError> {
         other => ImageError::Decode(format!("HEIC: {other}")),
     })?;
     let (width, height) = (image.width as usize, image.height as usize);
+    count_decoded(width, height);
     if image.data.len() != width * height * 4 {
         return Err(ImageError::Decode("the HEIC decoded to an unexpected size".to_owned()));
     }
@@ -252,6 +274,7 @@ pub(crate) fn decode_jpeg_half(
     let half = crate::jpeg::decode_half_luma(bytes, |width, height| {
         width.max(height) >= min_longest_side && check_pixels(width, height, limits).is_ok()
     })?;
+    count_decoded(half.gray.width, half.gray.height);
     let orientation = half
         .exif
         .as_deref()

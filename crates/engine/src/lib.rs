@@ -17,6 +17,7 @@
 //!
 //! Reading: [`EngineBuilder`] → [`Engine::read`] → [`ImageReading`] (with [`Status`] and
 //! [`Diagnostic`]s), or [`ImageError`] for bytes that are no usable image.
+//! [`decoded_pixels_total`] counts the pixels decoded in the process, for a server's metrics.
 //!
 //! For the synthetic-document generator and trainer (`mrtd-synth`), which must sample and
 //! classify cells exactly as the reader does, and for the fuzz targets: [`cells`] (cell
@@ -45,5 +46,6 @@ mod weigh;
 
 pub use engine::{Engine, EngineBuilder, EngineConfig};
 pub use error::ImageError;
+pub use image::decoded_pixels_total;
 pub use mrtd_mrz::{ParseOptions, Reading};
 pub use types::{Diagnostic, DiagnosticCode, ImageReading, Status};

@@ -155,6 +155,7 @@ impl Pdf {
         }
         let inverted = decode_is_inverted(image);
         let data = to_gray(&samples, width, height, components, bits == 1, row_bytes, inverted);
+        crate::image::count_decoded(width, height);
         Ok(PageImage::Gray(Gray { width, height, data }))
     }
 

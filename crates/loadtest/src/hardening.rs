@@ -299,8 +299,16 @@ pub async fn resource_reads(
     broken
 }
 
-/// `never-read`: `clients` connections that ask for `uri` and never read the answer.
-pub async fn never_read(target: &Target, uri: &str, clients: usize, limit: Duration) -> Broken {
+/// `never-read`: `clients` connections that ask for `uri` and never read the answer; the
+/// server must close them all within `limit` and, once it has, hold at most `max_kept_mib`
+/// more than before.
+pub async fn never_read(
+    target: &Target,
+    uri: &str,
+    clients: usize,
+    limit: Duration,
+    max_kept_mib: Option<u64>,
+) -> Broken {
     let request = resource_read(&target.endpoint, target.api_key.as_deref(), uri);
     let before = target.server_pid.and_then(crate::rss::read_rss_kib);
     let open_before = target.server_pid.map(sockets);
@@ -350,11 +358,20 @@ pub async fn never_read(target: &Target, uri: &str, clients: usize, limit: Durat
         "RESULT scenario=never_read closed_s={}",
         closed.map_or("n/a".to_owned(), |c| format!("{:.1}", c.as_secs_f64()))
     );
-    match closed {
+    let mut broken = match closed {
         Some(closed) if closed <= limit => Vec::new(),
         Some(closed) => vec![format!("the clients were closed after {closed:?}, over {limit:?}")],
         None => vec!["the clients that never read were not closed".to_owned()],
+    };
+    if let (Some(max_kept), Some(before), Some(after)) = (max_kept_mib, before, after)
+        && after.saturating_sub(before) / 1024 > max_kept
+    {
+        broken.push(format!(
+            "the server kept {} MiB more once the clients were closed, over {max_kept} MiB",
+            after.saturating_sub(before) / 1024
+        ));
     }
+    broken
 }
 
 /// The sockets a process holds open, from `/proc`.

@@ -88,6 +88,10 @@ struct HardeningArgs {
     /// Seconds within which the server must have closed the clients that never read.
     #[arg(long, default_value_t = 40.0)]
     never_read_within_secs: f64,
+    /// Fail when, once they are closed, the server's memory is over this many MiB above
+    /// what it was before the clients that never read.
+    #[arg(long)]
+    never_read_max_kept_mib: Option<u64>,
     /// Fail when the server's peak memory during the reads is over this many MiB.
     #[arg(long)]
     max_peak_rss_mib: Option<u64>,
@@ -284,7 +288,9 @@ async fn dispatch(command: Command) -> Result<bool, LoadError> {
                 && args.never_read > 0
             {
                 let within = seconds(args.never_read_within_secs);
-                broken.extend(hardening::never_read(&target, uri, args.never_read, within).await);
+                let kept = args.never_read_max_kept_mib;
+                let never_read = hardening::never_read(&target, uri, args.never_read, within, kept);
+                broken.extend(never_read.await);
             }
             for sentence in &broken {
                 println!("VIOLATION: {sentence}");

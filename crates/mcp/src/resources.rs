@@ -143,6 +143,8 @@ pub(crate) fn templates(state: &AppState, modern: bool) -> ListResourceTemplates
 
 /// The refusal of an answer the memory budget has no room for: `-32000` (the server-error
 /// code the HTTP front answers its limits with) and, when waiting helps, `retryAfter`.
+/// Over HTTP the composition sends it as `503` with `Retry-After`, like the front's other
+/// limits (the hold says it was refused); over stdio it is the JSON-RPC error alone.
 fn busy(error: mrtd_service::budget::BudgetError, wait: std::time::Duration) -> ErrorData {
     use mrtd_service::budget::BudgetError;
     let code = rmcp::model::ErrorCode(-32000);
@@ -193,7 +195,13 @@ pub(crate) async fn read(
             .answer_budget()
             .take(mrtd_service::budget::answer_bytes(listed.size))
             .await
-            .map_err(|error| busy(error, state.answer_budget().wait()))?;
+            .map_err(|error| {
+                let wait = state.answer_budget().wait();
+                if let (mrtd_service::budget::BudgetError::Busy, Some(hold)) = (error, hold) {
+                    hold.refuse(wait);
+                }
+                busy(error, wait)
+            })?;
         if let Ok(blob) = images.read_base64(&path).await {
             if let Some(hold) = hold {
                 hold.keep(share);

@@ -137,13 +137,34 @@ impl PixelBudget {
 /// Shares kept until the response of the request they were taken for is written or
 /// dropped: the HTTP composition puts one into each request's extensions and drops it with
 /// the response body; without one (stdio), a share ends with the handler.
+///
+/// It also carries back to the HTTP composition that the request was refused for want of
+/// room, so that the composition can answer `503` with `Retry-After` and close the
+/// connection, as the HTTP front answers its other limits.
 #[derive(Debug, Clone, Default)]
-pub struct ResponseHold(Arc<Mutex<Vec<BudgetShare>>>);
+pub struct ResponseHold(Arc<Mutex<Held>>);
+
+#[derive(Debug, Default)]
+struct Held {
+    shares: Vec<BudgetShare>,
+    refused: Option<Duration>,
+}
 
 impl ResponseHold {
     /// Keeps `share` as long as this hold (and its clones) live.
     pub fn keep(&self, share: BudgetShare) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).push(share);
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).shares.push(share);
+    }
+
+    /// Marks the request as refused because a budget had no room; the caller may retry
+    /// after `retry_after`.
+    pub fn refuse(&self, retry_after: Duration) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).refused = Some(retry_after);
+    }
+
+    /// When the request was refused for want of room, how long the caller should wait.
+    pub fn refused(&self) -> Option<Duration> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).refused
     }
 }
 

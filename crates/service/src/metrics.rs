@@ -7,6 +7,7 @@
 //! | `mrtd_recognition_queue_depth` | gauge | (recognitions waiting for a slot plus running) |
 //! | `mrtd_recognitions_running` | gauge | |
 //! | `mrtd_store_errors_total` | counter | `operation` |
+//! | `mrtd_decoded_pixels_total` | counter | (pixels the decoders produced: the work photos cost) |
 
 use std::time::Instant;
 
@@ -18,6 +19,9 @@ pub const RECOGNITION_QUEUE_DEPTH: &str = "mrtd_recognition_queue_depth";
 pub const RECOGNITIONS_RUNNING: &str = "mrtd_recognitions_running";
 /// Counter of failed store operations (a missing scan is not a failure).
 pub const STORE_ERRORS: &str = "mrtd_store_errors_total";
+/// Counter of the pixels the engine's decoders produced (a PDF's image drawn many times is
+/// decoded, and counted, once).
+pub const DECODED_PIXELS: &str = "mrtd_decoded_pixels_total";
 
 /// Buckets of the recognition histogram, in seconds: a small scan to a slow 40 MP photo.
 pub const RECOGNITION_BUCKETS: &[f64] =
@@ -36,6 +40,13 @@ pub fn describe() {
     metrics::describe_gauge!(RECOGNITION_QUEUE_DEPTH, "Recognitions waiting for a slot or running");
     metrics::describe_gauge!(RECOGNITIONS_RUNNING, "Recognitions running");
     metrics::describe_counter!(STORE_ERRORS, "Failed scan store operations");
+    metrics::describe_counter!(DECODED_PIXELS, "Pixels the image decoders produced");
+}
+
+/// Brings the decoded-pixel counter up to the engine's count (after a recognition; the
+/// engine counts for the whole process, and a counter never goes back).
+pub fn record_decoded_pixels() {
+    metrics::counter!(DECODED_PIXELS).absolute(mrtd_engine::decoded_pixels_total());
 }
 
 /// One recognition's passage through the queue: counted as queued from creation, as running

@@ -138,6 +138,7 @@ impl AppState {
         })
         .await
         .map_err(|_| ServiceError::UnusableImage("the image could not be processed".to_owned()))?;
+        crate::metrics::record_decoded_pixels();
         match outcome {
             Ok(reading) => {
                 let result = DocumentResult::from_image(&reading);

@@ -1,7 +1,8 @@
 //! Limits that keep one caller, or many, from exhausting the server.
 //!
-//! * [`RateLimiter`]: a token bucket per principal. A request over the limit is answered at
-//!   once with `429` and `Retry-After`, never queued.
+//! * [`RateLimiter`]: a token bucket per caller (a principal, or a client address when
+//!   there is no authentication). A request over the limit is answered at once with `429`
+//!   and `Retry-After`, never queued.
 //! * [`ScanGate`]: a global bound on recognitions running at once. A request waits a bounded
 //!   time for a slot and is then answered `503` with `Retry-After`, never left hanging.
 

@@ -107,12 +107,9 @@ async fn check(
 ) -> Result<Checked, (Denial, Value)> {
     let inner = &guard.inner;
     // The client's address (its /64 for IPv6; behind a trusted proxy, the one it reports)
-    // counts failed authentications, when they are limited.
-    let client = inner
-        .failures
-        .as_ref()
-        .and_then(|_| crate::http::client_address(&request))
-        .map(failure_key);
+    // counts failed authentications, and is what callers without credentials are limited
+    // under.
+    let client = crate::http::client_address(&request).map(failure_key);
     let now = std::time::Instant::now();
     // Credentials are checked whatever the address has failed before: behind a proxy every
     // client shares one address, and one client's bad keys must not lock the others out.
@@ -138,8 +135,16 @@ async fn check(
         }
     };
 
+    // An authenticated caller is limited, and queued for recognitions, as its principal
+    // wherever it calls from; without authentication every caller is the same principal,
+    // so each client address gets its own bucket and its own turn instead of one client's
+    // burst refusing every other.
+    let caller = match (&inner.mode, &client) {
+        (AuthMode::None, Some(client)) => format!("address:{client}"),
+        _ => principal.0.clone(),
+    };
     if let Some(limiter) = &inner.limiter
-        && let Err(wait) = limiter.check(&principal.0, now)
+        && let Err(wait) = limiter.check(&caller, now)
     {
         let mut denial = Denial::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -249,7 +254,7 @@ async fn check(
     }
 
     let permit = if requirement.recognition {
-        match inner.gate.enter(&principal.0).await {
+        match inner.gate.enter(&caller).await {
             Some(permit) => Some(permit),
             None => {
                 let mut denial = Denial::new(
@@ -269,10 +274,10 @@ async fn check(
     Ok(Checked { request, tool, permit, body_share })
 }
 
-/// What failed authentications are counted under: an IPv4 address (also when it arrives
-/// mapped into IPv6 on a dual-stack socket), or an IPv6 address's /64, because one host
-/// or attacker is commonly given a whole /64 and could otherwise spread its failures over
-/// as many addresses as it likes.
+/// What failed authentications, and callers without credentials, are counted under: an
+/// IPv4 address (also when it arrives mapped into IPv6 on a dual-stack socket), or an IPv6
+/// address's /64, because one host or attacker is commonly given a whole /64 and could
+/// otherwise spread its failures, or its requests, over as many addresses as it likes.
 fn failure_key(address: std::net::IpAddr) -> String {
     match crate::per_address::client_prefix(address) {
         std::net::IpAddr::V4(v4) => v4.to_string(),

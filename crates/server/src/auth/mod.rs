@@ -13,7 +13,8 @@
 //!    credentials are missing or invalid is counted against its address (an IPv6 address's
 //!    /64), and once the address has failed too often it is answered `429` instead of `401`,
 //!    while valid credentials from that address are still served;
-//! 3. applies the per-principal rate limit (`429` with `Retry-After`);
+//! 3. applies the rate limit per principal, or per client address without authentication
+//!    (`429` with `Retry-After`);
 //! 4. checks the scopes the request needs (`403` with `error="insufficient_scope"`);
 //! 5. for a recognition that names a photo by URL ([`AccessRules::fetched_argument`]), has
 //!    the [`Prefetch`] fetch it, counted against the body memory budget, before anything
@@ -105,7 +106,8 @@ impl std::fmt::Debug for AuthMode {
 pub struct AuthSettings {
     /// How callers authenticate.
     pub mode: AuthMode,
-    /// The per-principal rate limit; `None` for no limit.
+    /// The rate limit of each principal (of each client address without authentication);
+    /// `None` for no limit.
     pub rate_limit: Option<RateLimit>,
     /// Recognitions that may run at once across all callers.
     pub max_concurrent_scans: usize,
