@@ -175,6 +175,22 @@ pub(crate) fn reading_table(reading: &Value) -> String {
     };
     let _ = writeln!(out, "{:<20} {}", "Format", reading["format"].as_str().unwrap_or("?"));
     let _ = writeln!(out, "{:<20} {verdict_line}", "Verdict");
+    // Whether the document is in date, right under the check digits' verdict: a valid zone
+    // on an expired document is not a usable document.
+    if let Some(expired) = reading["derived"]["expired"].as_bool() {
+        let derived = &reading["derived"];
+        let days = derived["days_to_expiry"].as_i64().unwrap_or_default();
+        let text = if expired {
+            format!(
+                "EXPIRED {} days before {}",
+                -days,
+                derived["reference_date"].as_str().unwrap_or("?")
+            )
+        } else {
+            format!("in date for {days} more days")
+        };
+        let _ = writeln!(out, "{:<20} {text}", "Expiry");
+    }
     for (key, label) in FIELD_LABELS {
         let value = match &reading["fields"][key] {
             Value::Null => continue,
@@ -185,19 +201,6 @@ pub(crate) fn reading_table(reading: &Value) -> String {
         let _ = writeln!(out, "{label:<20} {shown:<32} {}", verdict(reading, key));
     }
     let derived = &reading["derived"];
-    if let Some(expired) = derived["expired"].as_bool() {
-        let days = derived["days_to_expiry"].as_i64().unwrap_or_default();
-        let text = if expired {
-            format!(
-                "EXPIRED {} days before {}",
-                -days,
-                derived["reference_date"].as_str().unwrap_or("?")
-            )
-        } else {
-            format!("valid for {days} more days")
-        };
-        let _ = writeln!(out, "{:<20} {text}", "Expiry");
-    }
     if let Some(age) = derived["age_years"].as_i64() {
         let _ = writeln!(out, "{:<20} {age}", "Age (years)");
     }

@@ -31,7 +31,7 @@ pub(crate) struct ScanArgs {
     #[arg(long, value_enum)]
     format: Option<Format>,
     /// The same as `--format ndjson`.
-    #[arg(long, hide = true, conflicts_with = "format")]
+    #[arg(long, conflicts_with = "format")]
     json: bool,
     /// Do not show a progress bar.
     #[arg(long)]

@@ -47,6 +47,10 @@ fn parse_table_shows_each_field_with_its_verdict() {
     assert!(row("Document number").contains("check digit verified"));
     assert!(row("Surname").contains("no check digit covers it"));
     assert!(row("Expiry").contains("EXPIRED"));
+    // An expired document says so right under the verdict, not after the fields.
+    let lines: Vec<&str> = stdout.lines().collect();
+    let verdict = lines.iter().position(|l| l.starts_with("Verdict")).expect("a verdict");
+    assert!(lines[verdict + 1].starts_with("Expiry"), "{stdout}");
     // The value column starts at the same place on every row.
     let value_start = |label: &str| {
         let line = row(label);
@@ -370,4 +374,11 @@ fn a_closed_pipe_ends_the_output_quietly() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert_ne!(output.status.code(), Some(101), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn help_names_the_json_flag_of_scan() {
+    let output = mrtd(&["scan", "--help"]);
+    assert!(output.status.success());
+    assert!(text(&output.stdout).contains("--json"), "{}", text(&output.stdout));
 }
