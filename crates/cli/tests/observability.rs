@@ -193,18 +193,29 @@ fn the_default_log_has_one_access_line_per_request_and_no_protocol_chatter() {
     // The lines are written as the requests finish; give the reader thread a moment.
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     let access = |logs: &[String]| logs.iter().filter(|l| l.contains("mrtd::access")).count();
-    while access(&server.logs.lock().unwrap()) < 4 && std::time::Instant::now() < deadline {
+    while access(&server.logs.lock().unwrap()) < 3 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
     let logs = server.logs.lock().unwrap().clone();
     let lines: Vec<&String> = logs.iter().filter(|l| l.contains("mrtd::access")).collect();
-    assert_eq!(lines.len(), 4, "one access line per request: {logs:#?}");
+    // One per request but the health probe, which is logged at debug.
+    assert_eq!(lines.len(), 3, "one access line per request: {logs:#?}");
+    assert!(!lines.iter().any(|l| l.contains("/healthz")), "{lines:#?}");
     assert!(
         lines.iter().any(
-            |l| l.contains("rpc_method=\"tools/call\"") && l.contains("tool=\"scan_document\"")
+            |l| l.contains("rpc.method=\"tools/call\"") && l.contains("tool=\"scan_document\"")
         ),
         "the access line names the tool called: {lines:#?}"
     );
+    for line in &lines {
+        // Each field once, the latency in tenths of a millisecond.
+        for field in ["http.route=", "http.status=", "latency_ms=", "principal="] {
+            assert_eq!(line.matches(field).count(), 1, "{field} in {line}");
+        }
+        let latency = line.split("latency_ms=").nth(1).expect("a latency");
+        let latency = latency.split(|c: char| c != '.' && !c.is_ascii_digit()).next().unwrap();
+        assert!(latency.split('.').nth(1).is_none_or(|tenths| tenths.len() <= 1), "{line}");
+    }
     assert!(lines.iter().any(|l| l.contains("/v1/scans/{id}") && l.contains("404")), "{lines:#?}");
     assert!(lines.iter().any(|l| l.contains("principal=\"local\"")), "{lines:#?}");
     for line in &logs {

@@ -88,28 +88,26 @@ pub(super) async fn track(
     let status = response.status();
     span.record("rpc.method", method);
     span.record("http.status", status.as_u16());
-    span.record("latency_ms", elapsed.as_secs_f64() * 1000.0);
+    // Tenths of a millisecond: what a person reading the line can use, without float noise.
+    let latency_ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
+    span.record("latency_ms", latency_ms);
     // The access line: route templates, never raw paths (a scan id is the caller's
     // handle), the JSON-RPC method from a fixed list, the tool when the guard recognised a
     // published one, the principal's stable id (a key id or an OAuth issuer and subject),
     // the client address (behind a trusted proxy, the one it reported),
-    // never a credential, an argument or document data.
+    // never a credential, an argument or document data. The route, methods, status and
+    // latency are the request span's fields, which every log format prints with the line;
+    // the line adds only what the span does not hold.
     let principal = response.extensions().get::<crate::auth::Principal>().map(|p| p.0.as_str());
     let client = client.map(tracing::field::display);
     let tool = response.extensions().get::<super::ToolLabel>().map(|t| t.0.as_str());
-    let latency_ms = (elapsed.as_secs_f64() * 10_000.0).round() / 10.0;
     if status.is_server_error() {
-        tracing::warn!(
-            target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
-            rpc_method = method, tool, status = status.as_u16(), latency_ms, principal,
-            client, "request failed"
-        );
+        tracing::warn!(target: ACCESS_TARGET, parent: &span, tool, principal, client, "request failed");
+    } else if is_probe(&route) {
+        // Health probes and scrapes come every few seconds: worth a line only when asked.
+        tracing::debug!(target: ACCESS_TARGET, parent: &span, tool, principal, client, "request");
     } else {
-        tracing::info!(
-            target: ACCESS_TARGET, parent: &span, method = http_method, route = %route,
-            rpc_method = method, tool, status = status.as_u16(), latency_ms, principal, client,
-            "request"
-        );
+        tracing::info!(target: ACCESS_TARGET, parent: &span, tool, principal, client, "request");
     }
 
     let status_label = status_label(status.as_u16());
@@ -123,6 +121,11 @@ pub(super) async fn track(
     metrics::histogram!(HTTP_REQUEST_DURATION, "route" => route, "method" => method)
         .record(elapsed.as_secs_f64());
     response
+}
+
+/// Whether `route` is one a load balancer, an orchestrator or a metrics scraper polls.
+fn is_probe(route: &str) -> bool {
+    matches!(route, "/healthz" | "/livez" | "/readyz" | "/metrics")
 }
 
 /// Counts a request as in flight until it is dropped, even if the client goes away.
