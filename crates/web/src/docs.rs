@@ -129,6 +129,61 @@ pub(crate) async fn llms_txt() -> Response {
     response
 }
 
+/// `GET /docs`: the list of documents, as a page for browsers and Markdown otherwise.
+pub(crate) async fn index(headers: HeaderMap) -> Response {
+    let mut markdown_text = String::from("# mrtd documentation\n\n");
+    for doc in DOCS {
+        markdown_text
+            .push_str(&format!("- [{}](/docs/{}): {}\n", doc.title, doc.name, doc.summary));
+    }
+    markdown_text.push_str("\nThe REST API's OpenAPI document is at /openapi.json; /llms.txt lists the same for agents.\n");
+    let mut response = match negotiate::preferred(
+        &headers,
+        &["text/markdown", "text/html", "text/plain"],
+    ) {
+        Some("text/html") => {
+            let items: String = DOCS
+                .iter()
+                .map(|doc| {
+                    format!(
+                        "<li><a href=\"/docs/{}\">{}</a>: {}</li>",
+                        doc.name,
+                        escape(doc.title),
+                        escape(doc.summary)
+                    )
+                })
+                .collect();
+            let html = format!(
+                "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+                 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+                 <title>Documentation - mrtd</title><link rel=\"stylesheet\" href=\"/assets/style.css\">\
+                 </head><body><main class=\"doc\"><p><a href=\"/\">mrtd</a></p>\
+                 <h1>Documentation</h1><ul>{items}</ul><p>The REST API: \
+                 <a href=\"/openapi.json\">OpenAPI document</a>.</p></main></body></html>\n"
+            );
+            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+        }
+        _ => markdown(markdown_text),
+    };
+    response.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
+}
+
+/// A page or document path called with a method other than `GET`: say so in words.
+pub(crate) async fn method_not_allowed() -> Response {
+    let mut response =
+        (StatusCode::METHOD_NOT_ALLOWED, "This address is only read, with GET.\n").into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}
+
+/// `text` with the characters HTML gives a meaning escaped.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
 /// `GET /docs/{name}.md` always gives Markdown; `GET /docs/{name}` gives Markdown to
 /// callers that accept it and a minimal page to browsers.
 pub(crate) async fn serve(Path(name): Path<String>, headers: HeaderMap) -> Response {
@@ -148,24 +203,27 @@ pub(crate) async fn serve(Path(name): Path<String>, headers: HeaderMap) -> Respo
     if explicit {
         return markdown(body);
     }
-    let mut response = match negotiate::preferred(
-        &headers,
-        &["text/markdown", "text/html", "text/plain"],
-    ) {
-        Some("text/html") => {
-            let escaped = body.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
-            let html = format!(
-                "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+    let mut response =
+        match negotiate::preferred(&headers, &["text/markdown", "text/html", "text/plain"]) {
+            Some("text/html") => {
+                // The docs are the product's own text, so their Markdown (and the anchors it
+                // writes in HTML) is rendered as it is.
+                let parser =
+                    pulldown_cmark::Parser::new_ext(&body, pulldown_cmark::Options::ENABLE_TABLES);
+                let mut rendered = String::new();
+                pulldown_cmark::html::push_html(&mut rendered, parser);
+                let html = format!(
+                    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
                      <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
                      <title>{} - mrtd</title><link rel=\"stylesheet\" href=\"/assets/style.css\">\
                      </head><body><main class=\"doc\"><p><a href=\"/\">mrtd</a> · \
-                     <a href=\"/docs/{}.md\">Markdown</a></p><pre>{escaped}</pre></main></body></html>\n",
-                doc.title, doc.name
-            );
-            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
-        }
-        _ => markdown(body),
-    };
+                     <a href=\"/docs/{}.md\">Markdown</a></p>{rendered}</main></body></html>\n",
+                    doc.title, doc.name
+                );
+                ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response()
+            }
+            _ => markdown(body),
+        };
     response.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
     response
 }

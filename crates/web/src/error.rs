@@ -55,6 +55,15 @@ impl ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "not_found", "No such endpoint; see /openapi.json.")
     }
 
+    /// `405 method_not_allowed` for an API path that exists but not with this method.
+    pub fn method_not_allowed() -> Self {
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "This endpoint does not take this method; `Allow` names those it takes, and /openapi.json describes them.",
+        )
+    }
+
     /// The error of a request body that could not be read: too large or cut short.
     fn body(status: StatusCode) -> Self {
         if status == StatusCode::PAYLOAD_TOO_LARGE {

@@ -119,6 +119,7 @@ pub fn routes_with(state: AppState, config: &WebConfig) -> Router {
         .route("/v1/chip/verify", axum::routing::post(rest::verify_chip))
         .route("/v1/check", axum::routing::post(rest::check))
         .route("/v1/{*rest}", axum::routing::any(rest::not_found))
+        .method_not_allowed_fallback(rest::method_not_allowed)
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
         .with_state(shared);
     let mcp_path = config.mcp_path.clone();
@@ -126,7 +127,10 @@ pub fn routes_with(state: AppState, config: &WebConfig) -> Router {
         .route("/", get(move |uri, headers| root::root(uri, headers, mcp_path.clone())))
         .route("/assets/{name}", get(assets::serve))
         .route("/llms.txt", get(docs::llms_txt))
+        .route("/docs", get(docs::index))
+        .route("/docs/", get(docs::index))
         .route("/docs/{name}", get(docs::serve))
         .route("/openapi.json", get(openapi::serve))
+        .method_not_allowed_fallback(docs::method_not_allowed)
         .merge(api)
 }

@@ -343,3 +343,8 @@ async fn json_body<T: DeserializeOwned>(request: Request<Body>, hint: &str) -> R
 pub(crate) async fn not_found() -> ApiError {
     ApiError::no_route()
 }
+
+/// An API path called with a method it does not take: a problem, not axum's empty 405.
+pub(crate) async fn method_not_allowed() -> ApiError {
+    ApiError::method_not_allowed()
+}

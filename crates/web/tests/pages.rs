@@ -189,6 +189,24 @@ async fn docs_are_markdown_the_same_as_the_tools_publish() {
     let browser = request(addr, "GET", "/docs/rest", &[("Accept", BROWSER)], b"").await;
     assert_eq!(content_type(&browser), "text/html");
     assert!(browser.text().contains("POST /v1/scans"));
+    // A browser gets the Markdown rendered: headings and tables, not the source in a <pre>.
+    assert!(browser.text().contains("<h1>mrtd REST API"), "{}", browser.text());
+    assert!(browser.text().contains("<table>") && !browser.text().contains("<pre># mrtd"));
+    // /docs lists every document, as a page or as Markdown.
+    let index = request(addr, "GET", "/docs", &[("Accept", BROWSER)], b"").await;
+    assert_eq!(index.status, 200);
+    assert_eq!(content_type(&index), "text/html");
+    assert!(
+        index.text().contains("href=\"/docs/rest\"")
+            && index.text().contains("href=\"/docs/scan_document\"")
+    );
+    let index = request(addr, "GET", "/docs/", &[("Accept", "text/markdown")], b"").await;
+    assert_eq!(content_type(&index), "text/markdown");
+    assert!(index.text().contains("](/docs/verify_chip)"), "{}", index.text());
+    // A page read with another method says so in words.
+    let posted = request(addr, "POST", "/docs/rest.md", &[], b"").await;
+    assert_eq!(posted.status, 405);
+    assert!(posted.text().contains("GET"), "{}", posted.text());
     let missing = request(addr, "GET", "/docs/nothing.md", &[], b"").await;
     assert_eq!(missing.status, 404);
     let escape = request(addr, "GET", "/docs/..%2FCargo.toml", &[], b"").await;

@@ -312,6 +312,10 @@ async fn bad_requests_get_json_errors_with_the_right_status() {
 
     let nowhere = request(addr, "GET", "/v1/nothing", &[], b"").await;
     assert_error(&nowhere, 404, "not_found");
+    // A path that exists, with a method it does not take: a problem naming what it takes.
+    let put = request(addr, "PUT", "/v1/parse", &[], b"").await;
+    assert_error(&put, 405, "method_not_allowed");
+    assert_eq!(put.header("allow"), Some("POST"), "{}", put.text());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
