@@ -91,17 +91,22 @@ pub fn retain_hours(hours: i64) -> Result<i64, ServiceError> {
     }
 }
 
-/// Decodes `image_base64`, accepting padding or not, whitespace, and `data:` URLs as
-/// browsers produce them.
+/// Decodes `image_base64`, accepting padding or not, the URL-safe alphabet (`-` and `_`,
+/// as JWT libraries and Python's `urlsafe_b64encode` write it), whitespace, and `data:`
+/// URLs as browsers produce them.
 pub fn decode_base64(encoded: &str) -> Result<Vec<u8>, ServiceError> {
     let compact: String = encoded.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     let payload = match compact.split_once(";base64,") {
         Some((prefix, data)) if prefix.starts_with("data:") => data,
         _ => compact.as_str(),
     };
-    base64::engine::general_purpose::STANDARD
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    let url_safe = payload.contains(['-', '_']);
+    let (padded, bare) =
+        if url_safe { (URL_SAFE, URL_SAFE_NO_PAD) } else { (STANDARD, STANDARD_NO_PAD) };
+    padded
         .decode(payload)
-        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(payload))
+        .or_else(|_| bare.decode(payload))
         .map_err(|_| ServiceError::InvalidInput("image_base64 is not valid base64".to_owned()))
 }
 
@@ -354,6 +359,11 @@ mod tests {
         assert_eq!(decode_base64("AAE").unwrap(), [0, 1]);
         assert_eq!(decode_base64(" AA\nE= ").unwrap(), [0, 1]);
         assert!(matches!(decode_base64("***"), Err(ServiceError::InvalidInput(_))));
+        // The URL-safe alphabet, padded or not; the two alphabets are not mixed.
+        assert_eq!(decode_base64("-_8=").unwrap(), [0xfb, 0xff]);
+        assert_eq!(decode_base64("-_8").unwrap(), [0xfb, 0xff]);
+        assert_eq!(decode_base64("+/8=").unwrap(), [0xfb, 0xff]);
+        assert!(decode_base64("+_8=").is_err());
     }
 
     #[test]

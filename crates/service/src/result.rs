@@ -206,6 +206,7 @@ pub fn schema() -> Value {
     if let Value::Object(object) = &mut schema {
         object.remove("$schema");
     }
+    crate::schema::drop_numeric_formats(&mut schema);
     schema
 }
 

@@ -33,6 +33,8 @@ struct ToolSpec {
     output_schema: fn() -> Value,
     read_only: bool,
     destructive: bool,
+    /// Whether the tool reaches outside the server (`scan_document` fetches `image_url`).
+    open_world: bool,
     access: Access,
     /// Whether the tool reads a photo.
     recognition: bool,
@@ -60,6 +62,7 @@ const TOOLS: [ToolSpec; 7] = [
         output_schema: mrtd_service::result::schema,
         read_only: false,
         destructive: false,
+        open_world: true,
         access: Access::WriteScans,
         recognition: true,
     },
@@ -71,6 +74,7 @@ const TOOLS: [ToolSpec; 7] = [
         output_schema: mrtd_service::result::schema,
         read_only: true,
         destructive: false,
+        open_world: false,
         access: Access::ReadScans,
         recognition: false,
     },
@@ -82,6 +86,7 @@ const TOOLS: [ToolSpec; 7] = [
         output_schema: list_scans::output_schema,
         read_only: true,
         destructive: false,
+        open_world: false,
         access: Access::ReadScans,
         recognition: false,
     },
@@ -93,6 +98,7 @@ const TOOLS: [ToolSpec; 7] = [
         output_schema: delete_scan::output_schema,
         read_only: false,
         destructive: true,
+        open_world: false,
         access: Access::WriteScans,
         recognition: false,
     },
@@ -104,6 +110,7 @@ const TOOLS: [ToolSpec; 7] = [
         output_schema: mrtd_service::result::schema,
         read_only: true,
         destructive: false,
+        open_world: false,
         access: Access::Open,
         recognition: false,
     },
@@ -115,6 +122,7 @@ const TOOLS: [ToolSpec; 7] = [
         output_schema: check_document::output_schema,
         read_only: true,
         destructive: false,
+        open_world: false,
         access: Access::ReadScansById,
         recognition: false,
     },
@@ -126,6 +134,7 @@ const TOOLS: [ToolSpec; 7] = [
         output_schema: mrtd_service::chip::schema,
         read_only: true,
         destructive: false,
+        open_world: false,
         access: Access::ReadScansById,
         recognition: false,
     },
@@ -169,7 +178,7 @@ pub fn tool_catalog() -> Vec<Tool> {
             annotations.read_only_hint = Some(spec.read_only);
             annotations.destructive_hint = Some(spec.destructive);
             annotations.idempotent_hint = Some(spec.read_only || spec.destructive);
-            annotations.open_world_hint = Some(false);
+            annotations.open_world_hint = Some(spec.open_world);
             tool.annotations = Some(annotations);
             tool
         })
@@ -253,6 +262,15 @@ pub(crate) fn outcome(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_tool_that_fetches_urls_says_it_reaches_the_open_world() {
+        for tool in tool_catalog() {
+            let open = tool.annotations.and_then(|a| a.open_world_hint);
+            // `scan_document` fetches `image_url` from wherever the caller points it.
+            assert_eq!(open, Some(tool.name == "scan_document"), "{}", tool.name);
+        }
+    }
 
     #[test]
     fn every_tool_takes_exactly_the_arguments_its_input_schema_publishes() {
