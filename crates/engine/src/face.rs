@@ -21,16 +21,14 @@ static FACE_MODEL_BYTES: &[u8] = include_bytes!("../model/seeta_fd_frontal_v1.0.
 const FACE_MODEL_SHA256: &str = "c4619d066ed35e84d9a8e842860b0dff567aba0cbb139881075538761db3ff5d";
 
 /// Samples per page millimetre in the straightened zone: a printed portrait's face
-/// (20 to 30 mm high) is then 80 to 120 samples high, well above the detector's window (40)
-/// and small enough to be cheap.
-const SAMPLES_PER_MM: f32 = 4.0;
+/// (20 to 30 mm high) is then 60 to 90 samples high, above the detector's window (40) and
+/// small enough to be cheap.
+const SAMPLES_PER_MM: f32 = 3.0;
 
-/// The smallest face looked for, in samples: a face under 10 mm high is no portrait.
-const MIN_FACE_SAMPLES: u32 = 40;
+/// The smallest face looked for, in samples: a face under 12 mm high is no portrait.
+const MIN_FACE_SAMPLES: u32 = 36;
 
-/// The detector's score from which a window is a face. SeetaFace's own example uses 2.0;
-/// the portrait of a document is printed small and often behind guilloches, so a little
-/// lower (measured on the repository's specimens, engine README).
+/// The detector's score from which a window is a face: SeetaFace's own example's.
 const FACE_SCORE: f64 = 2.0;
 
 /// The face detection model, shared between the engine's clones.

@@ -321,7 +321,8 @@ mod tests {
         assert!(close(outline.corners[0], (-200.0, 50.0), 0.01));
         let [x0, _, x1, _] = portrait.unwrap().bbox;
         assert_eq!(x0, 0.0, "clipped at the photo's left edge");
-        assert!((x1 - 210.0).abs() < 0.01);
+        let zone_right = Layout::of(Format::Td3).portrait.unwrap()[2];
+        assert!((x1 - (zone_right * 10.0 - 200.0)).abs() < 0.01);
     }
 
     #[test]

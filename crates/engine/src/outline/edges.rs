@@ -18,10 +18,10 @@ const MAX_TURN_DEGREES: f32 = 2.0;
 
 /// Most offsets tried either side of a predicted side (a large photo is searched in steps
 /// of more than a pixel).
-const MAX_OFFSETS: usize = 60;
+const MAX_OFFSETS: usize = 40;
 
 /// Points sampled along a side.
-const N_SAMPLES: usize = 64;
+const N_SAMPLES: usize = 48;
 
 /// The least mean step across the side, in gray levels, for an edge to count.
 const MIN_STEP: f32 = 12.0;
@@ -111,8 +111,8 @@ pub(crate) fn refine(
         let n_offsets = (search.ceil() as usize).clamp(1, MAX_OFFSETS);
         let inward = inward_limit[side].clamp(0.0, search);
         let mut best: Option<(f32, Line)> = None;
-        for turn_idx in 0..=8 {
-            let turn = (turn_idx as f32 / 4.0 - 1.0) * MAX_TURN_DEGREES.to_radians();
+        for turn_idx in 0..=4 {
+            let turn = (turn_idx as f32 / 2.0 - 1.0) * MAX_TURN_DEGREES.to_radians();
             let (sin, cos) = turn.sin_cos();
             let turned =
                 (direction.0 * cos - direction.1 * sin, direction.0 * sin + direction.1 * cos);
