@@ -207,6 +207,20 @@ pub(crate) fn reading_table(reading: &Value) -> String {
     for line in reading["lines"].as_array().map(Vec::as_slice).unwrap_or_default() {
         let _ = writeln!(out, "{:<20} {}", "MRZ", line.as_str().unwrap_or(""));
     }
+    if let Some(corners) = reading["document"]["corners"].as_array() {
+        let points: Vec<String> =
+            corners.iter().map(|corner| format!("({}, {})", corner[0], corner[1])).collect();
+        let whole = if reading["document"]["complete"] == true {
+            "wholly in the photo"
+        } else {
+            "partly outside the photo"
+        };
+        let _ = writeln!(out, "{:<20} {} ({whole})", "Document corners", points.join(" "));
+    }
+    if let Some(bbox) = reading["portrait"]["box"].as_array() {
+        let numbers: Vec<String> = bbox.iter().map(Value::to_string).collect();
+        let _ = writeln!(out, "{:<20} [{}]", "Portrait box", numbers.join(", "));
+    }
     for correction in reading["corrections"].as_array().map(Vec::as_slice).unwrap_or_default() {
         let _ = writeln!(
             out,

@@ -34,7 +34,13 @@ fn scan_prints_one_json_object_per_image() {
     for key in ["file", "fields", "checks", "corrections", "diagnostics", "timing_ms"] {
         assert!(passport.get(key).is_some(), "missing {key}");
     }
+    assert_eq!(passport["document"]["corners"].as_array().map(Vec::len), Some(4), "{passport}");
+    assert_eq!(passport["document"]["complete"], true, "the page is wholly in the photo");
+    assert_eq!(passport["portrait"]["box"].as_array().map(Vec::len), Some(4), "{passport}");
+    assert_eq!(passport["portrait"]["face_found"], true);
     assert_eq!(objects[1]["format"], "TD1");
+    assert!(objects[1].get("portrait").is_none(), "a TD1 card's back shows no portrait");
+    assert!(objects[1]["document"]["corners"].is_array());
 }
 
 #[test]
@@ -119,6 +125,9 @@ fn the_table_of_a_partly_read_photo_gives_the_advice_and_never_says_valid() {
     assert!(table.contains("NOT VALID"), "{table}");
     assert!(table.lines().any(|line| line.starts_with("Advice")), "{table}");
     assert!(table.contains("runs off the right edge"), "{table}");
+    // The page runs off the photo too, and its portrait is still placed.
+    assert!(table.contains("partly outside the photo"), "{table}");
+    assert!(table.lines().any(|line| line.starts_with("Portrait box")), "{table}");
     // The photo is upright: the turn is measured along the cells read, not the search angle.
     assert!(!table.contains("turned"), "{table}");
     // Cut at two thirds, the lines could be a shorter format's: no reading is given.

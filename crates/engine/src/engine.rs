@@ -6,6 +6,7 @@ use crate::attempt::{Attempt, rank};
 use crate::cells::CellGeometry;
 use crate::components::Darkness;
 use crate::error::ImageError;
+use crate::face::FaceModel;
 use crate::image::{DecodeLimits, decode, decode_ink, decode_jpeg_half};
 use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Mlp;
@@ -86,7 +87,8 @@ impl EngineBuilder {
     pub fn build(self) -> Engine {
         let model =
             Mlp::from_bytes(MODEL_BYTES).expect("the embedded classifier weights are well formed");
-        Engine { config: self.config, model }
+        let face = FaceModel::embedded().expect("the embedded face model is the one shipped");
+        Engine { config: self.config, model, face }
     }
 }
 
@@ -95,6 +97,7 @@ impl EngineBuilder {
 pub struct Engine {
     config: EngineConfig,
     model: Mlp,
+    face: FaceModel,
 }
 
 impl Engine {
@@ -362,6 +365,21 @@ impl Engine {
         let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);
         result.image_width = gray.width;
         result.image_height = gray.height;
+        // The page and its portrait, from where the zone was found; a face is looked for
+        // only inside the portrait zone, so the cost does not grow with the photo.
+        if let (Some(reading), Some(cells)) = (result.reading.as_ref(), cells.as_deref())
+            && let Some(transform) = crate::outline::page_to_photo(reading.format, cells)
+        {
+            let format = reading.format;
+            let (document, portrait) = crate::outline::outline(format, &transform, gray);
+            result.document = Some(document);
+            result.portrait = portrait.map(|mut zone| {
+                if let Some(page_zone) = crate::outline::Layout::of(format).portrait {
+                    zone.face_found = self.face.face_in_zone(gray, &transform, page_zone);
+                }
+                zone
+            });
+        }
         result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         (result, cells, candidates_seen)
     }
@@ -493,6 +511,16 @@ fn at_full_size(mut reading: ImageReading, half: &crate::image::HalfDecoded) -> 
     if let Some(region) = reading.region.as_mut() {
         for corner in region.iter_mut() {
             *corner = (corner.0 * 2.0, corner.1 * 2.0);
+        }
+    }
+    if let Some(document) = reading.document.as_mut() {
+        for corner in document.corners.iter_mut() {
+            *corner = (corner.0 * 2.0, corner.1 * 2.0);
+        }
+    }
+    if let Some(portrait) = reading.portrait.as_mut() {
+        for value in portrait.bbox.iter_mut() {
+            *value *= 2.0;
         }
     }
     reading.image_width = half.full_width;

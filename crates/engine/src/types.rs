@@ -4,6 +4,8 @@ use serde::Serialize;
 
 use mrtd_mrz::Reading;
 
+use crate::outline::{DocumentOutline, PortraitZone};
+
 /// The outcome of reading one image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -70,6 +72,12 @@ pub struct ImageReading {
     /// The MRZ quadrilateral in original image pixels (after EXIF orientation):
     /// top-left, top-right, bottom-right, bottom-left of the upright MRZ.
     pub region: Option<[(f32, f32); 4]>,
+    /// The document's page in the photo, from the zone's geometry and the format's layout
+    /// ([`crate::outline`]), when a zone was decoded.
+    pub document: Option<DocumentOutline>,
+    /// Where the layout puts the holder's portrait, when the zone's side of the document
+    /// shows one (not a TD1 card's back) and part of it is in the photo.
+    pub portrait: Option<PortraitZone>,
     /// Image width in pixels after EXIF orientation.
     pub image_width: usize,
     /// Image height in pixels after EXIF orientation.

@@ -86,10 +86,45 @@ pub struct Photo {
     /// of the upright zone), when it was found.
     #[schemars(with = "Option<[[f32; 2]; 4]>")]
     pub region: Option<[(f32, f32); 4]>,
+    /// The document's page in the photo, when a zone was decoded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentPart>,
+    /// Where the holder's portrait is printed, when the zone's side of the document shows
+    /// one (a TD1 card's back does not) and the page reaches into the photo there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub portrait: Option<PortraitPart>,
     /// The image's size and container format.
     pub image: ImageInfo,
     /// Time the engine took, in milliseconds, to a tenth.
     pub timing_ms: f64,
+}
+
+/// The document's page in the photo: where the format's nominal page lies, given where its
+/// MRZ was found (ICAO 9303 fixes the zone's place on the page).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DocumentPart {
+    /// The page's corners in image pixels, to a tenth (top-left, top-right, bottom-right,
+    /// bottom-left of the upright page); a corner outside the photo has coordinates below
+    /// zero or past its size.
+    pub corners: [[f32; 2]; 4],
+    /// Whether all four corners lie inside the photo.
+    pub complete: bool,
+    /// How many of the page's sides (0 to 4) were moved onto an edge the photo shows; the
+    /// others are where the format's layout puts them.
+    pub edges_found: usize,
+}
+
+/// Where the holder's portrait is printed in the photo.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PortraitPart {
+    /// The portrait zone of the format's layout, `[x0, y0, x1, y1]` in image pixels to a
+    /// tenth, clipped to the photo.
+    #[serde(rename = "box")]
+    pub bbox: [f32; 4],
+    /// Whether a face detector found a face in the zone; `false` when it holds none (a
+    /// placeholder, covered, cut off by the photo's edge) or the face is too small or blurred
+    /// to detect.
+    pub face_found: bool,
 }
 
 /// An image's size after EXIF orientation, and its container format.
@@ -141,6 +176,15 @@ impl DocumentResult {
         let photo = Photo {
             rotation_degrees: image.rotation_degrees,
             region: image.region,
+            document: image.document.map(|document| DocumentPart {
+                corners: document.corners.map(|(x, y)| [tenth(x), tenth(y)]),
+                complete: document.complete,
+                edges_found: document.edges_found,
+            }),
+            portrait: image.portrait.map(|portrait| PortraitPart {
+                bbox: portrait.bbox.map(tenth),
+                face_found: portrait.face_found,
+            }),
             image: ImageInfo {
                 width: image.image_width,
                 height: image.image_height,
@@ -194,6 +238,11 @@ impl DocumentResult {
         // `Serialize` implementation below returns an error.
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+}
+
+/// A pixel coordinate to a tenth.
+fn tenth(value: f32) -> f32 {
+    (value * 10.0).round() / 10.0
 }
 
 /// The JSON Schema of a document result, every subschema inlined (no `$ref`), without

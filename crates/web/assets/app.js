@@ -276,8 +276,28 @@
     polygon.setAttribute("class", "region " + (result.status || ""));
     polygon.setAttribute("vector-effect", "non-scaling-stroke");
     svg.appendChild(polygon);
+    // The page by the format's layout, and where its portrait is printed.
+    const corners = result.document && result.document.corners;
+    if (Array.isArray(corners) && corners.length === 4) {
+      const page = document.createElementNS("http://www.w3.org/2000/svg", "polygon");
+      page.setAttribute("points", corners.map((p) => p[0] + "," + p[1]).join(" "));
+      page.setAttribute("class", "page");
+      page.setAttribute("vector-effect", "non-scaling-stroke");
+      svg.appendChild(page);
+    }
+    const box = result.portrait && result.portrait.box;
+    if (Array.isArray(box) && box.length === 4) {
+      const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+      rect.setAttribute("x", box[0]);
+      rect.setAttribute("y", box[1]);
+      rect.setAttribute("width", box[2] - box[0]);
+      rect.setAttribute("height", box[3] - box[1]);
+      rect.setAttribute("class", "portrait");
+      rect.setAttribute("vector-effect", "non-scaling-stroke");
+      svg.appendChild(rect);
+    }
     svg.setAttribute("data-drawn", "true");
-    $("overlay-caption").textContent = t("outline");
+    $("overlay-caption").textContent = t(Array.isArray(corners) ? "outline_page" : "outline");
   }
 
   function show(result) {

@@ -170,6 +170,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "O contorno marca onde a zona de leitura mecânica foi encontrada.",
     ),
     (
+        "outline_page",
+        "The outline marks where the machine readable zone was found; the dashed line, where the document's page lies by the format's layout; the box, where its portrait is printed.",
+        "O contorno marca onde a zona de leitura mecânica foi encontrada; a linha tracejada, onde fica a página do documento segundo o leiaute do formato; o retângulo, onde o retrato está impresso.",
+    ),
+    (
         "no_outline",
         "No machine readable zone was located on this photo.",
         "Nenhuma zona de leitura mecânica foi localizada nesta foto.",
