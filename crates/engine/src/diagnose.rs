@@ -129,9 +129,177 @@ pub(crate) fn conclude(
     scale: f32,
     options: &ParseOptions,
 ) -> ImageReading {
+    let Some(attempt) = best else {
+        return no_reading(gray, no_mrz_found(report, scale));
+    };
+    let Weighed { cells, classified, glyph_verdicts, touched, mut published, unproven_note } =
+        weigh(&attempt, gray, options);
+    let reading = &attempt.reading;
+    let probability = |line: usize, pos: usize, symbol: char| {
+        classified[line][pos].probability(symbol).min(cells[line][pos].probability(symbol))
+    };
+    let marked = stroke_flags(&attempt, |stroke, cell| stroke.crosses(cell));
+    let glyph_px = length(attempt.cells[0][0].across);
+    // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
+    // number `ZS0000177` read `Z<OOO0177` passes them all. A filler inside a
+    // number, which few issuers print, is such a reading's mark: there an alternative
+    // counts as plausible as on small glyphs, and mrtd-mrz holds the number's cells to what
+    // tells look-alikes apart before it calls them certain.
+    let filler_inside_number = warned(&published, mrtd_mrz::WarningCode::FillerInsideNumber);
+    // Check digits cannot see misreads that cancel: where two doubtful cells under one
+    // check digit have plausible other readings that change its sum by amounts adding up
+    // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
+    // digit fits the other reading as well as this one, and proves neither. So does one
+    // doubtful cell whose plausible other reading has the same value modulo 10 (a `U` in
+    // optional data read `0`, the composite passing).
+    let cancelling = published.as_ref().and_then(|p| {
+        let plausible = |line: usize, pos: usize| {
+            plausible_alternative(glyph_px, filler_inside_number || touched[line][pos])
+        };
+        // A look-alike the document's glyphs do not rule out is a plausible reading too.
+        let offered = crate::glyphs::with_unruled(&classified, &glyph_verdicts);
+        cancelling_misreads(p, plausible, |line, pos| offered[line][pos].options.clone())
+    });
+    if cancelling.is_some()
+        && let Some(published) = published.as_mut()
+    {
+        published.valid = false;
+    }
+    let published_valid = published.as_ref().is_some_and(|p| p.valid);
+    let glare = glare_runs(&attempt);
+    // Nor can they see a name letter; one after the fillers that end the names (a filler
+    // at the page's edge read as H) is a misread, however sure the classifier.
+    let unusual_name = warned(&published, mrtd_mrz::WarningCode::UnusualName);
+    // A name holds no digit: its cells are judged among the letters and the filler.
+    let as_letters = published.as_ref().map(|p| p.names_as_letters(probability));
+    // A cell whose window something other than paper covers (a page edge cutting the
+    // line, a finger), or that a line drawn over the page crossed, was read from part of its
+    // glyph, however sure the classifier is.
+    let trusted = |line: usize, pos: usize, symbol: char| {
+        let p = match &as_letters {
+            Some(names) => names(line, pos, symbol),
+            None => probability(line, pos, symbol),
+        };
+        if attempt.covered[line][pos] || marked[line][pos] { p.min(COVERED_TRUST) } else { p }
+    };
+    // Where nothing checks a cell and letters and digits both may stand (a visa's optional
+    // data), only the glyph can tell a look-alike pair apart: the neighbours' kind may order
+    // the pair there, not vouch for it.
+    let unchecked_data = unchecked_data_cells(published.as_ref());
+    let judged = |line: usize, pos: usize, symbol: char| {
+        let p = trusted(line, pos, symbol);
+        if unchecked_data.contains(&(line, pos)) {
+            p.min(attempt.candidates[line][pos].probability(symbol))
+        } else {
+            p
+        }
+    };
+    let certain = published.as_ref().is_some_and(|p| {
+        p.valid && p.ambiguities.is_empty() && !unusual_name && p.cells_certain(judged, &glare)
+    });
+    let quad = region(&attempt.cells);
+    let pitch = length(attempt.cells[0][0].along);
+    let mean_confidence = attempt.score.exp();
+    // `read` promises that a pipeline may use the reading without a person looking: never
+    // for characters too small to tell apart reliably, nor for a zone the photo cuts off,
+    // whatever the classifier and the check digits say.
+    let too_small = glyph_px < TOO_SMALL_PX;
+    let cut_off = cut_edges(&quad, gray, pitch);
+    let cut = !cut_off.is_empty();
+    // Glare over a line's last characters hides where the line ends, as the photo's edge
+    // does: two lines of 36 may be the first 36 of a visa's or a passport's 44, every check
+    // digit holding on the cells seen, so the format and the fields after them are not proven.
+    let ends_in_glare = glare.iter().any(|run| end_in_glare(&attempt, run));
+    if ends_in_glare && let Some(published) = published.as_mut() {
+        published.valid = false;
+    }
+    let confident = certain && !too_small && !cut && !ends_in_glare;
+    // Without passing check digits or a confident classifier this is not
+    // evidence of an MRZ: an ordinary text block can look like two rows. The
+    // check digits counted are those of the published reading, since the
+    // ranking decoder's corrections can make garbage agree with them.
+    let (n_checks, n_checks_valid) = check_counts(published.as_ref().unwrap_or(reading));
+    if !reads_as_an_mrz(n_checks, n_checks_valid, certain, mean_confidence) {
+        let message = "No MRZ found: rows of text were found but they do not read as an MRZ (too few check digits match). Make sure the whole MRZ is in the photo, sharp and evenly lit.";
+        return no_reading(gray, vec![diagnostic(DiagnosticCode::NoMrzFound, message.to_owned())]);
+    }
+
+    // The part in the photo of a zone it cuts does not show how long the lines are: a
+    // passport's lines cut at 80 % fit a visa's or a card's format. A document code that
+    // format does not allow (a `P` on 36-character lines) says the format was fit to the cut,
+    // so every field would be read from the wrong cells: no reading is given rather than that
+    // one, nor advice about its characters.
+    let withheld = cut && warned(&published, mrtd_mrz::WarningCode::NonconformantDocumentCode);
     let mut diagnostics = Vec::new();
-    let empty = |status, diagnostics| ImageReading {
-        status,
+    if withheld {
+        published = None;
+    } else {
+        diagnostics.extend(unproven_note);
+    }
+    if cut && let Some(published) = published.as_mut() {
+        // Characters beyond the edge were not seen: whatever the check digits say of the
+        // cells read there, the reading is not valid.
+        published.valid = false;
+    }
+    let findings = Findings {
+        attempt: &attempt,
+        published: published.as_ref(),
+        cells: &cells,
+        marked: &marked,
+        glare: &glare,
+        cut_off: &cut_off,
+        withheld,
+        cancelling: cancelling.as_ref(),
+        published_valid,
+        certain,
+        unusual_name,
+        filler_inside_number,
+        glyph_px,
+        mean_confidence,
+    };
+    photo_advice(&findings, &mut diagnostics);
+    check_digit_advice(&findings, &mut diagnostics);
+    confidence_advice(&findings, &mut diagnostics);
+    // Each field's confidence from what the classifier saw (the lower of its probability and
+    // the weighed one), a covered or washed-out cell counting at most `COVERED_TRUST`, and
+    // every cell of a zone the photo cuts off at most `CUT_TRUST`: where a line runs off the
+    // photo, which cell is which is itself in doubt (a passport's lines cut at 80 % were read
+    // as a 36-character zone, every field shifted, at confidence 1).
+    if let Some(published) = published.as_mut() {
+        published.weigh_confidence(|line, pos, symbol| {
+            let washed =
+                glare.iter().any(|&(l, first, last)| l == line && (first..=last).contains(&pos));
+            let p = trusted(line, pos, symbol);
+            let p = if washed { p.min(COVERED_TRUST) } else { p };
+            let p = if cut { p.min(CUT_TRUST) } else { p };
+            p.powf(CELL_CONFIDENCE_EXPONENT)
+        });
+    }
+    // To a tenth of a degree, 359.96 being 0.0, not 360.0.
+    let rotation = ((attempt.rotation_degrees * 10.0).round() / 10.0) % 360.0;
+    let off_upright = rotation.min(360.0 - rotation);
+    if off_upright > 5.0 {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::Rotated,
+            format!(
+                "The document is turned {rotation:.0} degrees from upright; it was read anyway."
+            ),
+        ));
+    }
+    ImageReading {
+        status: if confident { Status::Read } else { Status::Partial },
+        reading: published,
+        diagnostics,
+        rotation_degrees: rotation,
+        region: Some(quad),
+        ..no_reading(gray, Vec::new())
+    }
+}
+
+/// A result without a reading: `no_mrz` with these diagnostics.
+fn no_reading(gray: &Gray, diagnostics: Vec<Diagnostic>) -> ImageReading {
+    ImageReading {
+        status: Status::NoMrz,
         reading: None,
         diagnostics,
         rotation_degrees: 0.0,
@@ -143,28 +311,51 @@ pub(crate) fn conclude(
         image_format: "raw",
         page: None,
         timing_ms: 0.0,
-    };
-    let Some(attempt) = best else {
-        let message = match &report.longest_row {
-            Some(row) => {
-                let height_px = row.height / scale;
-                if height_px < TOO_SMALL_PX {
-                    diagnostics.push(diagnostic(
-                        DiagnosticCode::TooSmall,
-                        format!("Text rows were found but their characters are only {height_px:.0} px high; take the photo closer or at a higher resolution (characters need about 10 px)."),
-                    ));
-                }
-                format!(
-                    "No MRZ found: {} long row(s) of text were seen but no two or three parallel rows of equal length at MRZ spacing. Make sure the whole MRZ (the two or three lines of text with <<< at the bottom of the page) is in the photo.",
-                    report.n_long_rows
-                )
-            }
-            None => "No MRZ found: no rows of evenly spaced characters were seen. Photograph the page so that the two or three lines with <<< at the bottom are in view, sharp and not washed out by light.".to_owned(),
-        };
-        diagnostics.insert(0, diagnostic(DiagnosticCode::NoMrzFound, message));
-        return empty(Status::NoMrz, diagnostics);
-    };
+    }
+}
 
+/// Why no attempt read: what the localiser saw, in words a person can act on.
+fn no_mrz_found(report: &LocateReport, scale: f32) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let message = match &report.longest_row {
+        Some(row) => {
+            let height_px = row.height / scale;
+            if height_px < TOO_SMALL_PX {
+                diagnostics.push(diagnostic(
+                    DiagnosticCode::TooSmall,
+                    format!("Text rows were found but their characters are only {height_px:.0} px high; take the photo closer or at a higher resolution (characters need about 10 px)."),
+                ));
+            }
+            format!(
+                "No MRZ found: {} long row(s) of text were seen but no two or three parallel rows of equal length at MRZ spacing. Make sure the whole MRZ (the two or three lines of text with <<< at the bottom of the page) is in the photo.",
+                report.n_long_rows
+            )
+        }
+        None => "No MRZ found: no rows of evenly spaced characters were seen. Photograph the page so that the two or three lines with <<< at the bottom are in view, sharp and not washed out by light.".to_owned(),
+    };
+    diagnostics.insert(0, diagnostic(DiagnosticCode::NoMrzFound, message));
+    diagnostics
+}
+
+/// The best attempt's cells once the look-alikes, the document's own glyphs and the name
+/// letters are weighed, and the MRZ core's reading of them.
+struct Weighed {
+    /// The cells as weighed.
+    cells: Vec<Vec<mrtd_mrz::CellCandidates>>,
+    /// The cells before the name model: what the classifier and the glyphs said.
+    classified: Vec<Vec<mrtd_mrz::CellCandidates>>,
+    /// What the document's own glyphs said of each look-alike.
+    glyph_verdicts: Vec<((usize, usize), crate::glyphs::Verdict)>,
+    /// The cells whose window a line drawn over the page reaches (see [`weigh`]).
+    touched: Vec<Vec<bool>>,
+    /// The MRZ core's reading of the weighed cells.
+    published: Option<mrtd_mrz::Reading>,
+    /// Why corrections the check digits asked for were not applied, when they were not.
+    unproven_note: Option<Diagnostic>,
+}
+
+/// Weighs the best attempt's cells and has the MRZ core read them.
+fn weigh(attempt: &Attempt, gray: &Gray, options: &ParseOptions) -> Weighed {
     // The attempt's reading ranked it among the others; the published reading is the MRZ
     // core's reading of the same cells once look-alikes and name letters are weighed.
     let reading = &attempt.reading;
@@ -177,25 +368,11 @@ pub(crate) fn conclude(
             cell.unseen = !glyph_inside(at, gray);
         }
     }
-    // The cells a line drawn over the page crossed, read from what it left of their glyphs.
-    let marked: Vec<Vec<bool>> = attempt
-        .cells
-        .iter()
-        .map(|line| {
-            line.iter().map(|cell| attempt.strokes.iter().any(|s| s.crosses(cell))).collect()
-        })
-        .collect();
     // The cells whose sampled window a line drawn over the page reaches without crossing the
     // glyph's body: erasing a line along a glyph's foot can take the foot with it (a `0`
     // underlined, once erased, reads `U`), so what the classifier offers there counts as
     // it does on small glyphs.
-    let touched: Vec<Vec<bool>> = attempt
-        .cells
-        .iter()
-        .map(|line| {
-            line.iter().map(|cell| attempt.strokes.iter().any(|s| s.touches(cell))).collect()
-        })
-        .collect();
+    let touched = stroke_flags(attempt, |stroke, cell| stroke.touches(cell));
     // The document's own glyphs settle look-alikes where both may stand, and say which they
     // cannot rule out (`glyphs`).
     let allowed = reading.symbol_allowed();
@@ -244,132 +421,90 @@ pub(crate) fn conclude(
         note_name_letters(&names, &classified, published);
         note_document_glyphs(&glyph_verdicts, published);
     }
-    // Check digits weigh symbols 7, 3, 1 and cannot see misreads that cancel: a
-    // number `ZS0000177` read `Z<OOO0177` passes them all. A filler inside a
-    // number, which few issuers print, is such a reading's mark: there an alternative
-    // counts as plausible as on small glyphs, and mrtd-mrz holds the number's cells to what
-    // tells look-alikes apart before it calls them certain.
-    let warned = |reading: &Option<mrtd_mrz::Reading>, code: mrtd_mrz::WarningCode| {
-        reading.as_ref().is_some_and(|p| p.warnings.iter().any(|w| w.code == code))
-    };
-    let filler_inside_number = warned(&published, mrtd_mrz::WarningCode::FillerInsideNumber);
-    // Check digits cannot see misreads that cancel: where two doubtful cells under one
-    // check digit have plausible other readings that change its sum by amounts adding up
-    // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
-    // digit fits the other reading as well as this one, and proves neither. So does one
-    // doubtful cell whose plausible other reading has the same value modulo 10 (a `U` in
-    // optional data read `0`, the composite passing).
-    let cancelling = published.as_ref().and_then(|p| {
-        let plausible = |line: usize, pos: usize| {
-            plausible_alternative(glyph_px, filler_inside_number || touched[line][pos])
-        };
-        // A look-alike the document's glyphs do not rule out is a plausible reading too.
-        let offered = crate::glyphs::with_unruled(&classified, &glyph_verdicts);
-        cancelling_misreads(p, plausible, |line, pos| offered[line][pos].options.clone())
-    });
-    if cancelling.is_some()
-        && let Some(published) = published.as_mut()
-    {
-        published.valid = false;
-    }
-    let published_valid = published.as_ref().is_some_and(|p| p.valid);
-    let glare = glare_runs(&attempt);
-    // Nor can they see a name letter; one after the fillers that end the names (a filler
-    // at the page's edge read as H) is a misread, however sure the classifier.
-    let unusual_name = warned(&published, mrtd_mrz::WarningCode::UnusualName);
-    // A name holds no digit: its cells are judged among the letters and the filler.
-    let as_letters = published.as_ref().map(|p| p.names_as_letters(probability));
-    // A cell whose window something other than paper covers (a page edge cutting the
-    // line, a finger), or that a line drawn over the page crossed, was read from part of its
-    // glyph, however sure the classifier is.
-    let trusted = |line: usize, pos: usize, symbol: char| {
-        let p = match &as_letters {
-            Some(names) => names(line, pos, symbol),
-            None => probability(line, pos, symbol),
-        };
-        if attempt.covered[line][pos] || marked[line][pos] { p.min(COVERED_TRUST) } else { p }
-    };
-    // Where nothing checks a cell and letters and digits both may stand (a visa's optional
-    // data), only the glyph can tell a look-alike pair apart: the neighbours' kind may order
-    // the pair there, not vouch for it.
-    let unchecked_data: Vec<(usize, usize)> = published.as_ref().map_or_else(Vec::new, |p| {
+    Weighed { cells, classified, glyph_verdicts, touched, published, unproven_note }
+}
+
+/// For each cell of the attempt, whether one of the lines drawn over the page meets it as
+/// `meets` says.
+fn stroke_flags(
+    attempt: &Attempt,
+    meets: impl Fn(&crate::strokes::Stroke, &CellGeometry) -> bool,
+) -> Vec<Vec<bool>> {
+    attempt
+        .cells
+        .iter()
+        .map(|line| {
+            line.iter().map(|cell| attempt.strokes.iter().any(|s| meets(s, cell))).collect()
+        })
+        .collect()
+}
+
+/// Whether the reading carries a warning with this code.
+fn warned(reading: &Option<mrtd_mrz::Reading>, code: mrtd_mrz::WarningCode) -> bool {
+    reading.as_ref().is_some_and(|p| p.warnings.iter().any(|w| w.code == code))
+}
+
+/// The cells of optional data no check digit covers.
+fn unchecked_data_cells(published: Option<&mrtd_mrz::Reading>) -> Vec<(usize, usize)> {
+    published.map_or_else(Vec::new, |p| {
         let covered = p.covered_cells();
         [mrtd_mrz::FieldName::OptionalData, mrtd_mrz::FieldName::OptionalData2]
             .into_iter()
             .flat_map(|field| p.field_cells(field))
             .filter(|&(line, column)| !covered[line][column])
             .collect()
-    });
-    let judged = |line: usize, pos: usize, symbol: char| {
-        let p = trusted(line, pos, symbol);
-        if unchecked_data.contains(&(line, pos)) {
-            p.min(attempt.candidates[line][pos].probability(symbol))
-        } else {
-            p
-        }
-    };
-    let certain = published.as_ref().is_some_and(|p| {
-        p.valid && p.ambiguities.is_empty() && !unusual_name && p.cells_certain(judged, &glare)
-    });
-    let quad = region(&attempt.cells);
-    let pitch = length(attempt.cells[0][0].along);
-    let mean_confidence = attempt.score.exp();
-    // `read` promises that a pipeline may use the reading without a person looking: never
-    // for characters too small to tell apart reliably, nor for a zone the photo cuts off,
-    // whatever the classifier and the check digits say.
-    let too_small = glyph_px < TOO_SMALL_PX;
-    let cut_off = cut_edges(&quad, gray, pitch);
-    let cut = !cut_off.is_empty();
-    // Glare over a line's last characters hides where the line ends, as the photo's edge
-    // does: two lines of 36 may be the first 36 of a visa's or a passport's 44, every check
-    // digit holding on the cells seen, so the format and the fields after them are not proven.
-    let widest = mrtd_mrz::ZONE_SHAPES.iter().map(|&(_, width)| width).max().unwrap_or(0);
-    let end_in_glare = |&(line, _, end): &(usize, usize, usize)| {
-        let width = attempt.cells[line].len();
-        width < widest && attempt.cells.len() == 2 && end + 1 == width
-    };
-    let ends_in_glare = glare.iter().any(end_in_glare);
-    if ends_in_glare && let Some(published) = published.as_mut() {
-        published.valid = false;
-    }
-    let confident = certain && !too_small && !cut && !ends_in_glare;
-    // Without passing check digits or a confident classifier this is not
-    // evidence of an MRZ: an ordinary text block can look like two rows. The
-    // check digits counted are those of the published reading, since the
-    // ranking decoder's corrections can make garbage agree with them.
-    let judged = published.as_ref().unwrap_or(reading);
-    let printed = judged.checks.iter().filter(|c| c.status != mrtd_mrz::CheckStatus::Absent);
-    let verified = |c: &&mrtd_mrz::Check| c.status == mrtd_mrz::CheckStatus::Verified;
-    let (n_checks, n_checks_valid) = (printed.clone().count(), printed.filter(verified).count());
-    if !reads_as_an_mrz(n_checks, n_checks_valid, certain, mean_confidence) {
-        diagnostics.push(diagnostic(
-            DiagnosticCode::NoMrzFound,
-            "No MRZ found: rows of text were found but they do not read as an MRZ (too few check digits match). Make sure the whole MRZ is in the photo, sharp and evenly lit.".to_owned(),
-        ));
-        return empty(Status::NoMrz, diagnostics);
-    }
+    })
+}
 
-    // The part in the photo of a zone it cuts does not show how long the lines are: a
-    // passport's lines cut at 80 % fit a visa's or a card's format. A document code that
-    // format does not allow (a `P` on 36-character lines) says the format was fit to the cut,
-    // so every field would be read from the wrong cells: no reading is given rather than that
-    // one, nor advice about its characters.
-    let withheld = cut
-        && published.as_ref().is_some_and(|p| {
-            p.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::NonconformantDocumentCode)
-        });
-    if withheld {
-        published = None;
-    } else {
-        diagnostics.extend(unproven_note);
+/// The check digits printed, and how many of them are verified.
+fn check_counts(reading: &mrtd_mrz::Reading) -> (usize, usize) {
+    let printed = reading.checks.iter().filter(|c| c.status != mrtd_mrz::CheckStatus::Absent);
+    let verified = |c: &&mrtd_mrz::Check| c.status == mrtd_mrz::CheckStatus::Verified;
+    (printed.clone().count(), printed.filter(verified).count())
+}
+
+/// Whether a glare run reaches the last cell of a zone of two lines shorter than the widest
+/// format's: the line may go on under the glare.
+fn end_in_glare(attempt: &Attempt, &(line, _, end): &(usize, usize, usize)) -> bool {
+    let widest = mrtd_mrz::ZONE_SHAPES.iter().map(|&(_, width)| width).max().unwrap_or(0);
+    let width = attempt.cells[line].len();
+    width < widest && attempt.cells.len() == 2 && end + 1 == width
+}
+
+/// What the verdict found, for the advice.
+struct Findings<'a> {
+    attempt: &'a Attempt,
+    /// The published reading (none where it is withheld).
+    published: Option<&'a mrtd_mrz::Reading>,
+    cells: &'a [Vec<mrtd_mrz::CellCandidates>],
+    marked: &'a [Vec<bool>],
+    glare: &'a [(usize, usize, usize)],
+    /// The photo's edges the zone runs off.
+    cut_off: &'a [&'static str],
+    /// Whether no reading is given (a cut zone fit to the wrong format).
+    withheld: bool,
+    /// A check digit that misreads cancelling under it leave unproven, and the cells.
+    cancelling: Option<&'a (&'static str, Vec<(usize, usize)>)>,
+    /// Whether the reading was valid before the photo's cut and glare were weighed.
+    published_valid: bool,
+    certain: bool,
+    unusual_name: bool,
+    filler_inside_number: bool,
+    glyph_px: f32,
+    mean_confidence: f32,
+}
+
+impl Findings<'_> {
+    /// The published reading's verdicts when there is one; the ranking reading's otherwise.
+    fn judged(&self) -> &mrtd_mrz::Reading {
+        self.published.unwrap_or(&self.attempt.reading)
     }
-    if cut {
-        // Characters beyond the edge were not seen: whatever the check digits say of the
-        // cells read there, the reading is not valid.
-        if let Some(published) = published.as_mut() {
-            published.valid = false;
-        }
-        let withheld_note = if withheld {
+}
+
+/// What the photo did to the zone: cut, small, covered, marked, washed out.
+fn photo_advice(f: &Findings, diagnostics: &mut Vec<Diagnostic>) {
+    if !f.cut_off.is_empty() {
+        let withheld_note = if f.withheld {
             " The part in the photo does not show how long its lines are, so no reading is given."
         } else {
             ""
@@ -378,17 +513,17 @@ pub(crate) fn conclude(
             DiagnosticCode::MrzCutAtEdge,
             format!(
                 "The MRZ runs off the {} edge of the photo, so some of its characters were not seen; take the photo again with the whole zone in the frame.{withheld_note}",
-                cut_off.join(" and ")
+                f.cut_off.join(" and ")
             ),
         ));
     }
-    if too_small {
+    if f.glyph_px < TOO_SMALL_PX {
         diagnostics.push(diagnostic(
             DiagnosticCode::TooSmall,
-            format!("The MRZ characters are only {glyph_px:.0} px high; take the photo closer or at a higher resolution (about 10 px per character or more)."),
+            format!("The MRZ characters are only {:.0} px high; take the photo closer or at a higher resolution (about 10 px per character or more).", f.glyph_px),
         ));
     }
-    for (line, covered) in attempt.covered.iter().enumerate() {
+    for (line, covered) in f.attempt.covered.iter().enumerate() {
         let Some(spans) = spans(covered) else { continue };
         diagnostics.push(diagnostic(
             DiagnosticCode::PartlyCovered,
@@ -398,7 +533,7 @@ pub(crate) fn conclude(
             ),
         ));
     }
-    for (line, marked) in marked.iter().enumerate() {
+    for (line, marked) in f.marked.iter().enumerate() {
         let Some(spans) = spans(marked) else { continue };
         diagnostics.push(diagnostic(
             DiagnosticCode::MarkedOver,
@@ -408,8 +543,8 @@ pub(crate) fn conclude(
             ),
         ));
     }
-    for run @ &(line, start, end) in &glare {
-        let hidden_end = if end_in_glare(run) {
+    for run @ &(line, start, end) in f.glare {
+        let hidden_end = if end_in_glare(f.attempt, run) {
             " The line may go on under it, so its length, the document's format and the fields at its end are not proven."
         } else {
             ""
@@ -424,9 +559,13 @@ pub(crate) fn conclude(
             ),
         ));
     }
-    if withheld {
+}
+
+/// What the check digits say: misreads they cannot see, or the ones that fail.
+fn check_digit_advice(f: &Findings, diagnostics: &mut Vec<Diagnostic>) {
+    if f.withheld {
         // Nothing more to say of characters no reading is given for.
-    } else if let Some((check, places)) = &cancelling {
+    } else if let Some((check, places)) = f.cancelling {
         let (were, them) = if places.len() == 1 { ("was", "it") } else { ("were", "them") };
         let places: Vec<String> =
             places.iter().map(|(line, column)| format!("line {line} character {column}")).collect();
@@ -437,51 +576,57 @@ pub(crate) fn conclude(
                 places.join(" and ")
             ),
         ));
-    } else if !published_valid {
-        // The published reading's verdicts when there is one; the ranking reading's otherwise.
-        let judged = published.as_ref().unwrap_or(reading);
-        // A check digit over a glyph the photo's edge cuts fails for want of the glyph, not
-        // for a misread a sharper photo would fix.
-        let unseen = |line: usize, column: usize| {
-            line.checked_sub(1)
-                .zip(column.checked_sub(1))
-                .and_then(|(line, column)| cells.get(line).and_then(|row| row.get(column)))
-                .is_some_and(|cell| cell.unseen)
-        };
-        let at_edge = |check: &mrtd_mrz::Check| {
-            check.line.zip(check.column).is_some_and(|(line, column)| unseen(line, column))
-                || check.covers.iter().any(|r| (r.from..=r.to).any(|column| unseen(r.line, column)))
-        };
-        let refuted = judged.checks.iter().filter(|c| c.status == mrtd_mrz::CheckStatus::Refuted);
-        let (cut_short, failed): (Vec<&mrtd_mrz::Check>, Vec<&mrtd_mrz::Check>) =
-            refuted.partition(|check| at_edge(check));
-        let labels = |checks: &[&mrtd_mrz::Check]| {
-            checks.iter().map(|c| c.name.label()).collect::<Vec<_>>().join(", ")
-        };
-        if !cut_short.is_empty() {
-            diagnostics.push(diagnostic(
-                DiagnosticCode::CheckDigitFailed,
-                format!("Check digits over characters the photo's edge cuts do not match ({}): those characters were not seen whole.", labels(&cut_short)),
-            ));
-        }
-        // Not valid for the cut alone: the cut diagnostic says so.
-        let only_cut = cut && failed.is_empty();
-        if !only_cut {
-            let failed =
-                if failed.is_empty() { "the document".to_owned() } else { labels(&failed) };
-            diagnostics.push(diagnostic(
-                DiagnosticCode::CheckDigitFailed,
-                format!("Check digits do not match for: {failed}. Some characters were misread; a sharper, evenly lit photo usually fixes this."),
-            ));
-            if mean_confidence < 0.7 && glyph_px >= TOO_SMALL_PX {
-                diagnostics.push(diagnostic(
-                    DiagnosticCode::TooBlurred,
-                    "The MRZ characters are hard to tell apart (blurred or out of focus); hold the camera still and let it focus.".to_owned(),
-                ));
-            }
-        }
+    } else if !f.published_valid {
+        refuted_advice(f, diagnostics);
     }
-    for (line_idx, contrasts) in attempt.contrast.iter().enumerate() {
+}
+
+/// The check digits that fail, apart where the photo's edge cut what they cover.
+fn refuted_advice(f: &Findings, diagnostics: &mut Vec<Diagnostic>) {
+    // A check digit over a glyph the photo's edge cuts fails for want of the glyph, not
+    // for a misread a sharper photo would fix.
+    let unseen = |line: usize, column: usize| {
+        line.checked_sub(1)
+            .zip(column.checked_sub(1))
+            .and_then(|(line, column)| f.cells.get(line).and_then(|row| row.get(column)))
+            .is_some_and(|cell| cell.unseen)
+    };
+    let at_edge = |check: &mrtd_mrz::Check| {
+        check.line.zip(check.column).is_some_and(|(line, column)| unseen(line, column))
+            || check.covers.iter().any(|r| (r.from..=r.to).any(|column| unseen(r.line, column)))
+    };
+    let refuted = f.judged().checks.iter().filter(|c| c.status == mrtd_mrz::CheckStatus::Refuted);
+    let (cut_short, failed): (Vec<&mrtd_mrz::Check>, Vec<&mrtd_mrz::Check>) =
+        refuted.partition(|check| at_edge(check));
+    let labels = |checks: &[&mrtd_mrz::Check]| {
+        checks.iter().map(|c| c.name.label()).collect::<Vec<_>>().join(", ")
+    };
+    if !cut_short.is_empty() {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::CheckDigitFailed,
+            format!("Check digits over characters the photo's edge cuts do not match ({}): those characters were not seen whole.", labels(&cut_short)),
+        ));
+    }
+    // Not valid for the cut alone: the cut diagnostic says so.
+    if !f.cut_off.is_empty() && failed.is_empty() {
+        return;
+    }
+    let failed = if failed.is_empty() { "the document".to_owned() } else { labels(&failed) };
+    diagnostics.push(diagnostic(
+        DiagnosticCode::CheckDigitFailed,
+        format!("Check digits do not match for: {failed}. Some characters were misread; a sharper, evenly lit photo usually fixes this."),
+    ));
+    if f.mean_confidence < 0.7 && f.glyph_px >= TOO_SMALL_PX {
+        diagnostics.push(diagnostic(
+            DiagnosticCode::TooBlurred,
+            "The MRZ characters are hard to tell apart (blurred or out of focus); hold the camera still and let it focus.".to_owned(),
+        ));
+    }
+}
+
+/// What the reader doubts or changed: faint lines, several readings, names, corrections.
+fn confidence_advice(f: &Findings, diagnostics: &mut Vec<Diagnostic>) {
+    for (line_idx, contrasts) in f.attempt.contrast.iter().enumerate() {
         let weak = contrasts.iter().filter(|&&c| c < 8.0).count();
         if weak * 2 > contrasts.len() {
             diagnostics.push(diagnostic(
@@ -493,35 +638,37 @@ pub(crate) fn conclude(
             ));
         }
     }
-    if published.as_ref().is_some_and(|p| !p.ambiguities.is_empty()) {
+    if f.published.is_some_and(|p| !p.ambiguities.is_empty()) {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "More than one reading of the MRZ fits the check digits; the characters should be verified.".to_owned(),
         ));
     }
-    if unusual_name && !withheld {
+    if f.withheld {
+        // Nothing to say of characters no reading is given for.
+        return;
+    }
+    if f.unusual_name {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The name field holds a character that names do not have there (after the fillers that end the names, or not a letter); it was probably misread, so verify the names.".to_owned(),
         ));
     }
-    if withheld {
-        // Nothing to say of characters no reading is given for.
-    } else if filler_inside_number && !certain {
+    if f.filler_inside_number && !f.certain {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The document number has a filler (<) inside it, which few documents print there and misreads that cancel under its check digit often make; verify it.".to_owned(),
         ));
-    } else if published_valid && !certain {
+    } else if f.published_valid && !f.certain {
         diagnostics.push(diagnostic(
             DiagnosticCode::LowConfidence,
             "The check digits match, but characters no check digit covers (names, issuing state) were read with low confidence; verify them.".to_owned(),
         ));
     }
-    let n_corrected = published.as_ref().unwrap_or(reading).corrections.len();
-    if n_corrected > 0 && !withheld {
+    let n_corrected = f.judged().corrections.len();
+    if n_corrected > 0 {
         let by = |why: mrtd_mrz::Why| {
-            published.as_ref().is_some_and(|p| p.corrections.iter().any(|c| c.why == why))
+            f.published.is_some_and(|p| p.corrections.iter().any(|c| c.why == why))
         };
         let mut using = vec!["the MRZ layout", "check digits"];
         if by(mrtd_mrz::Why::NameLetters) {
@@ -536,46 +683,6 @@ pub(crate) fn conclude(
             DiagnosticCode::Corrected,
             format!("{n_corrected} character(s) were corrected using {using}."),
         ));
-    }
-    // Each field's confidence from what the classifier saw (the lower of its probability and
-    // the weighed one), a covered or washed-out cell counting at most `COVERED_TRUST`, and
-    // every cell of a zone the photo cuts off at most `CUT_TRUST`: where a line runs off the
-    // photo, which cell is which is itself in doubt (a passport's lines cut at 80 % were read
-    // as a 36-character zone, every field shifted, at confidence 1).
-    if let Some(published) = published.as_mut() {
-        published.weigh_confidence(|line, pos, symbol| {
-            let washed =
-                glare.iter().any(|&(l, first, last)| l == line && (first..=last).contains(&pos));
-            let p = trusted(line, pos, symbol);
-            let p = if washed { p.min(COVERED_TRUST) } else { p };
-            let p = if cut { p.min(CUT_TRUST) } else { p };
-            p.powf(CELL_CONFIDENCE_EXPONENT)
-        });
-    }
-    // To a tenth of a degree, 359.96 being 0.0, not 360.0.
-    let rotation = ((attempt.rotation_degrees * 10.0).round() / 10.0) % 360.0;
-    let off_upright = rotation.min(360.0 - rotation);
-    if off_upright > 5.0 {
-        diagnostics.push(diagnostic(
-            DiagnosticCode::Rotated,
-            format!(
-                "The document is turned {rotation:.0} degrees from upright; it was read anyway."
-            ),
-        ));
-    }
-    ImageReading {
-        status: if confident { Status::Read } else { Status::Partial },
-        reading: published,
-        diagnostics,
-        rotation_degrees: rotation,
-        region: Some(quad),
-        document: None,
-        portrait: None,
-        image_width: gray.width,
-        image_height: gray.height,
-        image_format: "raw",
-        page: None,
-        timing_ms: 0.0,
     }
 }
 
