@@ -72,7 +72,72 @@ pub fn verify_with_aa(
     now: SystemTime,
     today: Date,
 ) -> Result<ChipReport, ChipError> {
-    if let Some(aa) = &aa {
+    check_aa_sizes(aa.as_ref())?;
+    let now = der::DateTime::from_system_time(now).unwrap_or(der::DateTime::INFINITY);
+    check_sod_size(sod)?;
+    let groups = lds::identify(data_groups)?;
+    let sod = Sod::parse(sod)?;
+    let mut diagnostics = trust_diagnostics(trust);
+    let hashes = check_hashes(&groups, &sod, &mut diagnostics);
+    let signature = check_signature(&sod, trust, &mut diagnostics);
+
+    // The chain.
+    let signing_time = sod.signed.signing_time();
+    let at = signing_time.unwrap_or(now);
+    let (chain, anchor) = match &signature.signer {
+        None => (ChainStatus::NotChecked, None),
+        Some(cert) => chain::check(
+            cert,
+            &chain::When { at, signed_at: signing_time.is_some(), now },
+            trust,
+            &sod.signed.certificates,
+            &mut diagnostics,
+        ),
+    };
+
+    let mrz = groups
+        .iter()
+        .find(|g| g.number == 1)
+        .map(|dg1| chip_mrz(dg1.bytes, today, &mut diagnostics));
+
+    let active_authentication = check_active_authentication(aa, &groups, &hashes.results);
+    if let Some(reason) = &active_authentication.reason {
+        diagnostics.push(diag("active_authentication", reason.clone()));
+    }
+
+    let DataGroupHashes { results, not_supplied } = hashes;
+    let SignatureOutcome { signer, signer_found_by, status: signature } = signature;
+    let authentic = signature == SignatureStatus::Verified
+        && chain == ChainStatus::Trusted
+        && results.iter().all(|r| r.status == DataGroupStatus::Verified);
+    Ok(ChipReport {
+        authentic,
+        signature,
+        chain,
+        data_groups: results,
+        not_supplied,
+        hash_algorithm: match sod.hash {
+            Ok(hash) => hash.name().to_string(),
+            Err(oid) => oid.to_string(),
+        },
+        lds_version: sod.lds_version,
+        unicode_version: sod.unicode_version,
+        signing_time: signing_time.map(|t| t.to_string()),
+        signer: signer.as_ref().map(Cert::summary),
+        signer_found_by,
+        trust_anchor: anchor.map(|a| a.summary()),
+        mrz,
+        mrz_match: None,
+        authentic_chip: authentic
+            && active_authentication.status == ActiveAuthenticationStatus::Verified,
+        active_authentication,
+        diagnostics,
+    })
+}
+
+/// Refuses an Active Authentication challenge or response that is empty or too long.
+fn check_aa_sizes(aa: Option<&AaChallenge<'_>>) -> Result<(), ChipError> {
+    if let Some(aa) = aa {
         for (what, bytes, limit) in [
             ("the Active Authentication challenge", aa.challenge, active::MAX_CHALLENGE),
             ("the Active Authentication response", aa.response, active::MAX_RESPONSE),
@@ -85,16 +150,23 @@ pub fn verify_with_aa(
             }
         }
     }
-    let now = der::DateTime::from_system_time(now).unwrap_or(der::DateTime::INFINITY);
+    Ok(())
+}
+
+/// Refuses an EF.SOD larger than [`MAX_SOD_BYTES`].
+fn check_sod_size(sod: &[u8]) -> Result<(), ChipError> {
     if sod.len() > MAX_SOD_BYTES {
         return Err(ChipError::Malformed {
             what: "EF.SOD",
             reason: format!("{} bytes; at most {MAX_SOD_BYTES}", sod.len()),
         });
     }
-    let groups = lds::identify(data_groups)?;
-    let sod = Sod::parse(sod)?;
-    let mut diagnostics: Vec<Diagnostic> = trust
+    Ok(())
+}
+
+/// One diagnostic for each trust file that was not loaded.
+fn trust_diagnostics(trust: &TrustStore) -> Vec<Diagnostic> {
+    trust
         .problems()
         .iter()
         .map(|problem| {
@@ -103,9 +175,25 @@ pub fn verify_with_aa(
                 format!("the trust file {} was not loaded: {}", problem.file, problem.reason),
             )
         })
-        .collect();
+        .collect()
+}
 
-    // Data group hashes.
+/// Each data group's hash checked against EF.SOD's, and the groups EF.SOD signs that were not
+/// given.
+struct DataGroupHashes {
+    /// One result per data group given, by number.
+    results: Vec<DataGroupResult>,
+    /// The numbers of the data groups EF.SOD has a hash for and that were not given.
+    not_supplied: Vec<u8>,
+}
+
+/// Checks each data group's hash against the one EF.SOD signs, with a diagnostic for each
+/// that differs or is missing, for an unknown hash algorithm and when no group was given.
+fn check_hashes(
+    groups: &[lds::DataGroup<'_>],
+    sod: &Sod,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> DataGroupHashes {
     let mut results: Vec<DataGroupResult> = groups
         .iter()
         .map(|group| {
@@ -145,8 +233,26 @@ pub fn verify_with_aa(
             "no data group was given: EF.SOD's signature and chain are checked, and none of the data it signs",
         ));
     }
+    DataGroupHashes { results, not_supplied }
+}
 
-    // EF.SOD's signature.
+/// EF.SOD's signer and whether its signature verifies.
+struct SignatureOutcome {
+    /// The document signer certificate, when EF.SOD carries it or the trust store has it.
+    signer: Option<Cert>,
+    /// How the signer was identified, when it was.
+    signer_found_by: Option<SignerMatch>,
+    status: SignatureStatus,
+}
+
+/// Finds EF.SOD's signer among the certificates it carries and the trust store's, and checks
+/// its signature, with a diagnostic when the signer was found another way than by its
+/// identifier, is missing or the signature does not verify.
+fn check_signature(
+    sod: &Sod,
+    trust: &TrustStore,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> SignatureOutcome {
     let candidates: Vec<&Cert> = sod.signed.certificates.iter().chain(trust.signers()).collect();
     let found = sod.signed.find_signer(&candidates);
     let signer_found_by = found.map(|(_, rule)| rule);
@@ -162,7 +268,7 @@ pub fn verify_with_aa(
         )),
         _ => {}
     }
-    let signature = match &signer {
+    let status = match &signer {
         None => {
             diagnostics.push(diag(
                 "no_signer_certificate",
@@ -192,27 +298,17 @@ pub fn verify_with_aa(
             }
         }
     };
+    SignatureOutcome { signer, signer_found_by, status }
+}
 
-    // The chain.
-    let signing_time = sod.signed.signing_time();
-    let at = signing_time.unwrap_or(now);
-    let (chain, anchor) = match &signer {
-        None => (ChainStatus::NotChecked, None),
-        Some(cert) => chain::check(
-            cert,
-            &chain::When { at, signed_at: signing_time.is_some(), now },
-            trust,
-            &sod.signed.certificates,
-            &mut diagnostics,
-        ),
-    };
-
-    let mrz = groups
-        .iter()
-        .find(|g| g.number == 1)
-        .map(|dg1| chip_mrz(dg1.bytes, today, &mut diagnostics));
-
-    let active_authentication = match aa {
+/// Active Authentication: not supplied without `aa`, failed without DG15 or when DG15 is not
+/// the one EF.SOD signs (`results`), otherwise the chip's answer checked with DG15's key.
+fn check_active_authentication(
+    aa: Option<AaChallenge<'_>>,
+    groups: &[lds::DataGroup<'_>],
+    results: &[DataGroupResult],
+) -> ActiveAuthentication {
+    match aa {
         None => ActiveAuthentication {
             status: ActiveAuthenticationStatus::NotSupplied,
             algorithm: None,
@@ -240,37 +336,7 @@ pub fn verify_with_aa(
                 }
             }
         }
-    };
-    if let Some(reason) = &active_authentication.reason {
-        diagnostics.push(diag("active_authentication", reason.clone()));
     }
-
-    let authentic = signature == SignatureStatus::Verified
-        && chain == ChainStatus::Trusted
-        && results.iter().all(|r| r.status == DataGroupStatus::Verified);
-    Ok(ChipReport {
-        authentic,
-        signature,
-        chain,
-        data_groups: results,
-        not_supplied,
-        hash_algorithm: match sod.hash {
-            Ok(hash) => hash.name().to_string(),
-            Err(oid) => oid.to_string(),
-        },
-        lds_version: sod.lds_version,
-        unicode_version: sod.unicode_version,
-        signing_time: signing_time.map(|t| t.to_string()),
-        signer: signer.as_ref().map(Cert::summary),
-        signer_found_by,
-        trust_anchor: anchor.map(|a| a.summary()),
-        mrz,
-        mrz_match: None,
-        authentic_chip: authentic
-            && active_authentication.status == ActiveAuthenticationStatus::Verified,
-        active_authentication,
-        diagnostics,
-    })
 }
 
 fn diag(code: &str, message: impl Into<String>) -> Diagnostic {

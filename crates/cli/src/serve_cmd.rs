@@ -9,6 +9,7 @@ use std::{
 };
 
 use anyhow::Context;
+use axum::Router;
 use mrtd_mcp::{McpConfig, MrtdServer};
 use mrtd_server::{
     ConnectionLimits, HttpConfig, McpEndpoint,
@@ -237,7 +238,29 @@ pub(crate) fn run(args: ServeArgs, json_logs: bool) -> anyhow::Result<ExitCode> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// Runs the server until it is told to stop: over stdio, or over HTTP on `--listen`.
 async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
+    check_exposure(&args)?;
+    let service = open_service(&args).await?;
+    let shutdown = tokio_util_shutdown();
+    let sweeper =
+        mrtd_store::spawn_sweeper(service.store.clone(), Duration::from_secs(60), shutdown.clone());
+
+    if args.stdio {
+        tracing::info!("serving MCP over stdio");
+        mrtd_server::stdio::serve(service.server, tokio::io::stdin(), tokio::io::stdout()).await?;
+    } else {
+        serve_http(&args, service, &shutdown, json_logs).await?;
+    }
+    shutdown.cancel();
+    let _ = sweeper.await;
+    Ok(())
+}
+
+/// Logs the configuration file read and refuses settings that would expose documents: a
+/// request-state key on the command line is warned about, no authentication off loopback
+/// and the origin `*` without authentication are usage errors.
+fn check_exposure(args: &ServeArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.config {
         tracing::info!(path = %path.display(), "read the configuration file");
     }
@@ -272,6 +295,22 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
              --auth oauth"
         );
     }
+    Ok(())
+}
+
+/// What both transports serve: the scan store, the tools' shared state and the MCP server,
+/// with the image fetcher and the trust store's problems the HTTP front needs too.
+struct Service {
+    store: Arc<dyn mrtd_store::Store>,
+    state: AppState,
+    server: MrtdServer,
+    image_urls: Option<Arc<dyn mrtd_service::ImageFetch>>,
+    trust_problems: Vec<mrtd_chip::TrustProblem>,
+}
+
+/// Opens the data directory and the scan store, reads the request-state key and builds the
+/// engine, the trust store, the budgets and the MCP server on them.
+async fn open_service(args: &ServeArgs) -> anyhow::Result<Service> {
     let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
     create_private_dir(&data_dir)
         .with_context(|| format!("creating the data directory {}", data_dir.display()))?;
@@ -311,116 +350,125 @@ async fn serve(args: ServeArgs, json_logs: bool) -> anyhow::Result<()> {
             args.max_decoded_megapixels.max(1).saturating_mul(1_000_000),
             Duration::from_secs(args.scan_wait_secs),
         ));
-    let image_urls = if args.no_image_url { None } else { Some(image_fetcher(&args)?) };
+    let image_urls = if args.no_image_url { None } else { Some(image_fetcher(args)?) };
     if let Some(fetcher) = &image_urls {
         state = state.with_image_fetcher(fetcher.clone());
     }
     let server = MrtdServer::new(state.clone(), &McpConfig { request_state_key: key })?
         .with_tool_spans(compose::tool_spans());
-    let shutdown = tokio_util_shutdown();
-    let sweeper =
-        mrtd_store::spawn_sweeper(store.clone(), Duration::from_secs(60), shutdown.clone());
+    Ok(Service { store, state, server, image_urls, trust_problems })
+}
 
-    if args.stdio {
-        tracing::info!("serving MCP over stdio");
-        mrtd_server::stdio::serve(server, tokio::io::stdin(), tokio::io::stdout()).await?;
-    } else {
-        let mut http = HttpConfig {
-            legacy_sessions: args.legacy_sessions,
-            max_body_bytes: args.max_body_mib.saturating_mul(1024 * 1024),
-            allowed_origins: args.allowed_origins.clone(),
-            limits: connection_limits(&args),
-            ..HttpConfig::default()
-        };
-        http.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
-        let public_host = args.public_url.as_deref().and_then(public_url_host);
-        if let Some(host) = &public_host {
-            http.allowed_hosts.push(host.clone());
-        }
-        if !args.listen.ip().is_loopback() && args.allowed_hosts.is_empty() && public_host.is_none()
-        {
-            usage!(
-                "listening on {} needs --allowed-host NAME for the names clients use to reach \
-                 this server (the Host header is checked against DNS rebinding)",
-                args.listen
-            );
-        }
-        // The page, its docs, OpenAPI and the REST API share the MCP tools' state, so both
-        // doors see the same scans for the same caller.
-        let web_config =
-            WebConfig { max_body_bytes: http.max_body_bytes, mcp_path: "/mcp".to_owned() };
-        let web = compose::cors(
-            mrtd_web::routes_with(state, &web_config),
-            Arc::new(mrtd_server::HostOriginPolicy::new(&http)),
-        );
-        let endpoint = McpEndpoint::new(move || Ok(server.clone()), &http);
-        let mut settings = auth_settings(&args, &store).await?;
-        // An image_url is fetched before its request takes a recognition slot.
-        settings.prefetch = image_urls.map(|fetcher| {
-            Prefetcher(Arc::new(compose::PrefetchImages {
-                fetcher,
-                max_bytes: http.max_body_bytes,
-            }))
-        });
-        let guard = AuthGuard::new(settings, &http);
-        // Metrics and probes: the probes are public paths the guard lets through, /metrics
-        // is a protected read; `track` goes outermost so the guard's refusals are counted.
-        let observability = Observability::install_with(&http, mrtd_service::metrics::HISTOGRAMS)
-            .context("installing the metrics recorder")?;
-        mrtd_service::metrics::describe();
-        mrtd_mcp::metrics::describe();
-        let pinged = store.clone();
-        let mut readiness = Readiness::new().check("store", move || {
-            let store = pinged.clone();
-            async move { store.ping().await }
-        });
-        if let Some(detail) = trust_detail(&trust_problems) {
-            readiness = readiness.detail("trust_store", detail);
-        }
-        let rest = web.merge(observability.routes(readiness));
-        let app = mrtd_server::http::router(endpoint, &http, rest);
-        let app = observability.track(guard.protect(compose::identify(app)));
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
-            .with_context(|| format!("binding {}", args.listen))?;
-        let address = listener.local_addr()?;
-        if args.auth == AuthKind::None {
-            if args.listen.ip().is_loopback() {
-                tracing::warn!(
-                    "serving without authentication (allowed on loopback only): every local \
-                     user and process can call this server; use --auth api-key or --auth oauth \
-                     to require credentials"
-                );
-            } else {
-                tracing::warn!(
-                    "serving without authentication on a non-loopback address \
-                     (--insecure-no-auth): anyone who can reach it can call this server"
-                );
-            }
-        }
-        connect::announce(
-            &connect::Endpoint {
-                address,
-                public_url: args.public_url.as_deref(),
-                allowed_host: args.allowed_hosts.first().map(String::as_str),
-                needs_credentials: args.auth != AuthKind::None,
-            },
-            json_logs,
-        );
-        let signal = shutdown.clone();
-        let limits = http.limits.clone();
-        mrtd_server::http::serve_with(
-            listener,
-            app,
-            &limits,
-            async move { signal.cancelled().await },
-        )
+/// Serves MCP, the page and the REST API over HTTP until `shutdown` is cancelled.
+async fn serve_http(
+    args: &ServeArgs,
+    service: Service,
+    shutdown: &tokio_util::sync::CancellationToken,
+    json_logs: bool,
+) -> anyhow::Result<()> {
+    let http = http_config(args)?;
+    let app = http_app(args, service, &http).await?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let address = listener.local_addr()?;
+    warn_without_auth(args);
+    connect::announce(
+        &connect::Endpoint {
+            address,
+            public_url: args.public_url.as_deref(),
+            allowed_host: args.allowed_hosts.first().map(String::as_str),
+            needs_credentials: args.auth != AuthKind::None,
+        },
+        json_logs,
+    );
+    let signal = shutdown.clone();
+    let limits = http.limits.clone();
+    mrtd_server::http::serve_with(listener, app, &limits, async move { signal.cancelled().await })
         .await
         .context("serving HTTP")?;
-    }
-    shutdown.cancel();
-    let _ = sweeper.await;
     Ok(())
+}
+
+/// The HTTP front's settings from the flags; listening off loopback needs the host names
+/// clients use (`--allowed-host` or `--public-url`).
+fn http_config(args: &ServeArgs) -> anyhow::Result<HttpConfig> {
+    let mut http = HttpConfig {
+        legacy_sessions: args.legacy_sessions,
+        max_body_bytes: args.max_body_mib.saturating_mul(1024 * 1024),
+        allowed_origins: args.allowed_origins.clone(),
+        limits: connection_limits(args),
+        ..HttpConfig::default()
+    };
+    http.allowed_hosts.extend(args.allowed_hosts.iter().cloned());
+    let public_host = args.public_url.as_deref().and_then(public_url_host);
+    if let Some(host) = &public_host {
+        http.allowed_hosts.push(host.clone());
+    }
+    if !args.listen.ip().is_loopback() && args.allowed_hosts.is_empty() && public_host.is_none() {
+        usage!(
+            "listening on {} needs --allowed-host NAME for the names clients use to reach \
+             this server (the Host header is checked against DNS rebinding)",
+            args.listen
+        );
+    }
+    Ok(http)
+}
+
+/// The HTTP application: MCP, the page, its docs, OpenAPI and the REST API, metrics and
+/// probes, behind the authentication guard.
+async fn http_app(args: &ServeArgs, service: Service, http: &HttpConfig) -> anyhow::Result<Router> {
+    let server = service.server;
+    // The page, its docs, OpenAPI and the REST API share the MCP tools' state, so both
+    // doors see the same scans for the same caller.
+    let web_config = WebConfig { max_body_bytes: http.max_body_bytes, mcp_path: "/mcp".to_owned() };
+    let web = compose::cors(
+        mrtd_web::routes_with(service.state, &web_config),
+        Arc::new(mrtd_server::HostOriginPolicy::new(http)),
+    );
+    let endpoint = McpEndpoint::new(move || Ok(server.clone()), http);
+    let mut settings = auth_settings(args, &service.store).await?;
+    // An image_url is fetched before its request takes a recognition slot.
+    settings.prefetch = service.image_urls.map(|fetcher| {
+        Prefetcher(Arc::new(compose::PrefetchImages { fetcher, max_bytes: http.max_body_bytes }))
+    });
+    let guard = AuthGuard::new(settings, http);
+    // Metrics and probes: the probes are public paths the guard lets through, /metrics
+    // is a protected read; `track` goes outermost so the guard's refusals are counted.
+    let observability = Observability::install_with(http, mrtd_service::metrics::HISTOGRAMS)
+        .context("installing the metrics recorder")?;
+    mrtd_service::metrics::describe();
+    mrtd_mcp::metrics::describe();
+    let pinged = service.store.clone();
+    let mut readiness = Readiness::new().check("store", move || {
+        let store = pinged.clone();
+        async move { store.ping().await }
+    });
+    if let Some(detail) = trust_detail(&service.trust_problems) {
+        readiness = readiness.detail("trust_store", detail);
+    }
+    let rest = web.merge(observability.routes(readiness));
+    let app = mrtd_server::http::router(endpoint, http, rest);
+    Ok(observability.track(guard.protect(compose::identify(app))))
+}
+
+/// Warns that the server runs without authentication, on loopback or (with
+/// `--insecure-no-auth`) off it.
+fn warn_without_auth(args: &ServeArgs) {
+    if args.auth == AuthKind::None {
+        if args.listen.ip().is_loopback() {
+            tracing::warn!(
+                "serving without authentication (allowed on loopback only): every local \
+                 user and process can call this server; use --auth api-key or --auth oauth \
+                 to require credentials"
+            );
+        } else {
+            tracing::warn!(
+                "serving without authentication on a non-loopback address \
+                 (--insecure-no-auth): anyone who can reach it can call this server"
+            );
+        }
+    }
 }
 
 /// The authentication mode and limits from the flags.

@@ -230,26 +230,37 @@ fn date_warning(date: &MrzDate, what: &str, expiry: bool) -> Option<String> {
     }
 }
 
-/// Interprets `grid` (already of `layout`'s shape) relative to `reference`.
-pub(crate) fn interpret_grid(
-    layout: &Layout,
-    grid: &[Vec<char>],
-    reference: Date,
-) -> Interpretation {
-    let format = layout.format;
-    let mut warnings = Vec::new();
-    let chars_of = |name: FieldName| -> Option<Vec<char>> {
-        layout.field(name).map(|spec| field_chars(grid, &spec.spans))
-    };
-    let first_cell = |name: FieldName| -> Option<(usize, usize)> {
-        layout.field(name).and_then(|spec| spec.spans.first()).map(|s| (s.line, s.start))
-    };
+/// A grid with its layout: the characters and first cell of each field.
+struct Zone<'a> {
+    layout: &'a Layout,
+    grid: &'a [Vec<char>],
+}
 
-    // `valid` is about the arithmetic only: absent digits neither help nor hurt.
-    let checks = evaluate_checks(layout, grid, &mut warnings);
-    let valid = checks.iter().all(|check| check.status != CheckStatus::Refuted);
+impl Zone<'_> {
+    /// The characters of field `name`; `None` when the format has no such field.
+    fn chars_of(&self, name: FieldName) -> Option<Vec<char>> {
+        self.layout.field(name).map(|spec| field_chars(self.grid, &spec.spans))
+    }
 
-    let code_chars = chars_of(FieldName::DocumentCode).unwrap_or_default();
+    /// The first cell of field `name`, where its warnings point.
+    fn first_cell(&self, name: FieldName) -> Option<(usize, usize)> {
+        self.layout.field(name).and_then(|spec| spec.spans.first()).map(|s| (s.line, s.start))
+    }
+}
+
+/// The document code, issuer and nationality as read, with what is known of the codes.
+struct CodeFields {
+    code_chars: Vec<char>,
+    issuer: String,
+    nationality: Option<String>,
+    codes: Codes,
+}
+
+/// Reads the document code and the state codes, warning of a document code that does not
+/// conform to the format and of a state code that is not known.
+fn read_codes(zone: &Zone<'_>, warnings: &mut Vec<Warning>) -> CodeFields {
+    let format = zone.layout.format;
+    let code_chars = zone.chars_of(FieldName::DocumentCode).unwrap_or_default();
     if !document_code_conforms(format, &code_chars) {
         warnings.push(warning(
             WarningCode::NonconformantDocumentCode,
@@ -258,11 +269,11 @@ pub(crate) fn interpret_grid(
                 code_chars.iter().collect::<String>(),
                 format.as_str()
             ),
-            first_cell(FieldName::DocumentCode),
+            zone.first_cell(FieldName::DocumentCode),
         ));
     }
-    let issuer_cells = chars_of(FieldName::Issuer).unwrap_or_default();
-    let nationality_cells = chars_of(FieldName::Nationality);
+    let issuer_cells = zone.chars_of(FieldName::Issuer).unwrap_or_default();
+    let nationality_cells = zone.chars_of(FieldName::Nationality);
     let issuer = strip(&issuer_cells);
     let nationality = nationality_cells.as_deref().map(strip);
     let issuer_info = classify(&issuer);
@@ -280,13 +291,18 @@ pub(crate) fn interpret_grid(
                     "{:?} is not a known state or organisation code",
                     printed.trim_end_matches('<')
                 ),
-                first_cell(name),
+                zone.first_cell(name),
             ));
         }
     }
+    let codes = Codes { issuer: issuer_info, nationality: nationality_info };
+    CodeFields { code_chars, issuer, nationality, codes }
+}
 
+/// Reads the document number, warning of a filler inside it.
+fn read_document_number(zone: &Zone<'_>, warnings: &mut Vec<Warning>) -> String {
     // Trailing fillers of a short number (`HA672242<`) are padding, never data.
-    let number_chars = chars_of(FieldName::DocumentNumber).unwrap_or_default();
+    let number_chars = zone.chars_of(FieldName::DocumentNumber).unwrap_or_default();
     let document_number = number_chars.iter().collect::<String>().trim_end_matches('<').to_owned();
     // A number is written from the first cell and padded at its end; a filler with
     // characters after it fits few issuers' numbering (German provisional identity cards
@@ -295,33 +311,54 @@ pub(crate) fn interpret_grid(
         warnings.push(warning(
             WarningCode::FillerInsideNumber,
             format!("the document number {document_number:?} has a filler inside it"),
-            first_cell(FieldName::DocumentNumber),
+            zone.first_cell(FieldName::DocumentNumber),
         ));
     }
+    document_number
+}
 
-    let birth =
-        interpret(&chars_of(FieldName::BirthDate).unwrap_or_default(), DateRole::Past, reference);
-    let expiry =
-        chars_of(FieldName::ExpiryDate).map(|raw| interpret(&raw, DateRole::Expiry, reference));
+/// Reads the dates relative to `reference`, warning of any that is unusual.
+fn read_dates(zone: &Zone<'_>, reference: Date, warnings: &mut Vec<Warning>) -> Dates {
+    let birth = interpret(
+        &zone.chars_of(FieldName::BirthDate).unwrap_or_default(),
+        DateRole::Past,
+        reference,
+    );
+    let expiry = zone
+        .chars_of(FieldName::ExpiryDate)
+        .map(|raw| interpret(&raw, DateRole::Expiry, reference));
     let issue =
-        chars_of(FieldName::IssueDate).map(|raw| interpret(&raw, DateRole::Past, reference));
+        zone.chars_of(FieldName::IssueDate).map(|raw| interpret(&raw, DateRole::Past, reference));
     if let Some(message) = date_warning(&birth, "birth date", false) {
-        warnings.push(warning(WarningCode::UnusualDate, message, first_cell(FieldName::BirthDate)));
+        warnings.push(warning(
+            WarningCode::UnusualDate,
+            message,
+            zone.first_cell(FieldName::BirthDate),
+        ));
     }
     if let Some(message) = expiry.as_ref().and_then(|date| date_warning(date, "expiry date", true))
     {
         warnings.push(warning(
             WarningCode::UnusualDate,
             message,
-            first_cell(FieldName::ExpiryDate),
+            zone.first_cell(FieldName::ExpiryDate),
         ));
     }
     if let Some(message) = issue.as_ref().and_then(|date| date_warning(date, "issue date", true)) {
-        warnings.push(warning(WarningCode::UnusualDate, message, first_cell(FieldName::IssueDate)));
+        warnings.push(warning(
+            WarningCode::UnusualDate,
+            message,
+            zone.first_cell(FieldName::IssueDate),
+        ));
     }
+    Dates { birth, expiry, issue }
+}
 
-    let sex_char = chars_of(FieldName::Sex).and_then(|chars| chars.first().copied()).unwrap_or('<');
-    let sex = match sex_char {
+/// Reads the sex, warning of a character other than `M`, `F` or `<`.
+fn read_sex(zone: &Zone<'_>, warnings: &mut Vec<Warning>) -> Sex {
+    let sex_char =
+        zone.chars_of(FieldName::Sex).and_then(|chars| chars.first().copied()).unwrap_or('<');
+    match sex_char {
         'M' => Sex::Male,
         'F' => Sex::Female,
         '<' => Sex::Unspecified,
@@ -329,26 +366,37 @@ pub(crate) fn interpret_grid(
             warnings.push(warning(
                 WarningCode::NonconformantSex,
                 format!("sex is printed as {other:?}, not M, F or <"),
-                first_cell(FieldName::Sex),
+                zone.first_cell(FieldName::Sex),
             ));
             Sex::Other(other)
         }
-    };
+    }
+}
 
+/// The holder's names as read.
+struct Names {
+    surname: String,
+    given_names: String,
+    possibly_truncated: bool,
+}
+
+/// Reads the names, warning of a national coding and of characters a name does not hold.
+fn read_names(zone: &Zone<'_>, warnings: &mut Vec<Warning>) -> Names {
+    let format = zone.layout.format;
     // The old French card keeps surname and given names in separate fields on separate lines.
-    let name_chars = chars_of(FieldName::Surname).unwrap_or_default();
-    let (surname, given_names, names_possibly_truncated) = if format == Format::FraId {
+    let name_chars = zone.chars_of(FieldName::Surname).unwrap_or_default();
+    let (surname, given_names, possibly_truncated) = if format == Format::FraId {
         let (surname, surname_full) = single_identifier(&name_chars);
-        let given_chars = chars_of(FieldName::GivenNames).unwrap_or_default();
+        let given_chars = zone.chars_of(FieldName::GivenNames).unwrap_or_default();
         let (given, given_full) = single_identifier(&given_chars);
         (surname, given, surname_full || given_full)
     } else {
         let names = split_name_field(&name_chars);
         (names.surname, names.given_names, names.possibly_truncated)
     };
-    let given_chars = chars_of(FieldName::GivenNames).unwrap_or_default();
-    let coded_digits = layout.national.map_or("", |variant| variant.name_digits());
-    if let Some(variant) = layout.national {
+    let given_chars = zone.chars_of(FieldName::GivenNames).unwrap_or_default();
+    let coded_digits = zone.layout.national.map_or("", |variant| variant.name_digits());
+    if let Some(variant) = zone.layout.national {
         warnings.push(warning(
             WarningCode::NationalCoding,
             format!("the zone is {}", variant.description()),
@@ -360,7 +408,7 @@ pub(crate) fn interpret_grid(
         warnings.push(warning(
             WarningCode::UnusualName,
             "the name field holds characters other than letters and fillers".to_owned(),
-            first_cell(FieldName::Surname),
+            zone.first_cell(FieldName::Surname),
         ));
     } else if let Some(idx) = letter_after_names(&name_chars).filter(|_| format != Format::FraId) {
         warnings.push(warning(
@@ -370,13 +418,19 @@ pub(crate) fn interpret_grid(
                 idx + 1,
                 name_chars[idx]
             ),
-            first_cell(FieldName::Surname),
+            zone.first_cell(FieldName::Surname),
         ));
     }
+    Names { surname, given_names, possibly_truncated }
+}
 
+/// Warns of optional data after a long document number and of characters outside the MRZ
+/// alphabet.
+fn check_overflow_and_alphabet(zone: &Zone<'_>, warnings: &mut Vec<Warning>) {
     // Part 11 puts only fillers after a long number's check digit (cheminfo/mrz#36).
-    if let Some((line, column)) = layout.overflow_marker {
-        let rest = chars_of(FieldName::OptionalData).map(|chars| strip(&chars)).unwrap_or_default();
+    if let Some((line, column)) = zone.layout.overflow_marker {
+        let rest =
+            zone.chars_of(FieldName::OptionalData).map(|chars| strip(&chars)).unwrap_or_default();
         if !rest.is_empty() {
             warnings.push(warning(
                 WarningCode::DataAfterOverflow,
@@ -386,7 +440,7 @@ pub(crate) fn interpret_grid(
         }
     }
 
-    for (line_idx, row) in grid.iter().enumerate() {
+    for (line_idx, row) in zone.grid.iter().enumerate() {
         for (column, c) in row.iter().enumerate() {
             if !in_alphabet(*c) {
                 warnings.push(warning(
@@ -397,30 +451,55 @@ pub(crate) fn interpret_grid(
             }
         }
     }
+}
 
+/// Interprets `grid` (already of `layout`'s shape) relative to `reference`.
+pub(crate) fn interpret_grid(
+    layout: &Layout,
+    grid: &[Vec<char>],
+    reference: Date,
+) -> Interpretation {
+    let format = layout.format;
+    let zone = Zone { layout, grid };
+    let mut warnings = Vec::new();
+
+    // `valid` is about the arithmetic only: absent digits neither help nor hurt.
+    let checks = evaluate_checks(layout, grid, &mut warnings);
+    let valid = checks.iter().all(|check| check.status != CheckStatus::Refuted);
+
+    let CodeFields { code_chars, issuer, nationality, codes } = read_codes(&zone, &mut warnings);
+    let document_number = read_document_number(&zone, &mut warnings);
+    let dates = read_dates(&zone, reference, &mut warnings);
+    let sex = read_sex(&zone, &mut warnings);
+    let names = read_names(&zone, &mut warnings);
+    check_overflow_and_alphabet(&zone, &mut warnings);
+
+    let strip_field = |name: FieldName| zone.chars_of(name).map(|chars| strip(&chars));
     let optional_data = match format {
         Format::FraId => None,
-        _ => Some(chars_of(FieldName::OptionalData).map(|chars| strip(&chars)).unwrap_or_default()),
+        _ => Some(strip_field(FieldName::OptionalData).unwrap_or_default()),
     };
     let fields = Fields {
         document_code: code_chars.iter().filter(|c| **c != '<').collect(),
-        issuer: issuer.clone(),
+        issuer,
         document_number,
         nationality,
-        birth_date: birth.date(),
-        expiry_date: expiry.as_ref().and_then(MrzDate::date),
+        birth_date: dates.birth.date(),
+        expiry_date: dates.expiry.as_ref().and_then(MrzDate::date),
         sex,
-        surname,
-        given_names,
-        names_possibly_truncated,
+        surname: names.surname,
+        given_names: names.given_names,
+        names_possibly_truncated: names.possibly_truncated,
         optional_data,
-        optional_data_2: chars_of(FieldName::OptionalData2).map(|chars| strip(&chars)),
-        issue_date: issue.as_ref().and_then(|date| match (date.kind, date.year, date.month) {
-            (DateKind::Full, Some(year), Some(month)) => Some(format!("{year:04}-{month:02}")),
-            _ => None,
+        optional_data_2: strip_field(FieldName::OptionalData2),
+        issue_date: dates.issue.as_ref().and_then(|date| {
+            match (date.kind, date.year, date.month) {
+                (DateKind::Full, Some(year), Some(month)) => Some(format!("{year:04}-{month:02}")),
+                _ => None,
+            }
         }),
-        issuing_office: chars_of(FieldName::IssuingOffice).map(|chars| strip(&chars)),
-        administrative_code: chars_of(FieldName::AdministrativeCode).map(|chars| strip(&chars)),
+        issuing_office: strip_field(FieldName::IssuingOffice),
+        administrative_code: strip_field(FieldName::AdministrativeCode),
     };
     let (evidence, residual_risk) = evidence_and_risk(layout, grid, &checks);
     let derived = Derived {
@@ -437,8 +516,8 @@ pub(crate) fn interpret_grid(
         national,
         valid,
         fields,
-        dates: Dates { birth, expiry, issue },
-        codes: Codes { issuer: issuer_info, nationality: nationality_info },
+        dates,
+        codes,
         checks,
         evidence,
         residual_risk,

@@ -203,158 +203,168 @@ fn overflow(line: &[char], first: usize, last: usize) -> Option<(usize, usize)> 
     Some((first, end - 1))
 }
 
+/// The fields, checks and overflow marker of one format, before the national coding is applied.
+struct ZoneLayout {
+    fields: Vec<FieldSpec>,
+    checks: Vec<CheckSpec>,
+    overflow_marker: Option<(usize, usize)>,
+}
+
+/// Line `idx` of the grid, empty when the grid has no such line.
+fn grid_line(grid: &[Vec<char>], idx: usize) -> &[char] {
+    grid.get(idx).map_or(&[], Vec::as_slice)
+}
+
+/// The two-line formats (TD3, TD2 and the visas MRV-A and MRV-B), with TD2's long document
+/// number when line 2 position 10 marks it.
+fn two_line_layout(format: Format, grid: &[Vec<char>]) -> ZoneLayout {
+    use CellClass::{Alnum, Digit, Letter, Sex};
+    use FieldName as F;
+    let mut overflow_marker = None;
+    let width = if matches!(format, Format::Td3 | Format::MrvA) { 44 } else { 36 };
+    let mut fields = vec![
+        field(F::DocumentCode, Letter, &[Span::at(1, 1, 2)]),
+        field(F::Issuer, Letter, &[Span::at(1, 3, 5)]),
+        field(F::Surname, Letter, &[Span::at(1, 6, width)]),
+        field(F::Nationality, Letter, &[Span::at(2, 11, 13)]),
+        field(F::BirthDate, Digit, &[Span::at(2, 14, 19)]),
+        field(F::Sex, Sex, &[Span::at(2, 21, 21)]),
+        field(F::ExpiryDate, Digit, &[Span::at(2, 22, 27)]),
+    ];
+    let optional_end = match format {
+        Format::Td3 => 42,
+        Format::Td2 => 35,
+        _ => width,
+    };
+    let long_number = (format == Format::Td2 && grid_line(grid, 1).get(9) == Some(&'<'))
+        .then(|| overflow(grid_line(grid, 1), 28, optional_end - 1))
+        .flatten();
+    let mut number_spans = vec![Span::at(2, 1, 9)];
+    let mut number_digit = (1, 9);
+    let mut optional_start = 29;
+    if let Some((first, digit_idx)) = long_number {
+        overflow_marker = Some((1, 9));
+        if digit_idx > first {
+            number_spans.push(Span { line: 1, start: first, len: digit_idx - first });
+        }
+        number_digit = (1, digit_idx);
+        optional_start = digit_idx + 2;
+    }
+    fields.push(field(F::DocumentNumber, Alnum, &number_spans));
+    if optional_start <= optional_end {
+        fields.push(field(F::OptionalData, Alnum, &[Span::at(2, optional_start, optional_end)]));
+    }
+    let mut checks = vec![
+        check(CheckName::DocumentNumber, &number_spans, Some(number_digit)),
+        check(CheckName::BirthDate, &[Span::at(2, 14, 19)], Some((1, 19))),
+        check(CheckName::ExpiryDate, &[Span::at(2, 22, 27)], Some((1, 27))),
+    ];
+    match format {
+        Format::Td3 => {
+            checks.push(check(CheckName::OptionalData, &[Span::at(2, 29, 42)], Some((1, 42))));
+            checks.push(check(
+                CheckName::Composite,
+                &[Span::at(2, 1, 10), Span::at(2, 14, 20), Span::at(2, 22, 43)],
+                Some((1, 43)),
+            ));
+        }
+        Format::Td2 => checks.push(check(
+            CheckName::Composite,
+            &[Span::at(2, 1, 10), Span::at(2, 14, 20), Span::at(2, 22, 35)],
+            Some((1, 35)),
+        )),
+        _ => checks.push(check(CheckName::Composite, &[], None)),
+    }
+    ZoneLayout { fields, checks, overflow_marker }
+}
+
+/// TD1, with the long document number when line 1 position 15 marks it.
+fn td1_layout(grid: &[Vec<char>]) -> ZoneLayout {
+    use CellClass::{Alnum, Digit, Letter, Sex};
+    use FieldName as F;
+    let mut overflow_marker = None;
+    let mut fields = vec![
+        field(F::DocumentCode, Letter, &[Span::at(1, 1, 2)]),
+        field(F::Issuer, Letter, &[Span::at(1, 3, 5)]),
+        field(F::BirthDate, Digit, &[Span::at(2, 1, 6)]),
+        field(F::Sex, Sex, &[Span::at(2, 8, 8)]),
+        field(F::ExpiryDate, Digit, &[Span::at(2, 9, 14)]),
+        field(F::Nationality, Letter, &[Span::at(2, 16, 18)]),
+        field(F::OptionalData2, Alnum, &[Span::at(2, 19, 29)]),
+        field(F::Surname, Letter, &[Span::at(3, 1, 30)]),
+    ];
+    let long_number = (grid_line(grid, 0).get(14) == Some(&'<'))
+        .then(|| overflow(grid_line(grid, 0), 15, 29))
+        .flatten();
+    let mut number_spans = vec![Span::at(1, 6, 14)];
+    let mut number_digit = (0, 14);
+    let mut optional_start = 16;
+    if let Some((first, digit_idx)) = long_number {
+        overflow_marker = Some((0, 14));
+        if digit_idx > first {
+            number_spans.push(Span { line: 0, start: first, len: digit_idx - first });
+        }
+        number_digit = (0, digit_idx);
+        optional_start = digit_idx + 2;
+    }
+    fields.push(field(F::DocumentNumber, Alnum, &number_spans));
+    if optional_start <= 30 {
+        fields.push(field(F::OptionalData, Alnum, &[Span::at(1, optional_start, 30)]));
+    }
+    let checks = vec![
+        check(CheckName::DocumentNumber, &number_spans, Some(number_digit)),
+        check(CheckName::BirthDate, &[Span::at(2, 1, 6)], Some((1, 6))),
+        check(CheckName::ExpiryDate, &[Span::at(2, 9, 14)], Some((1, 14))),
+        check(
+            CheckName::Composite,
+            &[Span::at(1, 6, 30), Span::at(2, 1, 7), Span::at(2, 9, 15), Span::at(2, 19, 29)],
+            Some((1, 29)),
+        ),
+    ];
+    ZoneLayout { fields, checks, overflow_marker }
+}
+
+/// The French national identity card issued before 2021 (2 lines of 36).
+fn french_id_layout() -> ZoneLayout {
+    use CellClass::{Alnum, Digit, Letter, Sex};
+    use FieldName as F;
+    let fields = vec![
+        field(F::DocumentCode, Letter, &[Span::at(1, 1, 2)]),
+        field(F::Issuer, Letter, &[Span::at(1, 3, 5)]),
+        field(F::Surname, Letter, &[Span::at(1, 6, 30)]),
+        field(F::AdministrativeCode, Alnum, &[Span::at(1, 31, 36)]),
+        // The document number is issue month, office and sequence together; the
+        // first two are also reported on their own (later specs refine the class).
+        field(F::DocumentNumber, Alnum, &[Span::at(2, 1, 12)]),
+        field(F::IssueDate, Digit, &[Span::at(2, 1, 4)]),
+        field(F::IssuingOffice, Alnum, &[Span::at(2, 5, 7)]),
+        field(F::GivenNames, Letter, &[Span::at(2, 14, 27)]),
+        field(F::BirthDate, Digit, &[Span::at(2, 28, 33)]),
+        field(F::Sex, Sex, &[Span::at(2, 35, 35)]),
+    ];
+    let checks = vec![
+        check(CheckName::DocumentNumber, &[Span::at(2, 1, 12)], Some((1, 12))),
+        check(CheckName::BirthDate, &[Span::at(2, 28, 33)], Some((1, 33))),
+        check(CheckName::Composite, &[Span::at(1, 1, 36), Span::at(2, 1, 35)], Some((1, 35))),
+    ];
+    ZoneLayout { fields, checks, overflow_marker: None }
+}
+
 impl Layout {
     /// The layout of `format` for these lines (which must already have the format's shape).
     pub(crate) fn new(format: Format, grid: &[Vec<char>]) -> Layout {
-        use CellClass::{Alnum, Digit, Letter, Sex};
-        use FieldName as F;
-        let empty = Vec::new();
-        let line = |idx: usize| grid.get(idx).unwrap_or(&empty);
-        let mut overflow_marker = None;
-        let (fields, checks) = match format {
+        let ZoneLayout { mut fields, checks, overflow_marker } = match format {
             Format::Td3 | Format::MrvA | Format::Td2 | Format::MrvB => {
-                let width = if matches!(format, Format::Td3 | Format::MrvA) { 44 } else { 36 };
-                let mut fields = vec![
-                    field(F::DocumentCode, Letter, &[Span::at(1, 1, 2)]),
-                    field(F::Issuer, Letter, &[Span::at(1, 3, 5)]),
-                    field(F::Surname, Letter, &[Span::at(1, 6, width)]),
-                    field(F::Nationality, Letter, &[Span::at(2, 11, 13)]),
-                    field(F::BirthDate, Digit, &[Span::at(2, 14, 19)]),
-                    field(F::Sex, Sex, &[Span::at(2, 21, 21)]),
-                    field(F::ExpiryDate, Digit, &[Span::at(2, 22, 27)]),
-                ];
-                let optional_end = match format {
-                    Format::Td3 => 42,
-                    Format::Td2 => 35,
-                    _ => width,
-                };
-                let long_number = (format == Format::Td2 && line(1).get(9) == Some(&'<'))
-                    .then(|| overflow(line(1), 28, optional_end - 1))
-                    .flatten();
-                let mut number_spans = vec![Span::at(2, 1, 9)];
-                let mut number_digit = (1, 9);
-                let mut optional_start = 29;
-                if let Some((first, digit_idx)) = long_number {
-                    overflow_marker = Some((1, 9));
-                    if digit_idx > first {
-                        number_spans.push(Span { line: 1, start: first, len: digit_idx - first });
-                    }
-                    number_digit = (1, digit_idx);
-                    optional_start = digit_idx + 2;
-                }
-                fields.push(field(F::DocumentNumber, Alnum, &number_spans));
-                if optional_start <= optional_end {
-                    fields.push(field(
-                        F::OptionalData,
-                        Alnum,
-                        &[Span::at(2, optional_start, optional_end)],
-                    ));
-                }
-                let mut checks = vec![
-                    check(CheckName::DocumentNumber, &number_spans, Some(number_digit)),
-                    check(CheckName::BirthDate, &[Span::at(2, 14, 19)], Some((1, 19))),
-                    check(CheckName::ExpiryDate, &[Span::at(2, 22, 27)], Some((1, 27))),
-                ];
-                match format {
-                    Format::Td3 => {
-                        checks.push(check(
-                            CheckName::OptionalData,
-                            &[Span::at(2, 29, 42)],
-                            Some((1, 42)),
-                        ));
-                        checks.push(check(
-                            CheckName::Composite,
-                            &[Span::at(2, 1, 10), Span::at(2, 14, 20), Span::at(2, 22, 43)],
-                            Some((1, 43)),
-                        ));
-                    }
-                    Format::Td2 => checks.push(check(
-                        CheckName::Composite,
-                        &[Span::at(2, 1, 10), Span::at(2, 14, 20), Span::at(2, 22, 35)],
-                        Some((1, 35)),
-                    )),
-                    _ => checks.push(check(CheckName::Composite, &[], None)),
-                }
-                (fields, checks)
+                two_line_layout(format, grid)
             }
-            Format::Td1 => {
-                let mut fields = vec![
-                    field(F::DocumentCode, Letter, &[Span::at(1, 1, 2)]),
-                    field(F::Issuer, Letter, &[Span::at(1, 3, 5)]),
-                    field(F::BirthDate, Digit, &[Span::at(2, 1, 6)]),
-                    field(F::Sex, Sex, &[Span::at(2, 8, 8)]),
-                    field(F::ExpiryDate, Digit, &[Span::at(2, 9, 14)]),
-                    field(F::Nationality, Letter, &[Span::at(2, 16, 18)]),
-                    field(F::OptionalData2, Alnum, &[Span::at(2, 19, 29)]),
-                    field(F::Surname, Letter, &[Span::at(3, 1, 30)]),
-                ];
-                let long_number =
-                    (line(0).get(14) == Some(&'<')).then(|| overflow(line(0), 15, 29)).flatten();
-                let mut number_spans = vec![Span::at(1, 6, 14)];
-                let mut number_digit = (0, 14);
-                let mut optional_start = 16;
-                if let Some((first, digit_idx)) = long_number {
-                    overflow_marker = Some((0, 14));
-                    if digit_idx > first {
-                        number_spans.push(Span { line: 0, start: first, len: digit_idx - first });
-                    }
-                    number_digit = (0, digit_idx);
-                    optional_start = digit_idx + 2;
-                }
-                fields.push(field(F::DocumentNumber, Alnum, &number_spans));
-                if optional_start <= 30 {
-                    fields.push(field(F::OptionalData, Alnum, &[Span::at(1, optional_start, 30)]));
-                }
-                let checks = vec![
-                    check(CheckName::DocumentNumber, &number_spans, Some(number_digit)),
-                    check(CheckName::BirthDate, &[Span::at(2, 1, 6)], Some((1, 6))),
-                    check(CheckName::ExpiryDate, &[Span::at(2, 9, 14)], Some((1, 14))),
-                    check(
-                        CheckName::Composite,
-                        &[
-                            Span::at(1, 6, 30),
-                            Span::at(2, 1, 7),
-                            Span::at(2, 9, 15),
-                            Span::at(2, 19, 29),
-                        ],
-                        Some((1, 29)),
-                    ),
-                ];
-                (fields, checks)
-            }
-            Format::FraId => {
-                let fields = vec![
-                    field(F::DocumentCode, Letter, &[Span::at(1, 1, 2)]),
-                    field(F::Issuer, Letter, &[Span::at(1, 3, 5)]),
-                    field(F::Surname, Letter, &[Span::at(1, 6, 30)]),
-                    field(F::AdministrativeCode, Alnum, &[Span::at(1, 31, 36)]),
-                    // The document number is issue month, office and sequence together; the
-                    // first two are also reported on their own (later specs refine the class).
-                    field(F::DocumentNumber, Alnum, &[Span::at(2, 1, 12)]),
-                    field(F::IssueDate, Digit, &[Span::at(2, 1, 4)]),
-                    field(F::IssuingOffice, Alnum, &[Span::at(2, 5, 7)]),
-                    field(F::GivenNames, Letter, &[Span::at(2, 14, 27)]),
-                    field(F::BirthDate, Digit, &[Span::at(2, 28, 33)]),
-                    field(F::Sex, Sex, &[Span::at(2, 35, 35)]),
-                ];
-                let checks = vec![
-                    check(CheckName::DocumentNumber, &[Span::at(2, 1, 12)], Some((1, 12))),
-                    check(CheckName::BirthDate, &[Span::at(2, 28, 33)], Some((1, 33))),
-                    check(
-                        CheckName::Composite,
-                        &[Span::at(1, 1, 36), Span::at(2, 1, 35)],
-                        Some((1, 35)),
-                    ),
-                ];
-                (fields, checks)
-            }
+            Format::Td1 => td1_layout(grid),
+            Format::FraId => french_id_layout(),
         };
         let national = crate::national::NationalVariant::detect(format, grid);
-        let mut fields = fields;
         if national.is_some() {
             // The coding prints digits in the names: they may hold letters and digits.
-            for spec in fields.iter_mut().filter(|spec| spec.name == F::Surname) {
-                spec.class = Alnum;
+            for spec in fields.iter_mut().filter(|spec| spec.name == FieldName::Surname) {
+                spec.class = CellClass::Alnum;
             }
         }
         Layout { format, fields, checks, overflow_marker, national }

@@ -105,6 +105,254 @@ fn scan_id_parameter() -> Value {
     })
 }
 
+/// The document's `info`: title, version, summary, description and licence.
+fn info() -> Value {
+    json!({
+        "title": "mrtd REST API",
+        "version": env!("CARGO_PKG_VERSION"),
+        "summary": "Read passports, ID cards and visas (ICAO 9303 MRZ) from photos.",
+        "description": "The same operations and results as mrtd's MCP tools over plain HTTP. Results are the tools' structuredContent. Kept scans belong to the caller: another caller's scan is 404, like an unknown or expired one. When the server runs with authentication, send an API key (X-Api-Key or Authorization: Bearer) or an OAuth access token.",
+        "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" }
+    })
+}
+
+/// `POST /v1/scans`: read a photo, given as the body, a multipart form or JSON.
+fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
+    json!({
+        "operationId": "scan_document",
+        "summary": "Read a photo of a travel document",
+        "description": "Reads the MRZ of a photo. A photo without a readable MRZ is still a result (status partial or no_mrz, with diagnostics). With retain_hours above 0 a fully read result is kept for get; the answer is then 201 with Location. The photo may be the body itself (image/*, application/pdf or application/octet-stream; retain_hours and reference_date then go in the query), a multipart form or JSON.",
+        "parameters": [
+            { "name": "retain_hours", "in": "query", "required": false, "description": "With the photo as the body: keep the result this many hours.", "schema": retain_hours },
+            { "name": "reference_date", "in": "query", "required": false, "description": "With the photo as the body: YYYY-MM-DD.", "schema": reference_date }
+        ],
+        "requestBody": {
+            "required": true,
+            "content": {
+                "image/*": { "schema": { "type": "string", "contentMediaType": "image/*" } },
+                "application/pdf": { "schema": { "type": "string", "contentMediaType": "application/pdf" } },
+                "application/octet-stream": { "schema": { "type": "string", "contentMediaType": "application/octet-stream" } },
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF)." },
+                            "retain_hours": retain_hours,
+                            "reference_date": reference_date
+                        },
+                        "required": ["image"]
+                    },
+                    "encoding": { "image": { "contentType": "image/*, application/pdf, application/octet-stream" } }
+                },
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "image_base64": { "type": "string", "contentEncoding": "base64", "description": "The photo encoded as base64 (a data: URL also works)." },
+                            "image_url": { "type": "string", "format": "uri", "description": "An https URL of the photo; the server fetches it (public addresses only, 3 redirects, 10 s, the body limit)." },
+                            "retain_hours": retain_hours,
+                            "reference_date": reference_date
+                        },
+                        "oneOf": [{ "required": ["image_base64"] }, { "required": ["image_url"] }],
+                        "additionalProperties": false
+                    }
+                }
+            }
+        },
+        "responses": guarded(object(json!({
+            "200": result_response("The document result (not kept)."),
+            "201": {
+                "description": "The document result, kept as the caller's scan.",
+                "headers": { "Location": { "schema": { "type": "string" }, "description": "/v1/scans/{scan_id}" } },
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DocumentResult" } } }
+            },
+            "400": error_ref("BadRequest"),
+            "413": error_ref("PayloadTooLarge"),
+            "415": error_ref("UnsupportedMediaType"),
+            "422": error_response("The body is not an image this server can decode (code unreadable_image), or image_url was not fetched (code image_url_refused)."),
+            "503": error_ref("Unavailable")
+        })))
+    })
+}
+
+/// `GET /v1/scans`: one page of the caller's kept scans.
+fn list_scans_operation() -> Value {
+    json!({
+        "operationId": "list_scans",
+        "summary": "List the caller's kept scans, newest first",
+        "parameters": [
+            { "name": "cursor", "in": "query", "schema": { "type": "string" }, "description": "next_cursor from the previous page." },
+            { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20 } }
+        ],
+        "responses": guarded(object(json!({
+            "200": {
+                "description": "One page of kept scans (no document fields).",
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ScanList" } } }
+            },
+            "400": error_ref("BadRequest"),
+            "503": error_ref("Unavailable")
+        })))
+    })
+}
+
+/// `/v1/scans/{id}`: get or delete one of the caller's kept scans.
+fn kept_scan_path() -> Value {
+    json!({
+        "parameters": [scan_id_parameter()],
+        "get": {
+            "operationId": "get_scan",
+            "summary": "Get one of the caller's kept scans",
+            "responses": guarded(object(json!({
+                "200": result_response("The kept result, with scan_id and expires_at."),
+                "404": error_ref("NotFound"),
+                "503": error_ref("Unavailable")
+            })))
+        },
+        "delete": {
+            "operationId": "delete_scan",
+            "summary": "Forget one of the caller's kept scans now",
+            "responses": guarded(object(json!({
+                "204": { "description": "Deleted." },
+                "404": error_ref("NotFound"),
+                "503": error_ref("Unavailable")
+            })))
+        }
+    })
+}
+
+/// `POST /v1/parse`: parse typed or pasted MRZ lines.
+fn parse_operation(reference_date: &Value) -> Value {
+    json!({
+        "operationId": "parse_mrz",
+        "summary": "Parse typed or pasted MRZ lines",
+        "requestBody": {
+            "required": true,
+            "content": { "application/json": { "schema": {
+                "type": "object",
+                "properties": {
+                    "lines": { "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 3, "description": "The 2 or 3 MRZ lines, top first." },
+                    "text": { "type": "string", "description": "The lines as one text, one per line." },
+                    "reference_date": reference_date,
+                    "correct": argument(&schema::input::<ParseArguments>(), "correct")
+                },
+                "oneOf": [{ "required": ["lines"] }, { "required": ["text"] }],
+                "additionalProperties": false
+            } } }
+        },
+        "responses": guarded(object(json!({
+            "200": result_response("The document result."),
+            "400": error_ref("BadRequest"),
+            "413": error_ref("PayloadTooLarge"),
+            "415": error_ref("UnsupportedMediaType"),
+            "422": error_response("The text is not an MRZ (code not_mrz).")
+        })))
+    })
+}
+
+/// `POST /v1/check`: yes/no questions about a kept scan or given lines.
+fn check_operation() -> Value {
+    json!({
+        "operationId": "check_document",
+        "summary": "Answer yes/no questions about a document without revealing it",
+        "description": "Whether the holder is at least min_age today, the document unexpired on valid_on, the nationality one of nationality_in, and whether the check digits hold, for one of the caller's kept scans (scan_id) or MRZ lines given; no document field is returned. Ask at least one question.",
+        "requestBody": {
+            "required": true,
+            "content": { "application/json": { "schema": schema::input::<CheckRequest>() } }
+        },
+        "responses": guarded(object(json!({
+            "200": {
+                "description": "The answers; null where the document does not say.",
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckAnswers" } } }
+            },
+            "400": error_ref("BadRequest"),
+            "404": error_response("No such kept scan for this caller (code not_found)."),
+            "413": error_ref("PayloadTooLarge"),
+            "415": error_ref("UnsupportedMediaType"),
+            "422": error_response("The lines are not an MRZ (code not_mrz)."),
+            "503": error_ref("Unavailable")
+        })))
+    })
+}
+
+/// `POST /v1/chip/verify`: Passive Authentication of a chip's data.
+fn verify_chip_operation() -> Value {
+    json!({
+        "operationId": "verify_chip",
+        "summary": "Verify a document's chip data (ICAO 9303 Passive Authentication)",
+        "description": "EF.SOD and the data groups an NFC reader app read from the chip, checked against the server's CSCA trust store; optionally DG1 against a kept scan's or given printed MRZ. Nothing is kept.",
+        "requestBody": {
+            "required": true,
+            "content": { "application/json": { "schema": schema::input::<chip::ChipArguments>() } }
+        },
+        "responses": guarded(object(json!({
+            "200": {
+                "description": "The chip report (authentic, signature, chain, data_groups, mrz, mrz_match).",
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ChipReport" } } }
+            },
+            "400": error_ref("BadRequest"),
+            "404": error_response("No such kept scan for this caller (code not_found)."),
+            "413": error_ref("PayloadTooLarge"),
+            "415": error_ref("UnsupportedMediaType"),
+            "422": error_response("EF.SOD or a data group cannot be read (code unreadable_chip_data).")
+        })))
+    })
+}
+
+/// The `Error` schema: an RFC 9457 problem, with the earlier `error` object inside.
+fn error_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "An RFC 9457 problem (application/problem+json): type (the error's section in /docs/rest.md, stable per code), title, status, detail, the code, and `error` repeating code and message for clients of the earlier shape; limits add retry_after.",
+        "properties": {
+            "type": { "type": "string", "description": "A URI reference naming the error, e.g. /docs/rest.md#not_found." },
+            "title": { "type": "string" },
+            "status": { "type": "integer" },
+            "detail": { "type": "string", "description": "What went wrong and what to do." },
+            "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
+            "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." },
+            "error": {
+                "type": "object",
+                "properties": {
+                    "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
+                    "status": { "type": "integer" },
+                    "message": { "type": "string" },
+                    "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." }
+                },
+                "required": ["code", "message"]
+            }
+        },
+        "required": ["type", "title", "status", "detail", "code", "error"]
+    })
+}
+
+/// The document's `components`: the API's schemas (`result` being the document result's),
+/// the shared error responses and the security schemes.
+fn components(result: &Value) -> Value {
+    json!({
+        "schemas": {
+            "DocumentResult": result,
+            "ScanList": schema::output::<ScanList>(),
+            "ChipReport": chip::schema(),
+            "CheckAnswers": schema::output::<CheckAnswers>(),
+            "Error": error_schema()
+        },
+        "responses": {
+            "BadRequest": error_response("The request is not valid (code invalid_request or invalid_cursor)."),
+            "Unauthorized": error_response("Credentials are missing or not valid; see WWW-Authenticate."),
+            "Forbidden": error_response("The credentials lack a scope this operation needs, or the Origin is not allowed."),
+            "NotFound": error_response("No scan the caller may see has this id: unknown, expired, deleted or another caller's."),
+            "PayloadTooLarge": error_response("The body exceeds the server's limit (36 MiB by default)."),
+            "UnsupportedMediaType": error_response("The body's Content-Type is not one this operation takes."),
+            "TooManyRequests": error_response("The caller's rate limit is exceeded; see Retry-After."),
+            "Unavailable": error_response("The scan store or every recognition slot is busy; see Retry-After.")
+        },
+        "securitySchemes": {
+            "apiKey": { "type": "apiKey", "in": "header", "name": "X-Api-Key", "description": "A key from `mrtd keys create` (servers run with --auth api-key)." },
+            "bearer": { "type": "http", "scheme": "bearer", "description": "An API key or an OAuth 2.1 access token (servers run with --auth oauth; scopes scans:read, scans:write)." }
+        }
+    })
+}
+
 /// The OpenAPI 3.1 document of the REST API.
 pub fn document() -> Value {
     let scan_arguments = schema::input::<ScanArguments>();
@@ -114,228 +362,20 @@ pub fn document() -> Value {
     let result = document_result(&mut schemas);
     let mut document = json!({
         "openapi": "3.1.0",
-        "info": {
-            "title": "mrtd REST API",
-            "version": env!("CARGO_PKG_VERSION"),
-            "summary": "Read passports, ID cards and visas (ICAO 9303 MRZ) from photos.",
-            "description": "The same operations and results as mrtd's MCP tools over plain HTTP. Results are the tools' structuredContent. Kept scans belong to the caller: another caller's scan is 404, like an unknown or expired one. When the server runs with authentication, send an API key (X-Api-Key or Authorization: Bearer) or an OAuth access token.",
-            "license": { "name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0" }
-        },
+        "info": info(),
         "servers": [{ "url": "/" }],
         "security": [{ "apiKey": [] }, { "bearer": [] }, {}],
         "paths": {
             "/v1/scans": {
-                "post": {
-                    "operationId": "scan_document",
-                    "summary": "Read a photo of a travel document",
-                    "description": "Reads the MRZ of a photo. A photo without a readable MRZ is still a result (status partial or no_mrz, with diagnostics). With retain_hours above 0 a fully read result is kept for get; the answer is then 201 with Location. The photo may be the body itself (image/*, application/pdf or application/octet-stream; retain_hours and reference_date then go in the query), a multipart form or JSON.",
-                    "parameters": [
-                        { "name": "retain_hours", "in": "query", "required": false, "description": "With the photo as the body: keep the result this many hours.", "schema": retain_hours },
-                        { "name": "reference_date", "in": "query", "required": false, "description": "With the photo as the body: YYYY-MM-DD.", "schema": reference_date }
-                    ],
-                    "requestBody": {
-                        "required": true,
-                        "content": {
-                            "image/*": { "schema": { "type": "string", "contentMediaType": "image/*" } },
-                            "application/pdf": { "schema": { "type": "string", "contentMediaType": "application/pdf" } },
-                            "application/octet-stream": { "schema": { "type": "string", "contentMediaType": "application/octet-stream" } },
-                            "multipart/form-data": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {
-                                        "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF)." },
-                                        "retain_hours": retain_hours,
-                                        "reference_date": reference_date
-                                    },
-                                    "required": ["image"]
-                                },
-                                "encoding": { "image": { "contentType": "image/*, application/pdf, application/octet-stream" } }
-                            },
-                            "application/json": {
-                                "schema": {
-                                    "type": "object",
-                                    "properties": {
-                                        "image_base64": { "type": "string", "contentEncoding": "base64", "description": "The photo encoded as base64 (a data: URL also works)." },
-                                        "image_url": { "type": "string", "format": "uri", "description": "An https URL of the photo; the server fetches it (public addresses only, 3 redirects, 10 s, the body limit)." },
-                                        "retain_hours": retain_hours,
-                                        "reference_date": reference_date
-                                    },
-                                    "oneOf": [{ "required": ["image_base64"] }, { "required": ["image_url"] }],
-                                    "additionalProperties": false
-                                }
-                            }
-                        }
-                    },
-                    "responses": guarded(object(json!({
-                        "200": result_response("The document result (not kept)."),
-                        "201": {
-                            "description": "The document result, kept as the caller's scan.",
-                            "headers": { "Location": { "schema": { "type": "string" }, "description": "/v1/scans/{scan_id}" } },
-                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/DocumentResult" } } }
-                        },
-                        "400": error_ref("BadRequest"),
-                        "413": error_ref("PayloadTooLarge"),
-                        "415": error_ref("UnsupportedMediaType"),
-                        "422": error_response("The body is not an image this server can decode (code unreadable_image), or image_url was not fetched (code image_url_refused)."),
-                        "503": error_ref("Unavailable")
-                    })))
-                },
-                "get": {
-                    "operationId": "list_scans",
-                    "summary": "List the caller's kept scans, newest first",
-                    "parameters": [
-                        { "name": "cursor", "in": "query", "schema": { "type": "string" }, "description": "next_cursor from the previous page." },
-                        { "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20 } }
-                    ],
-                    "responses": guarded(object(json!({
-                        "200": {
-                            "description": "One page of kept scans (no document fields).",
-                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ScanList" } } }
-                        },
-                        "400": error_ref("BadRequest"),
-                        "503": error_ref("Unavailable")
-                    })))
-                }
+                "post": scan_operation(&retain_hours, &reference_date),
+                "get": list_scans_operation()
             },
-            "/v1/scans/{id}": {
-                "parameters": [scan_id_parameter()],
-                "get": {
-                    "operationId": "get_scan",
-                    "summary": "Get one of the caller's kept scans",
-                    "responses": guarded(object(json!({
-                        "200": result_response("The kept result, with scan_id and expires_at."),
-                        "404": error_ref("NotFound"),
-                        "503": error_ref("Unavailable")
-                    })))
-                },
-                "delete": {
-                    "operationId": "delete_scan",
-                    "summary": "Forget one of the caller's kept scans now",
-                    "responses": guarded(object(json!({
-                        "204": { "description": "Deleted." },
-                        "404": error_ref("NotFound"),
-                        "503": error_ref("Unavailable")
-                    })))
-                }
-            },
-            "/v1/parse": {
-                "post": {
-                    "operationId": "parse_mrz",
-                    "summary": "Parse typed or pasted MRZ lines",
-                    "requestBody": {
-                        "required": true,
-                        "content": { "application/json": { "schema": {
-                            "type": "object",
-                            "properties": {
-                                "lines": { "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 3, "description": "The 2 or 3 MRZ lines, top first." },
-                                "text": { "type": "string", "description": "The lines as one text, one per line." },
-                                "reference_date": reference_date,
-                                "correct": argument(&schema::input::<ParseArguments>(), "correct")
-                            },
-                            "oneOf": [{ "required": ["lines"] }, { "required": ["text"] }],
-                            "additionalProperties": false
-                        } } }
-                    },
-                    "responses": guarded(object(json!({
-                        "200": result_response("The document result."),
-                        "400": error_ref("BadRequest"),
-                        "413": error_ref("PayloadTooLarge"),
-                        "415": error_ref("UnsupportedMediaType"),
-                        "422": error_response("The text is not an MRZ (code not_mrz).")
-                    })))
-                }
-            },
-            "/v1/check": {
-                "post": {
-                    "operationId": "check_document",
-                    "summary": "Answer yes/no questions about a document without revealing it",
-                    "description": "Whether the holder is at least min_age today, the document unexpired on valid_on, the nationality one of nationality_in, and whether the check digits hold, for one of the caller's kept scans (scan_id) or MRZ lines given; no document field is returned. Ask at least one question.",
-                    "requestBody": {
-                        "required": true,
-                        "content": { "application/json": { "schema": schema::input::<CheckRequest>() } }
-                    },
-                    "responses": guarded(object(json!({
-                        "200": {
-                            "description": "The answers; null where the document does not say.",
-                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/CheckAnswers" } } }
-                        },
-                        "400": error_ref("BadRequest"),
-                        "404": error_response("No such kept scan for this caller (code not_found)."),
-                        "413": error_ref("PayloadTooLarge"),
-                        "415": error_ref("UnsupportedMediaType"),
-                        "422": error_response("The lines are not an MRZ (code not_mrz)."),
-                        "503": error_ref("Unavailable")
-                    })))
-                }
-            },
-            "/v1/chip/verify": {
-                "post": {
-                    "operationId": "verify_chip",
-                    "summary": "Verify a document's chip data (ICAO 9303 Passive Authentication)",
-                    "description": "EF.SOD and the data groups an NFC reader app read from the chip, checked against the server's CSCA trust store; optionally DG1 against a kept scan's or given printed MRZ. Nothing is kept.",
-                    "requestBody": {
-                        "required": true,
-                        "content": { "application/json": { "schema": schema::input::<chip::ChipArguments>() } }
-                    },
-                    "responses": guarded(object(json!({
-                        "200": {
-                            "description": "The chip report (authentic, signature, chain, data_groups, mrz, mrz_match).",
-                            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ChipReport" } } }
-                        },
-                        "400": error_ref("BadRequest"),
-                        "404": error_response("No such kept scan for this caller (code not_found)."),
-                        "413": error_ref("PayloadTooLarge"),
-                        "415": error_ref("UnsupportedMediaType"),
-                        "422": error_response("EF.SOD or a data group cannot be read (code unreadable_chip_data).")
-                    })))
-                }
-            }
+            "/v1/scans/{id}": kept_scan_path(),
+            "/v1/parse": { "post": parse_operation(&reference_date) },
+            "/v1/check": { "post": check_operation() },
+            "/v1/chip/verify": { "post": verify_chip_operation() }
         },
-        "components": {
-            "schemas": {
-                "DocumentResult": result,
-                "ScanList": schema::output::<ScanList>(),
-                "ChipReport": chip::schema(),
-                "CheckAnswers": schema::output::<CheckAnswers>(),
-                "Error": {
-                    "type": "object",
-                    "description": "An RFC 9457 problem (application/problem+json): type (the error's section in /docs/rest.md, stable per code), title, status, detail, the code, and `error` repeating code and message for clients of the earlier shape; limits add retry_after.",
-                    "properties": {
-                        "type": { "type": "string", "description": "A URI reference naming the error, e.g. /docs/rest.md#not_found." },
-                        "title": { "type": "string" },
-                        "status": { "type": "integer" },
-                        "detail": { "type": "string", "description": "What went wrong and what to do." },
-                        "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
-                        "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." },
-                        "error": {
-                            "type": "object",
-                            "properties": {
-                                "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
-                                "status": { "type": "integer" },
-                                "message": { "type": "string" },
-                                "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." }
-                            },
-                            "required": ["code", "message"]
-                        }
-                    },
-                    "required": ["type", "title", "status", "detail", "code", "error"]
-                }
-            },
-            "responses": {
-                "BadRequest": error_response("The request is not valid (code invalid_request or invalid_cursor)."),
-                "Unauthorized": error_response("Credentials are missing or not valid; see WWW-Authenticate."),
-                "Forbidden": error_response("The credentials lack a scope this operation needs, or the Origin is not allowed."),
-                "NotFound": error_response("No scan the caller may see has this id: unknown, expired, deleted or another caller's."),
-                "PayloadTooLarge": error_response("The body exceeds the server's limit (36 MiB by default)."),
-                "UnsupportedMediaType": error_response("The body's Content-Type is not one this operation takes."),
-                "TooManyRequests": error_response("The caller's rate limit is exceeded; see Retry-After."),
-                "Unavailable": error_response("The scan store or every recognition slot is busy; see Retry-After.")
-            },
-            "securitySchemes": {
-                "apiKey": { "type": "apiKey", "in": "header", "name": "X-Api-Key", "description": "A key from `mrtd keys create` (servers run with --auth api-key)." },
-                "bearer": { "type": "http", "scheme": "bearer", "description": "An API key or an OAuth 2.1 access token (servers run with --auth oauth; scopes scans:read, scans:write)." }
-            }
-        }
+        "components": components(&result)
     });
     if let Some(Value::Object(components)) = document.pointer_mut("/components/schemas") {
         for (name, definition) in schemas {
