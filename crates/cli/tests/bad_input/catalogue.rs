@@ -6,6 +6,8 @@ pub(crate) fn nested(depth: usize, open: &str, close: &str, inner: &str) -> Stri
     format!("{}{inner}{}", open.repeat(depth), close.repeat(depth))
 }
 
+// A table of cases, one entry after another: long by nature, and read as a table.
+#[allow(clippy::too_many_lines)]
 pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
     use Expect::{Fine, Http, Rpc, Tool};
     let passport = std::fs::read(image_path(PASSPORT)).unwrap();
