@@ -111,14 +111,20 @@ async function test(name, body) {
       assert.equal(live, "polite");
 
       assert.equal(await page.getAttribute("#overlay", "data-drawn"), "true");
-      const points = await page.getAttribute("#overlay polygon", "points");
+      const points = await page.getAttribute("#overlay polygon.region", "points");
       assert.equal(points.trim().split(/\s+/).length, 4, points);
-      const box = await page.locator("#overlay polygon").boundingBox();
+      const box = await page.locator("#overlay polygon.region").boundingBox();
       const photo = await page.locator("#photo").boundingBox();
       assert.ok(box && box.width > 20 && box.height > 5, JSON.stringify(box));
       assert.ok(box.x >= photo.x - 2 && box.x + box.width <= photo.x + photo.width + 2,
         "the outline lies on the photo");
       assert.ok(box.y > photo.y + photo.height / 2, "the MRZ is in the lower half of the passport");
+      // The page's outline holds the zone, and the portrait box sits above it.
+      const pageBox = await page.locator("#overlay polygon.page").boundingBox();
+      assert.ok(pageBox && pageBox.y < box.y && pageBox.y + pageBox.height >= box.y + box.height - 2,
+        JSON.stringify(pageBox));
+      const portrait = await page.locator("#overlay rect.portrait").boundingBox();
+      assert.ok(portrait && portrait.y + portrait.height <= box.y + 2, JSON.stringify(portrait));
       // SCREENSHOT=file.png keeps a picture of the result, for a person to look at.
       if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
     });
@@ -130,6 +136,19 @@ async function test(name, body) {
       await page.click("#parse-button");
       await page.waitForFunction(() => /^Read this TD3/.test(document.getElementById("status").textContent));
       assert.equal(await page.textContent("dd[data-field=surname] .value"), expected().surname);
+      // The summary's colour follows the verdict: an expired document is not shown as a clean read.
+      const raw = JSON.parse(await page.textContent("#raw"));
+      const verdict = await page.getAttribute("#status", "data-verdict");
+      assert.equal(verdict, raw.derived.expired ? "expired" : (raw.valid ? "read" : "read_invalid"));
+      const [colour, bad] = await page.evaluate(() => {
+        const probe = document.createElement("span");
+        probe.style.color = "var(--bad)";
+        document.body.appendChild(probe);
+        const colours = [getComputedStyle(document.getElementById("status")).color, getComputedStyle(probe).color];
+        probe.remove();
+        return colours;
+      });
+      assert.equal(colour === bad, verdict !== "read", `summary colour ${colour} for ${verdict}`);
     });
 
     await test("a visa's format is named as ICAO 9303 writes it", async () => {

@@ -96,9 +96,11 @@
     return readResponse(response);
   }
 
-  function setStatus(text, busy) {
+  function setStatus(text, busy, verdict) {
     const status = $("status");
     status.textContent = text;
+    // The colour says at a glance what the words say: a clean reading, an expired document.
+    status.dataset.verdict = verdict || "";
     $("result").setAttribute("aria-busy", busy ? "true" : "false");
   }
 
@@ -128,6 +130,13 @@
     }
     if (result.status === "partial") return t("s_partial", { format: format });
     return t("s_no_mrz");
+  }
+
+  /** One word for the summary's colour: read, read_invalid, expired, partial or no_mrz. */
+  function verdictOf(result) {
+    if (result.status !== "read") return result.status;
+    if ((result.derived || {}).expired === true) return "expired";
+    return result.valid ? "read" : "read_invalid";
   }
 
   /** The field a cell belongs to, for the fields no check digit covers; null otherwise. */
@@ -314,7 +323,7 @@
     showList("diagnostics", (result.diagnostics || []).filter((d) => d.code !== "corrected"), advice);
     $("raw").textContent = JSON.stringify(result, null, 2);
     drawRegion(result);
-    setStatus(summary(result), false);
+    setStatus(summary(result), false, verdictOf(result));
     revealResult();
   }
 
