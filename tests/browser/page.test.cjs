@@ -189,6 +189,24 @@ async function test(name, body) {
       assert.deepEqual(legend, ["verified", "not checked", "corrected", "doubtful"]);
     });
 
+    await test("a typed MRZ with a wrong check digit doubts only its field and names the digit", async () => {
+      // The ICAO specimen with the document number's check digit mistyped (7 for 6).
+      await page.fill("#mrz_text", [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C37UTO7408122F1204159ZE184226B<<<<<10",
+      ].join("\n"));
+      await page.click("#parse-button");
+      await page.waitForFunction(() => /^These lines do not add up/.test(document.getElementById("status").textContent));
+      assert.match(await page.textContent("#status"), /\(document number\)/);
+      assert.equal(await page.getAttribute("dd[data-field=document_number]", "data-mark"), "doubtful");
+      for (const field of ["birth_date", "expiry_date"]) {
+        assert.equal(await page.getAttribute(`dd[data-field=${field}]`, "data-mark"), "verified", field);
+      }
+      assert.equal(await page.getAttribute("dd[data-field=surname]", "data-mark"), "uncovered");
+      const advice = await page.$$eval("#diagnostics li", (items) => items.map((i) => i.textContent));
+      assert.ok(advice.some((a) => /document number \(line 2, column 10\): typed 7/.test(a)), advice.join(" | "));
+    });
+
     await test("on a wide screen the result sits beside the photo input (1280 px)", async () => {
       const wide = await context.newPage();
       await wide.setViewportSize({ width: 1280, height: 900 });

@@ -27,8 +27,8 @@ pub(crate) struct ParseArgs {
     #[arg(long, value_name = "YYYY-MM-DD")]
     today: Option<String>,
     /// Apply check-digit-guided corrections, for text from another recogniser. Without it
-    /// the lines are taken as printed: a failing check digit stays failing, and the changes
-    /// that would satisfy it are listed as suggestions.
+    /// the lines are taken as printed: a failing check digit stays failing, the advice names
+    /// it, and the single changes that would satisfy it are listed as ambiguities.
     #[arg(long)]
     correct: bool,
     /// The default (kept for scripts written before `--correct`).

@@ -317,6 +317,7 @@ async fn open_service(args: &ServeArgs) -> anyhow::Result<Service> {
     let database_url =
         args.database_url.clone().unwrap_or_else(|| mrtd_store::default_sqlite_url(&data_dir));
     let store = mrtd_store::open(&database_url).await.context("opening the scan store")?;
+    log_effective_configuration(args, &database_url);
     let given_key = match &args.request_state_key_file {
         Some(path) => Some(std::fs::read_to_string(path).map_err(|error| {
             CliError::Usage(format!(
@@ -357,6 +358,32 @@ async fn open_service(args: &ServeArgs) -> anyhow::Result<Service> {
     let server = MrtdServer::new(state.clone(), &McpConfig { request_state_key: key })?
         .with_tool_spans(compose::tool_spans());
     Ok(Service { store, state, server, image_urls, trust_problems })
+}
+
+/// Logs the settings the server runs with, once at start, flags, file and defaults merged:
+/// what an operator checks first when the server does not behave as configured. No secret
+/// and no database URL (it may hold a password); of paths, only whether one is set.
+fn log_effective_configuration(args: &ServeArgs, database_url: &str) {
+    let store = if database_url.starts_with("postgres") { "postgresql" } else { "sqlite" };
+    tracing::info!(
+        transport = if args.stdio { "stdio" } else { "http" },
+        store,
+        auth = ?args.auth,
+        legacy_sessions = args.legacy_sessions,
+        image_url = !args.no_image_url,
+        image_dir = args.image_dir.is_some(),
+        chip_trust_dir = args.csca_dir.is_some(),
+        max_body_mib = args.max_body_mib,
+        max_decoded_megapixels = args.max_decoded_megapixels,
+        max_answer_memory_mib = args.max_answer_memory_mib,
+        max_concurrent_scans = ?args.max_concurrent_scans,
+        rate_limit = args.rate_limit,
+        rate_burst = args.rate_burst,
+        max_connections = args.max_connections,
+        request_timeout_secs = args.request_timeout_secs,
+        response_timeout_secs = args.response_timeout_secs,
+        "effective configuration"
+    );
 }
 
 /// Serves MCP, the page and the REST API over HTTP until `shutdown` is cancelled.

@@ -218,6 +218,15 @@ fn the_default_log_has_one_access_line_per_request_and_no_protocol_chatter() {
     }
     assert!(lines.iter().any(|l| l.contains("/v1/scans/{id}") && l.contains("404")), "{lines:#?}");
     assert!(lines.iter().any(|l| l.contains("principal=\"local\"")), "{lines:#?}");
+    // The settings it runs with, once, at start, without the database's URL.
+    let effective: Vec<&String> =
+        logs.iter().filter(|l| l.contains("effective configuration")).collect();
+    assert_eq!(effective.len(), 1, "{logs:#?}");
+    for field in ["store=\"sqlite\"", "auth=", "max_decoded_megapixels=", "response_timeout_secs="]
+    {
+        assert!(effective[0].contains(field), "{field} in {}", effective[0]);
+    }
+    assert!(!effective[0].contains("sqlite:"), "no database URL: {}", effective[0]);
     for line in &logs {
         assert!(!line.contains("rmcp"), "the protocol library stays quiet by default: {line}");
         for document_data in ["ERIKSSON", "L898902C3", "scn_unknown"] {

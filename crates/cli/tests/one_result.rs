@@ -63,6 +63,8 @@ fn the_cli_rest_and_mcp_return_the_same_result() {
         let from_rest = reply.json();
 
         let tool = client.call("scan_document", json!({ "image_base64": encoded }));
+        // isError is for a call that could not be carried out, never for a partial reading.
+        assert!(!tool.is_error(), "{expected}: {}", tool.0);
         let from_mcp = tool.0["structuredContent"].clone();
 
         let cli = comparable(from_cli);

@@ -62,6 +62,21 @@ fn a_refuted_check_digit_exits_one_and_says_so() {
     assert_eq!(reading["status"], "partial");
     let birth = reading["checks"].as_array().unwrap().iter().find(|c| c["name"] == "birth_date");
     assert_eq!(birth.unwrap()["status"], "refuted");
+    // The advice names the check digit, what was typed and what its characters give.
+    let advice: Vec<&str> = reading["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "check_digit_failed")
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert!(
+        advice.contains(
+            &"Check digit of the birth date (line 2, column 20): typed 2, the characters it \
+              covers give 5. Check your typing of that digit and of line 2, columns 14-19."
+        ),
+        "{advice:?}"
+    );
 }
 
 #[test]

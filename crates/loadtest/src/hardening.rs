@@ -11,6 +11,7 @@
 //!   server has closed them all, and its memory before and after.
 
 use std::{
+    collections::HashSet,
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -310,29 +311,32 @@ pub async fn never_read(
     max_kept_mib: Option<u64>,
 ) -> Broken {
     let request = resource_read(&target.endpoint, target.api_key.as_deref(), uri);
-    let before = target.server_pid.and_then(crate::rss::read_rss_kib);
-    let open_before = target.server_pid.map(sockets);
+    let Some(pid) = target.server_pid else {
+        return vec!["never-read needs --server-pid".to_owned()];
+    };
+    let before = crate::rss::read_rss_kib(pid);
     let started = Instant::now();
     let mut streams = Vec::new();
+    let mut ports = HashSet::new();
     for _ in 0..clients {
         match TcpStream::connect(target.endpoint.authority.as_str()).await {
             Ok(mut stream) => {
                 let _ = stream.write_all(&request).await;
+                ports.extend(stream.local_addr().map(|address| address.port()));
                 streams.push(stream);
             }
             Err(error) => return vec![format!("connect: {error}")],
         }
     }
-    let (Some(pid), Some(open_before)) = (target.server_pid, open_before) else {
-        return vec!["never-read needs --server-pid".to_owned()];
-    };
+    // The server's ends of these very connections are counted, not all its sockets: a
+    // connection of an earlier scenario that closes meanwhile must not hide or fake these.
     let mut peak = 0;
-    let mut opened = false;
+    let mut seen = false;
     let closed = loop {
-        let open = sockets(pid);
+        let open = server_ends(pid, &ports);
         peak = peak.max(crate::rss::read_rss_kib(pid).unwrap_or(0));
-        opened |= open >= open_before + clients;
-        if opened && open <= open_before {
+        seen |= open > 0;
+        if seen && open == 0 {
             break Some(started.elapsed());
         }
         if started.elapsed() > limit + Duration::from_secs(30) {
@@ -374,17 +378,41 @@ pub async fn never_read(
     broken
 }
 
-/// The sockets a process holds open, from `/proc`.
-fn sockets(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |entries| {
-        entries
-            .flatten()
-            .filter(|entry| {
-                std::fs::read_link(entry.path())
-                    .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
-            })
-            .count()
-    })
+/// How many of the sockets process `pid` holds open are connected to one of `ports` on this
+/// host (the server's ends of the driver's connections from those ports), from `/proc`.
+fn server_ends(pid: u32, ports: &HashSet<u16>) -> usize {
+    let held: HashSet<u64> = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or_else(
+        |_| HashSet::new(),
+        |entries| {
+            entries
+                .flatten()
+                .filter_map(|entry| std::fs::read_link(entry.path()).ok())
+                .filter_map(|target| {
+                    let target = target.to_string_lossy().into_owned();
+                    target.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
+                })
+                .collect()
+        },
+    );
+    ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|table| std::fs::read_to_string(table).ok())
+        .flat_map(|text| {
+            text.lines().skip(1).map(|line| connection_of(line, ports, &held)).collect::<Vec<_>>()
+        })
+        .filter(|&connected| connected)
+        .count()
+}
+
+/// Whether a line of `/proc/net/tcp` is a socket in `held` whose peer port is in `ports`.
+fn connection_of(line: &str, ports: &HashSet<u16>, held: &HashSet<u64>) -> bool {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let (Some(remote), Some(inode)) = (fields.get(2), fields.get(9)) else {
+        return false;
+    };
+    let port = remote.rsplit(':').next().and_then(|port| u16::from_str_radix(port, 16).ok());
+    port.is_some_and(|port| ports.contains(&port))
+        && inode.parse::<u64>().is_ok_and(|inode| held.contains(&inode))
 }
 
 /// `VmHWM` of a process in KiB.
@@ -397,6 +425,17 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_proc_net_tcp_line_is_a_held_connection_from_a_port_of_ours() {
+        // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+        let line = "  3: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 4242 1";
+        let ports: HashSet<u16> = [0xC350].into();
+        assert!(connection_of(line, &ports, &[4242].into()));
+        assert!(!connection_of(line, &ports, &[4243].into()), "another process's socket");
+        assert!(!connection_of(line, &[0x1F90].into(), &[4242].into()), "our own end");
+        assert!(!connection_of("  sl  local_address", &ports, &[4242].into()));
+    }
 
     #[test]
     fn a_raw_resource_read_is_one_well_formed_request() {

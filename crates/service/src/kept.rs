@@ -41,12 +41,53 @@ pub struct KeptScan {
     pub expires_at: String,
 }
 
+/// The version of the document result's JSON as kept, stored with it under
+/// [`KEPT_VERSION_KEY`]. Fields are only ever added to the result, which needs no new
+/// version; renaming or removing one, or changing what one means, raises it, with the step
+/// that brings an older kept result up to it in [`KeptScan::from_kept`]. Results kept before
+/// versions were stored (version 0) have today's shape.
+pub const KEPT_VERSION: u64 = 1;
+
+/// The key of [`KEPT_VERSION`] in the stored JSON (never shown to callers).
+pub(crate) const KEPT_VERSION_KEY: &str = "kept_version";
+
+/// Why a kept result cannot be served by this build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeptError {
+    /// The stored value is not a JSON object.
+    NotAnObject,
+    /// A newer build kept it, under a version this one does not know (during a rolling
+    /// upgrade, a replica of that build serves it).
+    Newer(u64),
+}
+
 impl KeptScan {
     /// The kept `result` (a JSON object) with its id and expiry.
     pub(crate) fn new(mut result: Map<String, Value>, scan_id: String, expires_at: String) -> Self {
         result.remove("scan_id");
         result.remove("expires_at");
         KeptScan { result, scan_id, expires_at }
+    }
+
+    /// A result as the store holds it, brought up to [`KEPT_VERSION`].
+    pub(crate) fn from_kept(
+        stored: Value,
+        scan_id: String,
+        expires_at: String,
+    ) -> Result<Self, KeptError> {
+        let Value::Object(mut result) = stored else {
+            return Err(KeptError::NotAnObject);
+        };
+        let version = match result.remove(KEPT_VERSION_KEY) {
+            None => 0,
+            Some(version) => version.as_u64().ok_or(KeptError::NotAnObject)?,
+        };
+        match version {
+            // Version 0 (kept before versions were stored) has version 1's shape.
+            0 | KEPT_VERSION => {}
+            newer => return Err(KeptError::Newer(newer)),
+        }
+        Ok(KeptScan::new(result, scan_id, expires_at))
     }
 
     /// The MRZ lines as kept (none when the result holds none).
@@ -134,6 +175,26 @@ mod tests {
         let expected = json!({ "status": "read", "lines": ["A", "B"], "scan_id": "scn_1", "expires_at": "2030-01-01T00:00:00Z" });
         assert_eq!(kept.to_value(), expected);
         assert_eq!(serde_json::to_value(&kept).unwrap(), expected, "one scan_id, the record's");
+    }
+
+    #[test]
+    fn a_kept_result_is_served_at_this_version_without_its_version() {
+        let at = |version: Option<Value>| {
+            let mut stored = json!({ "status": "read", "lines": ["A", "B"] });
+            if let Some(version) = version {
+                stored[KEPT_VERSION_KEY] = version;
+            }
+            KeptScan::from_kept(stored, "scn_1".to_owned(), "2030-01-01T00:00:00Z".to_owned())
+        };
+        let expected = json!({ "status": "read", "lines": ["A", "B"], "scan_id": "scn_1", "expires_at": "2030-01-01T00:00:00Z" });
+        // Kept before versions were stored, and kept at this version: served alike.
+        assert_eq!(at(None).unwrap().to_value(), expected);
+        assert_eq!(at(Some(json!(KEPT_VERSION))).unwrap().to_value(), expected);
+        // Kept by a newer build: not served under a schema it may not fit.
+        assert_eq!(at(Some(json!(KEPT_VERSION + 1))).unwrap_err(), KeptError::Newer(2));
+        assert_eq!(at(Some(json!("1"))).unwrap_err(), KeptError::NotAnObject);
+        let not_an_object = KeptScan::from_kept(json!([1]), String::new(), String::new());
+        assert_eq!(not_an_object.unwrap_err(), KeptError::NotAnObject);
     }
 
     #[test]

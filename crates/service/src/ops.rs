@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::{
     AppState, Principal, dates,
-    kept::{Deleted, KeptScan, ScanList, ScanSummary},
+    kept::{Deleted, KeptError, KeptScan, ScanList, ScanSummary},
     result::DocumentResult,
 };
 
@@ -168,9 +168,11 @@ pub async fn keep(
     if hours == 0 {
         return Ok(result);
     }
+    let mut kept = result.to_value();
+    kept[crate::kept::KEPT_VERSION_KEY] = crate::kept::KEPT_VERSION.into();
     let new_scan = mrtd_store::NewScan {
         owner: principal.0.clone(),
-        result: result.to_value(),
+        result: kept,
         retain_until: SystemTime::now() + Duration::from_secs(hours * 3600),
     };
     let record = state.store.insert(new_scan).await.map_err(ServiceError::from_store)?;
@@ -209,11 +211,19 @@ pub async fn get(
         .get(&principal.0, id, SystemTime::now())
         .await
         .map_err(ServiceError::from_store)?;
-    let Value::Object(result) = record.result else {
-        tracing::error!("a kept scan in the store is not a JSON object");
-        return Err(ServiceError::Unavailable);
-    };
-    Ok(KeptScan::new(result, record.id.as_str().to_owned(), rfc3339(record.expires_at)))
+    let id = record.id.as_str().to_owned();
+    KeptScan::from_kept(record.result, id, rfc3339(record.expires_at)).map_err(|error| {
+        match error {
+            KeptError::NotAnObject => {
+                tracing::error!("a kept scan in the store is not a versioned JSON object");
+            }
+            KeptError::Newer(version) => tracing::warn!(
+                version,
+                "a kept scan was kept by a newer version of mrtd; a replica of that version serves it"
+            ),
+        }
+        ServiceError::Unavailable
+    })
 }
 
 /// Redeems a one-time `nonce` (a sealed `requestState`'s), remembering it until `until`:

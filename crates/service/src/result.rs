@@ -7,7 +7,7 @@
 //! `derived`) are `mrtd_mrz::Reading`'s, flattened into the envelope; without a reading
 //! they are `null` or empty.
 
-use mrtd_engine::{Diagnostic, ImageReading, Status};
+use mrtd_engine::{Diagnostic, DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::Reading;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -203,7 +203,8 @@ impl DocumentResult {
         let odd_name =
             reading.warnings.iter().any(|w| w.code == mrtd_mrz::WarningCode::UnusualName);
         let status = if reading.valid && !odd_name { Status::Read } else { Status::Partial };
-        Self::new(status, Some(reading), Vec::new(), None)
+        let diagnostics = typing_advice(&reading);
+        Self::new(status, Some(reading), diagnostics, None)
     }
 
     /// Notes why the result is not kept when `retain_hours` asked for it and the reading is
@@ -259,10 +260,51 @@ pub fn schema() -> Value {
     schema
 }
 
+/// What typed text with a failing check digit says: which check digit, what was typed and
+/// what the characters it covers give, and where to look. A person typing mistypes one
+/// character, the check digit's or one it covers; the `ambiguities` list the single changes
+/// that would make it hold.
+fn typing_advice(reading: &Reading) -> Vec<Diagnostic> {
+    reading
+        .checks
+        .iter()
+        .filter(|check| check.status == mrtd_mrz::CheckStatus::Refuted)
+        .map(|check| {
+            let at = match (check.line, check.column) {
+                (Some(line), Some(column)) => format!(" (line {line}, column {column})"),
+                _ => String::new(),
+            };
+            let printed = check.printed.map_or_else(|| "nothing".to_owned(), String::from);
+            let computed = check.computed.map_or_else(
+                || "no digit (a character outside the MRZ alphabet)".to_owned(),
+                |digit| digit.to_string(),
+            );
+            let covers: Vec<String> = check
+                .covers
+                .iter()
+                .map(|range| format!("line {}, columns {}-{}", range.line, range.from, range.to))
+                .collect();
+            Diagnostic {
+                code: DiagnosticCode::CheckDigitFailed,
+                message: format!(
+                    "Check digit of the {}{at}: typed {printed}, the characters it covers give \
+                     {computed}. Check your typing of that digit and of {}.",
+                    check.name.label(),
+                    covers.join("; ")
+                ),
+            }
+        })
+        .collect()
+}
+
 /// A one-line summary for people (a tool result's text), without any document field.
 pub fn summary(result: &Value) -> String {
     let status = result["status"].as_str().unwrap_or("unknown");
-    let format = result["format"].as_str().unwrap_or("no format");
+    // "an MRZ (TD3)", or "an MRZ" when its format is not known: never "a no format MRZ".
+    let zone = match result["format"].as_str() {
+        Some(format) => format!("an MRZ ({format})"),
+        None => "an MRZ".to_owned(),
+    };
     let valid = result["valid"].as_bool().unwrap_or(false);
     let n_corrections = result["corrections"].as_array().map_or(0, Vec::len);
     let diagnostics: Vec<&str> = result["diagnostics"]
@@ -271,10 +313,15 @@ pub fn summary(result: &Value) -> String {
         .unwrap_or_default();
     let mut text = match status {
         "read" => format!(
-            "Read a {format} MRZ; check digits {}; {n_corrections} correction(s).",
-            if valid { "all verified" } else { "not all verified" }
+            "Read {zone}; {}; {}.",
+            if valid { "every check digit holds" } else { "not every check digit holds" },
+            match n_corrections {
+                0 => "no correction".to_owned(),
+                1 => "1 correction".to_owned(),
+                n => format!("{n} corrections"),
+            }
         ),
-        "partial" => format!("Found a {format} MRZ but could not read it with confidence."),
+        "partial" => format!("Found {zone} but could not read it with confidence."),
         "no_mrz" => "No machine readable zone was found.".to_owned(),
         other => format!("Status: {other}."),
     };
@@ -303,6 +350,76 @@ mod tests {
                 "fields": null, "checks": [], "corrections": [], "warnings": [],
                 "diagnostics": []
             })
+        );
+    }
+
+    #[test]
+    fn typed_text_with_a_wrong_check_digit_names_it_and_where_to_look() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C37UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let result = crate::ops::parse(&lines, Some("2010-01-01"), false).unwrap();
+        assert_eq!(result.status, Status::Partial);
+        let messages: Vec<&str> = result
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == DiagnosticCode::CheckDigitFailed)
+            .map(|d| d.message.as_str())
+            .collect();
+        // The document number's and the composite's (which covers that digit) fail.
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(
+            messages[0],
+            "Check digit of the document number (line 2, column 10): typed 7, the characters \
+             it covers give 6. Check your typing of that digit and of line 2, columns 1-9."
+        );
+        assert!(messages[1].starts_with("Check digit of the composite"), "{}", messages[1]);
+        // Typed right, nothing to say.
+        let right = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let result = crate::ops::parse(&right, Some("2010-01-01"), false).unwrap();
+        assert!(result.diagnostics.is_empty(), "{:?}", result.diagnostics);
+    }
+
+    /// The result's schema is checked in (`schema/document-result.schema.json`), so that a
+    /// change to what clients get is seen in review; `MRTD_UPDATE_SCHEMA=1` rewrites it.
+    #[test]
+    fn the_checked_in_schema_is_the_one_published() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/document-result.schema.json");
+        let published = serde_json::to_string_pretty(&schema()).unwrap() + "\n";
+        if std::env::var_os("MRTD_UPDATE_SCHEMA").is_some() {
+            std::fs::write(path, &published).unwrap();
+        }
+        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            checked_in == published,
+            "the document result's schema differs from {path}: review the change, then run \
+             MRTD_UPDATE_SCHEMA=1 cargo test -p mrtd-service --lib checked_in_schema"
+        );
+    }
+
+    #[test]
+    fn the_summary_names_the_zone_in_words_whatever_its_format() {
+        let with = |status: &str, format: Value, corrections: usize| {
+            summary(&json!({
+                "status": status, "format": format, "valid": true,
+                "corrections": vec![json!({}); corrections], "diagnostics": []
+            }))
+        };
+        assert_eq!(
+            with("read", json!("TD3"), 0),
+            "Read an MRZ (TD3); every check digit holds; no correction."
+        );
+        assert_eq!(
+            with("read", json!("MRVB"), 2),
+            "Read an MRZ (MRVB); every check digit holds; 2 corrections."
+        );
+        assert_eq!(
+            with("partial", Value::Null, 0),
+            "Found an MRZ but could not read it with confidence."
         );
     }
 

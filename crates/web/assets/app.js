@@ -128,7 +128,16 @@
       if (result.scan_id) parts.push(t("s_kept", { id: result.scan_id, until: result.expires_at }));
       return parts.join(" ");
     }
-    if (result.status === "partial") return t("s_partial", { format: format });
+    if (result.status === "partial") {
+      // Typed lines (no photo) whose check digits fail were mistyped, not misread: say which.
+      const refuted = (result.checks || []).filter((c) => c.status === "refuted");
+      const own = refuted.filter((c) => c.name !== "composite");
+      if (!result.image && refuted.length > 0) {
+        const names = (own.length > 0 ? own : refuted).map((c) => t("f_" + c.name).toLowerCase());
+        return t("s_typed_refuted", { checks: names.join(", ") });
+      }
+      return t("s_partial", { format: format });
+    }
     return t("s_no_mrz");
   }
 
@@ -156,9 +165,18 @@
   /** Each field's mark: verified, uncovered, corrected or doubtful. */
   function fieldMarks(result) {
     const marks = {};
+    const checkStatus = {};
+    for (const check of result.checks || []) checkStatus[check.name] = check.status;
+    // A wrong digit fails its own check digit and the composite: the composite's failure is
+    // then explained, and says nothing against a field whose own check digits hold.
+    const ownRefuted = Object.entries(checkStatus)
+      .some(([name, status]) => name !== "composite" && status === "refuted");
     for (const evidence of result.evidence || []) {
+      const own = (evidence.checks || []).filter((name) => name !== "composite");
+      const ownHold = own.length > 0 && own.every((name) => checkStatus[name] === "verified");
       marks[evidence.field] = evidence.status === "verified" ? "verified"
-        : evidence.status === "refuted" ? "doubtful" : "uncovered";
+        : evidence.status === "refuted" ? (ownHold && ownRefuted ? "verified" : "doubtful")
+        : "uncovered";
       // A field the reader is not sure of is doubtful, whatever covers it.
       if (typeof evidence.confidence === "number" && evidence.confidence < 0.8) {
         marks[evidence.field] = "doubtful";
@@ -178,7 +196,9 @@
     for (const ambiguity of result.ambiguities || []) {
       for (const name of ambiguity.checks || []) if (name !== "composite") marks[name] = "doubtful";
     }
-    if (result.status !== "read") {
+    // A photo not read with confidence leaves what no check digit covers in doubt; typed
+    // lines (no photo) are what the person typed, and only a failing check digit doubts them.
+    if (result.status !== "read" && result.image) {
       for (const field of Object.keys(marks)) if (marks[field] === "uncovered") marks[field] = "doubtful";
     }
     return marks;

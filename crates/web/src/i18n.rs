@@ -255,6 +255,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Encontrada uma zona de leitura mecânica ({format}), mas a leitura não é confiável. Veja as orientações abaixo.",
     ),
     (
+        "s_typed_refuted",
+        "These lines do not add up: a check digit does not match ({checks}). Check your typing; see the advice below.",
+        "Estas linhas não conferem: um dígito verificador não corresponde ({checks}). Confira a digitação; veja as orientações abaixo.",
+    ),
+    (
         "s_no_mrz",
         "No machine readable zone was found. See the advice below.",
         "Nenhuma zona de leitura mecânica foi encontrada. Veja as orientações abaixo.",

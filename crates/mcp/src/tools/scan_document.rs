@@ -146,16 +146,14 @@ pub(super) async fn call(
             };
             return Ok(ask_for_text(shared, principal, &pending, &advice).into());
         }
-        let mut result = CallToolResult::error(super::structured_text(
-            &structured,
-            format!(
-                "{advice} Ask for a sharper photo of the whole document, flat, without glare, \
-                 with the MRZ lines at the bottom fully in frame; or read the lines yourself and \
-                 call parse_mrz."
-            ),
-        ));
-        result.structured_content = Some(structured);
-        return Ok(result.into());
+        // The tool did its work: a photo read in part, or without an MRZ, is a result with
+        // advice, not a failed call (`isError` is for calls that could not be carried out).
+        let advice = format!(
+            "{advice} Ask for a sharper photo of the whole document, flat, without glare, with \
+             the MRZ lines at the bottom fully in frame; or read the lines yourself and call \
+             parse_mrz."
+        );
+        return Ok(super::success(advice, structured).into());
     }
     Ok(finish(state, principal, result, retain_hours).await.into())
 }
