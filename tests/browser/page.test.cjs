@@ -297,6 +297,15 @@ async function test(name, body) {
       assert.ok(labels.includes("Sobrenome") && labels.includes("Número do documento"), labels.join(", "));
       assert.equal(await ptPage.textContent("dd[data-field=document_number] .mark"), "conferido");
       await ptPage.screenshot({ path: screenshotPath("page-pt-BR.png") });
+      // Typed lines with a mistyped check digit: advice on typing, in Portuguese.
+      await ptPage.fill("#mrz_text", [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C37UTO7408122F1204159ZE184226B<<<<<10",
+      ].join("\n"));
+      await ptPage.click("#parse-button");
+      await ptPage.waitForFunction(() => /^Estas linhas não conferem/.test(document.getElementById("status").textContent));
+      const typing = await ptPage.$$eval("#diagnostics li", (items) => items.map((i) => i.textContent));
+      assert.ok(typing.length > 0 && typing.every((a) => /Confira a digitação/.test(a)), typing.join(" | "));
       await Promise.all([ptPage.waitForNavigation(), ptPage.click("nav a[hreflang=en]")]);
       assert.equal(await ptPage.getAttribute("html", "lang"), "en");
       await ptPage.close();

@@ -54,8 +54,18 @@ impl Sod {
     /// ContentInfo alone.
     pub fn parse(bytes: &[u8]) -> Result<Sod, ChipError> {
         let bad = |reason: String| ChipError::Malformed { what: "EF.SOD", reason };
-        if bytes.is_empty() {
+        let Some(&first) = bytes.first() else {
             return Err(bad("empty".into()));
+        };
+        // The files of one chip are easily mixed up: say which one this is.
+        if let Some(number) = data_group_number(first) {
+            return Err(bad(format!(
+                "this file is EF.DG{number} (tag {first:#04X}), not EF.SOD (tag 0x77): give it \
+                 as a data group"
+            )));
+        }
+        if first == 0x60 {
+            return Err(bad("this file is EF.COM (tag 0x60), not EF.SOD (tag 0x77)".into()));
         }
         // BER: CMS lets a signer use indefinite lengths, and some states' EF.SODs do.
         let (outer, rest) = crate::ber::parse(bytes).map_err(|e| bad(e.to_string()))?;

@@ -176,7 +176,7 @@ fn verify_chip_exits_by_its_verdict() {
 
     let (code, _, stderr) = verify_chip(&["--sod", &path("EF.DG1"), "--dg", &path("EF.DG1")]);
     assert_eq!(code, 3, "DG1 given as EF.SOD: {stderr}");
-    assert!(stderr.contains("EF.SOD"), "{stderr}");
+    assert!(stderr.contains("this file is EF.DG1 (tag 0x61), not EF.SOD (tag 0x77)"), "{stderr}");
     let (code, _, stderr) = run(&["--trust", &path("EF.DG1")]);
     assert_eq!(code, 3, "a data group given as a trust file: {stderr}");
     assert!(stderr.contains("EF.DG1"), "the error names the file: {stderr}");

@@ -275,8 +275,10 @@
   }
 
   /** A diagnostic in the page's language: the server's sentence in English, ours otherwise. */
-  function advice(diagnostic) {
+  function advice(diagnostic, typed) {
     if (document.documentElement.lang === "en" && diagnostic.message) return diagnostic.message;
+    // Typed lines were mistyped, not photographed badly: no advice to retake a photo.
+    if (typed && diagnostic.code === "check_digit_failed") return t("d_check_digit_typed");
     return DIAGNOSTIC_CODES.includes(diagnostic.code) ? t("d_" + diagnostic.code)
       : diagnostic.message || t("d_other");
   }
@@ -340,7 +342,8 @@
       line: c.line, column: c.column, from: c.from, to: c.to, why: t("w_" + c.why),
     }));
     // Advice comes first: on a failed read it is what a person needs.
-    showList("diagnostics", (result.diagnostics || []).filter((d) => d.code !== "corrected"), advice);
+    showList("diagnostics", (result.diagnostics || []).filter((d) => d.code !== "corrected"),
+      (d) => advice(d, !result.image));
     $("raw").textContent = JSON.stringify(result, null, 2);
     drawRegion(result);
     setStatus(summary(result), false, verdictOf(result));

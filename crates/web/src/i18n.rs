@@ -362,6 +362,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Alguns dígitos verificadores não conferem com o que foi lido. Tire uma foto mais nítida ou confira as linhas manualmente.",
     ),
     (
+        "d_check_digit_typed",
+        "A check digit does not match the characters typed. Check the typing of the digit and of the characters it covers.",
+        "Um dígito verificador não confere com os caracteres digitados. Confira a digitação do dígito e dos caracteres que ele cobre.",
+    ),
+    (
         "d_low_confidence",
         "Some characters no check digit covers (names, codes) were read with low confidence. Compare them with the document.",
         "Alguns caracteres sem dígito verificador (nomes, códigos) foram lidos com pouca confiança. Compare-os com o documento.",
