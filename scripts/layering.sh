@@ -8,7 +8,9 @@
 #     mrtd-store nor mrtd-mrz among its own dependencies;
 #   - the web routes take their schemas and docs from the service, not from the MCP crate;
 #   - the served binary links no development tool: no font rasteriser (ab_glyph);
-#   - the HTTP front names no tool: no tool name in crates/server/src.
+#   - the HTTP front names no tool: no tool name in crates/server/src;
+#   - the MRZ core alone decides validity and the audit trail: the engine neither sets a
+#     reading's `valid` nor writes a correction.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,7 +57,14 @@ for tool in $tools; do
     fi
 done
 
+# A reading's `valid` assigned, or a correction made, anywhere in the engine's sources (its
+# tests may spell out the corrections they expect).
+if grep -rnE --exclude='tests.rs' --exclude-dir=tests '\.valid *= |corrections\.(push|insert|extend)|Correction \{' crates/engine/src; then
+    echo "layering: the engine decides validity or writes a correction; the MRZ core does (mrtd_mrz::Seen, Reading::prove, Reading::note_choices)" >&2
+    failed=1
+fi
+
 if [ "$failed" -ne 0 ]; then
     exit 1
 fi
-echo "ok: engines and chip verification without tokio; service and MCP handler without an HTTP stack; MCP handler without the store or the MRZ core; web without the MCP crate; no renderer in mrtd; no tool named in the HTTP front"
+echo "ok: engines and chip verification without tokio; service and MCP handler without an HTTP stack; MCP handler without the store or the MRZ core; web without the MCP crate; no renderer in mrtd; no tool named in the HTTP front; no validity or correction decided in the engine"

@@ -4,10 +4,10 @@
 use mrtd_mrz::ParseOptions;
 
 use crate::attempt::Attempt;
-use crate::cancelling::{cancelling_misreads, plausible_alternative};
 use crate::cells::CellGeometry;
 use crate::gray::Gray;
 use crate::locate::LocateReport;
+use crate::plausible::plausible_alternative;
 use crate::types::{Diagnostic, DiagnosticCode, ImageReading, Status};
 
 use advice::{Findings, check_digit_advice, confidence_advice, photo_advice};
@@ -148,27 +148,33 @@ pub(crate) fn conclude(
     // counts as plausible as on small glyphs, and mrtd-mrz holds the number's cells to what
     // tells look-alikes apart before it calls them certain.
     let filler_inside_number = warned(&published, mrtd_mrz::WarningCode::FillerInsideNumber);
-    // Check digits cannot see misreads that cancel: where two doubtful cells under one
-    // check digit have plausible other readings that change its sum by amounts adding up
-    // to a multiple of 10 (a `0` read `O` at weight 7 and another at weight 3), the check
-    // digit fits the other reading as well as this one, and proves neither. So does one
-    // doubtful cell whose plausible other reading has the same value modulo 10 (a `U` in
-    // optional data read `0`, the composite passing).
-    let cancelling = published.as_ref().and_then(|p| {
-        let plausible = |line: usize, pos: usize| {
-            plausible_alternative(glyph_px, filler_inside_number || touched[line][pos])
-        };
-        // A look-alike the document's glyphs do not rule out is a plausible reading too.
-        let offered = crate::glyphs::with_unruled(&classified, &glyph_verdicts);
-        cancelling_misreads(p, plausible, |line, pos| offered[line][pos].options.clone())
-    });
-    if cancelling.is_some()
-        && let Some(published) = published.as_mut()
-    {
-        published.valid = false;
-    }
-    let published_valid = published.as_ref().is_some_and(|p| p.valid);
     let glare = glare_runs(&attempt);
+    let quad = region(&attempt.cells);
+    let pitch = length(attempt.cells[0][0].along);
+    let cut_off = cut_edges(&quad, gray, pitch);
+    let cut = !cut_off.is_empty();
+    // Glare over a line's last characters hides where the line ends, as the photo's edge
+    // does.
+    let ends_in_glare = glare.iter().any(|run| end_in_glare(&attempt, run));
+    // The MRZ core says what the check digits prove of the cells seen: not misreads that
+    // cancel under them (a `0` read `O` at weight 7 and another at weight 3), where another
+    // reading the classifier offers from `plausible`, or a look-alike the document's glyphs
+    // do not rule out, satisfies them as well; nor a zone the photo cuts or whose line end
+    // glare hides.
+    let plausible: Vec<Vec<f32>> = touched
+        .iter()
+        .map(|line| {
+            line.iter()
+                .map(|&touched| plausible_alternative(glyph_px, filler_inside_number || touched))
+                .collect()
+        })
+        .collect();
+    let offered = crate::glyphs::with_unruled(&classified, &glyph_verdicts);
+    let seen =
+        mrtd_mrz::Seen { offered: &offered, plausible: &plausible, cut, end_hidden: ends_in_glare };
+    let proof = published.as_mut().map(|p| p.prove(&seen));
+    let cancelling = proof.as_ref().and_then(|p| p.cancelling.clone());
+    let published_valid = proof.as_ref().is_some_and(|p| p.cells_proven);
     // Nor can they see a name letter; one after the fillers that end the names (a filler
     // at the page's edge read as H) is a misread, however sure the classifier.
     let unusual_name = warned(&published, mrtd_mrz::WarningCode::UnusualName);
@@ -197,24 +203,16 @@ pub(crate) fn conclude(
         }
     };
     let certain = published.as_ref().is_some_and(|p| {
-        p.valid && p.ambiguities.is_empty() && !unusual_name && p.cells_certain(judged, &glare)
+        published_valid
+            && p.ambiguities.is_empty()
+            && !unusual_name
+            && p.cells_certain(judged, &glare)
     });
-    let quad = region(&attempt.cells);
-    let pitch = length(attempt.cells[0][0].along);
     let mean_confidence = attempt.score.exp();
     // `read` promises that a pipeline may use the reading without a person looking: never
     // for characters too small to tell apart reliably, nor for a zone the photo cuts off,
     // whatever the classifier and the check digits say.
     let too_small = glyph_px < TOO_SMALL_PX;
-    let cut_off = cut_edges(&quad, gray, pitch);
-    let cut = !cut_off.is_empty();
-    // Glare over a line's last characters hides where the line ends, as the photo's edge
-    // does: two lines of 36 may be the first 36 of a visa's or a passport's 44, every check
-    // digit holding on the cells seen, so the format and the fields after them are not proven.
-    let ends_in_glare = glare.iter().any(|run| end_in_glare(&attempt, run));
-    if ends_in_glare && let Some(published) = published.as_mut() {
-        published.valid = false;
-    }
     let confident = certain && !too_small && !cut && !ends_in_glare;
     // Without passing check digits or a confident classifier this is not
     // evidence of an MRZ: an ordinary text block can look like two rows. The
@@ -237,11 +235,6 @@ pub(crate) fn conclude(
         published = None;
     } else {
         diagnostics.extend(unproven_note);
-    }
-    if cut && let Some(published) = published.as_mut() {
-        // Characters beyond the edge were not seen: whatever the check digits say of the
-        // cells read there, the reading is not valid.
-        published.valid = false;
     }
     let findings = Findings {
         attempt: &attempt,
@@ -393,35 +386,34 @@ fn weigh(attempt: &Attempt, gray: &Gray, options: &ParseOptions) -> Weighed {
     let classified = cells.clone();
     let names = crate::weigh::name_runs(reading);
     crate::weigh::weigh_names(&names, &mut cells);
-    let probability = |line: usize, pos: usize, symbol: char| {
-        classified[line][pos].probability(symbol).min(cells[line][pos].probability(symbol))
-    };
-    let mut published = mrtd_mrz::decode_cells(&cells, options).ok();
+    // The MRZ core keeps a check-digit correction only where the cells' odds carry it.
     let glyph_px = length(attempt.cells[0][0].across);
-    let unproven = published
-        .as_ref()
-        .map_or_else(Vec::new, |p| unproven_corrections(p, probability, &classified, glyph_px));
-    let mut unproven_note = None;
-    if !unproven.is_empty() {
-        // Decoding again without the check-digit search keeps the reading as the classifier
-        // saw it, with the check digits that fail it, instead of a chance agreement.
-        let uncorrected = ParseOptions { correct: false, ..options.clone() };
-        published = mrtd_mrz::decode_cells(&cells, &uncorrected).ok();
-        let places: Vec<String> = unproven
+    let decoded = mrtd_mrz::decode_proven(
+        &cells,
+        &classified,
+        plausible_alternative(glyph_px, false),
+        options,
+    )
+    .ok();
+    let unproven_note = decoded.as_ref().filter(|d| !d.unproven.is_empty()).map(|decoded| {
+        let places: Vec<String> = decoded
+            .unproven
             .iter()
             .map(|(line, column)| format!("line {line} character {column}"))
             .collect();
-        unproven_note = Some(diagnostic(
+        diagnostic(
             DiagnosticCode::LowConfidence,
             format!(
                 "The check digits would agree only after changing {}, but the characters they cover were read too uncertainly for the check digits to prove that, so they were left as read; verify them.",
                 places.join(", ")
             ),
-        ));
-    }
+        )
+    });
+    let mut published = decoded.map(|decoded| decoded.reading);
     if let Some(published) = published.as_mut() {
-        note_name_letters(&names, &classified, published);
-        note_document_glyphs(&glyph_verdicts, published);
+        let names = name_letter_choices(&names, &classified, published);
+        published.note_choices(names);
+        published.note_choices(document_glyph_choices(&glyph_verdicts));
     }
     Weighed { cells, classified, glyph_verdicts, touched, published, unproven_note }
 }
@@ -485,163 +477,47 @@ fn runs_of(flags: &[bool]) -> Vec<(usize, usize)> {
     runs
 }
 
-/// Whether the classifier offered a plausible symbol other than `published` for a cell
-/// (plausible as [`crate::cancelling::plausible_alternative`] judges at `glyph_px`). In a
-/// cell only digits may fill (a date, a check digit) only digits count: the layout reads a
-/// letter there as its look-alike digit.
-fn doubtful(
-    cell: &mrtd_mrz::CellCandidates,
-    published: char,
-    digits_only: bool,
-    glyph_px: f32,
-) -> bool {
-    let plausible = plausible_alternative(glyph_px, false);
-    cell.options.iter().any(|&(symbol, p)| {
-        symbol != published && p >= plausible && (!digits_only || symbol.is_ascii_digit())
-    })
-}
-
-/// Adds to the audit trail the name letters that stand where the classifier ranked another
-/// letter first: chosen by the name model (see `weigh::weigh_names`).
-fn note_name_letters(
+/// The name letters that stand where the classifier ranked another letter first: chosen by
+/// the name model (see `weigh::weigh_names`), for the audit trail.
+fn name_letter_choices(
     names: &[(usize, usize, usize)],
     classified: &[Vec<mrtd_mrz::CellCandidates>],
-    published: &mut mrtd_mrz::Reading,
-) {
+    published: &mrtd_mrz::Reading,
+) -> Vec<mrtd_mrz::Choice> {
+    let mut choices = Vec::new();
     for (line, (text, cells)) in published.lines.iter().zip(classified).enumerate() {
-        for (pos, (symbol, cell)) in text.chars().zip(cells).enumerate() {
+        for (column, (symbol, cell)) in text.chars().zip(cells).enumerate() {
             let first = cell.options.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|o| o.0);
             let Some(first) = first.filter(|f| f.is_ascii_uppercase() && *f != symbol) else {
                 continue;
             };
-            let noted =
-                published.corrections.iter().any(|c| (c.line, c.column) == (line + 1, pos + 1));
-            if symbol.is_ascii_uppercase() && !noted && crate::weigh::is_name_cell(names, line, pos)
-            {
-                published.corrections.push(mrtd_mrz::Correction {
-                    line: line + 1,
-                    column: pos + 1,
-                    from: first,
-                    to: symbol,
-                    why: mrtd_mrz::Why::NameLetters,
-                    proof: Vec::new(),
-                });
+            if symbol.is_ascii_uppercase() && crate::weigh::is_name_cell(names, line, column) {
+                let why = mrtd_mrz::Why::NameLetters;
+                choices.push(mrtd_mrz::Choice { line, column, from: first, to: symbol, why });
             }
         }
     }
-    published.corrections.sort_by_key(|c| (c.line, c.column));
+    choices
 }
 
-/// Adds to the audit trail the look-alikes read as the document's own glyphs show them
-/// where the classifier ranked the other member of the pair first (see `glyphs`).
-fn note_document_glyphs(
+/// The look-alikes the document's own glyphs settled against the classifier's first guess
+/// (see `glyphs`), for the audit trail.
+fn document_glyph_choices(
     verdicts: &[((usize, usize), crate::glyphs::Verdict)],
-    published: &mut mrtd_mrz::Reading,
-) {
-    for ((line, pos), verdict) in verdicts {
-        let crate::glyphs::Verdict::Is { read, is } = *verdict else { continue };
-        let now = published.lines.get(*line).and_then(|text| text.chars().nth(*pos));
-        let noted = published.corrections.iter().any(|c| (c.line, c.column) == (line + 1, pos + 1));
-        if now == Some(is) && !noted {
-            published.corrections.push(mrtd_mrz::Correction {
-                line: line + 1,
-                column: pos + 1,
+) -> Vec<mrtd_mrz::Choice> {
+    verdicts
+        .iter()
+        .filter_map(|&((line, column), ref verdict)| match *verdict {
+            crate::glyphs::Verdict::Is { read, is } => Some(mrtd_mrz::Choice {
+                line,
+                column,
                 from: read,
                 to: is,
                 why: mrtd_mrz::Why::DocumentGlyphs,
-                proof: Vec::new(),
-            });
-        }
-    }
-    published.corrections.sort_by_key(|c| (c.line, c.column));
-}
-
-/// The check-digit corrections the check digits cannot prove, as (line, column) from 1.
-///
-/// A check digit agrees with a random reading one time in ten, and the decoder searched many
-/// readings for one that agrees, so k agreeing check digits are worth a likelihood ratio of
-/// at most 10^k. A correction is proven only when the classifier's own probability of the
-/// corrected cells (every cell the proving checks cover, digits included) is above 10^-k;
-/// below that, an agreement found by search is more likely chance than the document. Nor is
-/// it proven when another cell counted under exactly the corrected cell's check digits has a
-/// plausible other symbol among the `classified` candidates (seen at `glyph_px`): that cell
-/// could be the misread instead.
-fn unproven_corrections(
-    reading: &mrtd_mrz::Reading,
-    probability: impl Fn(usize, usize, char) -> f32,
-    classified: &[Vec<mrtd_mrz::CellCandidates>],
-    glyph_px: f32,
-) -> Vec<(usize, usize)> {
-    let mut unproven = Vec::new();
-    // The check digits a cell (from 0) counts under, its own digit cells included.
-    let under = |line: usize, column: usize| -> Vec<&mrtd_mrz::Check> {
-        let place = (line + 1, column + 1);
-        let covers = |range: &mrtd_mrz::CellRange| {
-            range.line == place.0 && (range.from..=range.to).contains(&place.1)
-        };
-        let digit = |check: &mrtd_mrz::Check| check.line.zip(check.column) == Some(place);
-        reading
-            .checks
-            .iter()
-            .filter(|check| digit(check) || check.covers.iter().any(covers))
-            .collect()
-    };
-    for correction in reading.corrections.iter().filter(|c| c.why == mrtd_mrz::Why::CheckDigit) {
-        let corrected = (correction.line - 1, correction.column - 1);
-        // The check digits spent on this correction vouch for nothing else: a cell they alone
-        // cover, read with another plausible symbol, could be the misread instead, with this
-        // cell read right (a `0` read `O` beside the `0` the correction made an `O`).
-        let spent = under(corrected.0, corrected.1);
-        let rival = reading.lines.iter().enumerate().any(|(line, text)| {
-            text.chars().enumerate().any(|(column, symbol)| {
-                let checks = under(line, column);
-                let digits_only = checks.iter().any(|check| {
-                    check.line.zip(check.column) == Some((line + 1, column + 1))
-                        || matches!(
-                            check.name,
-                            mrtd_mrz::CheckName::BirthDate | mrtd_mrz::CheckName::ExpiryDate
-                        )
-                });
-                let cell = classified.get(line).and_then(|row| row.get(column));
-                (line, column) != corrected
-                    && checks == spent
-                    && cell.is_some_and(|cell| doubtful(cell, symbol, digits_only, glyph_px))
-            })
-        });
-        if rival {
-            unproven.push((correction.line, correction.column));
-            continue;
-        }
-        let mut covered: Vec<(usize, usize)> = Vec::new();
-        for check in reading.checks.iter().filter(|c| correction.proof.contains(&c.name)) {
-            for range in &check.covers {
-                covered.extend((range.from..=range.to).map(|column| (range.line - 1, column - 1)));
-            }
-            if let (Some(line), Some(column)) = (check.line, check.column) {
-                covered.push((line - 1, column - 1));
-            }
-        }
-        covered.sort_unstable();
-        covered.dedup();
-        // A cell the layout settled (a letter where only digits may stand) is not in doubt.
-        covered.retain(|&(line, column)| {
-            !reading.corrections.iter().any(|c| {
-                c.why != mrtd_mrz::Why::CheckDigit && (c.line, c.column) == (line + 1, column + 1)
-            })
-        });
-        let surprisal: f64 = covered
-            .iter()
-            .filter_map(|&(line, column)| {
-                let symbol = reading.lines.get(line)?.chars().nth(column)?;
-                Some(-f64::from(probability(line, column, symbol).max(1e-9)).ln())
-            })
-            .sum();
-        let evidence = correction.proof.len() as f64 * 10f64.ln();
-        if surprisal > evidence {
-            unproven.push((correction.line, correction.column));
-        }
-    }
-    unproven
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether rows read well enough to be reported as an MRZ at all (`partial`

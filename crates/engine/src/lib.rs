@@ -25,7 +25,6 @@
 //! weight file) and [`jpeg::decode_half_luma`]. Nothing else is public.
 
 mod attempt;
-mod cancelling;
 pub mod cells;
 mod components;
 mod diagnose;
@@ -41,6 +40,7 @@ mod locate;
 pub mod model;
 mod outline;
 mod pdf;
+mod plausible;
 mod recognise;
 mod strokes;
 mod types;

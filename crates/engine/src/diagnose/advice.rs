@@ -16,7 +16,7 @@ pub(super) struct Findings<'a> {
     /// Whether no reading is given (a cut zone fit to the wrong format).
     pub(super) withheld: bool,
     /// A check digit that misreads cancelling under it leave unproven, and the cells.
-    pub(super) cancelling: Option<&'a (&'static str, Vec<(usize, usize)>)>,
+    pub(super) cancelling: Option<&'a mrtd_mrz::Cancelling>,
     /// Whether the reading was valid before the photo's cut and glare were weighed.
     pub(super) published_valid: bool,
     pub(super) certain: bool,
@@ -97,7 +97,7 @@ pub(super) fn photo_advice(f: &Findings, diagnostics: &mut Vec<Diagnostic>) {
 pub(super) fn check_digit_advice(f: &Findings, diagnostics: &mut Vec<Diagnostic>) {
     if f.withheld {
         // Nothing more to say of characters no reading is given for.
-    } else if let Some((check, places)) = f.cancelling {
+    } else if let Some(mrtd_mrz::Cancelling { check, cells: places }) = f.cancelling {
         let (were, them) = if places.len() == 1 { ("was", "it") } else { ("were", "them") };
         let places: Vec<String> =
             places.iter().map(|(line, column)| format!("line {line} character {column}")).collect();

@@ -36,73 +36,6 @@ fn candidates(
         .collect()
 }
 
-/// The corrections left unproven when the glyphs are 20 px high.
-fn unproven(cells: &[Vec<CellCandidates>]) -> Vec<(usize, usize)> {
-    unproven_at(cells, 20.0)
-}
-
-fn unproven_at(cells: &[Vec<CellCandidates>], glyph_px: f32) -> Vec<(usize, usize)> {
-    let reading = mrtd_mrz::decode_cells(cells, &ParseOptions::default()).expect("a TD3");
-    assert!(
-        reading.corrections.iter().any(|c| c.why == mrtd_mrz::Why::CheckDigit),
-        "the check digits correct the misread cell: {:?}",
-        reading.corrections
-    );
-    let probability =
-        |line: usize, column: usize, symbol: char| cells[line][column].probability(symbol);
-    unproven_corrections(&reading, probability, cells, glyph_px)
-}
-
-#[test]
-fn a_correction_among_well_read_cells_is_proven() {
-    // One misread digit of the document number; everything else read at 0.99.
-    let cells = candidates(|_, _| 0.99, &[(1, 3)]);
-    assert_eq!(unproven(&cells), Vec::<(usize, usize)>::new());
-}
-
-#[test]
-fn a_correction_among_doubtful_cells_is_not_proven() {
-    // The same misread digit, but the document number's other cells read at 0.7: the
-    // agreement the search finds is worth less than the doubt it has to overcome.
-    let cells =
-        candidates(|line, column| if line == 1 && column < 10 { 0.7 } else { 0.99 }, &[(1, 3)]);
-    assert_eq!(unproven(&cells), vec![(2, 4)]);
-}
-
-#[test]
-fn a_correction_beside_another_doubtful_cell_under_its_check_digits_is_not_proven() {
-    // The document number's 8th cell misread; its 2nd read 0.9 against 0.08 for another
-    // symbol: the check digit that corrects the one cannot also vouch for the other.
-    let mut cells = candidates(|_, _| 0.99, &[(1, 7)]);
-    cells[1][1] = CellCandidates::new(vec![('8', 0.9), ('B', 0.08)]);
-    assert_eq!(unproven(&cells), vec![(2, 8)]);
-    // The same doubt in the expiry date, which its own check digit vouches for, is no rival.
-    let mut cells = candidates(|_, _| 0.99, &[(1, 7)]);
-    cells[1][21] = CellCandidates::new(vec![('1', 0.9), ('I', 0.08)]);
-    assert_eq!(unproven(&cells), Vec::<(usize, usize)>::new());
-}
-
-#[test]
-fn a_letter_offered_where_only_digits_stand_is_no_rival() {
-    // The birth date's 2nd digit read `3` before `4`; its 4th read `8` with a `B` at 0.08
-    // beside it, which a date cannot hold: the date's check digit still proves the
-    // correction. A `3` offered as much is a rival.
-    let mut cells = candidates(|_, _| 0.99, &[]);
-    cells[1][14] = CellCandidates::new(vec![('3', 0.85), ('4', 0.15)]);
-    cells[1][16] = CellCandidates::new(vec![('8', 0.9), ('B', 0.08)]);
-    assert_eq!(unproven(&cells), Vec::<(usize, usize)>::new());
-    cells[1][16] = CellCandidates::new(vec![('8', 0.9), ('3', 0.08)]);
-    assert_eq!(unproven(&cells), vec![(2, 15)]);
-}
-
-#[test]
-fn small_glyphs_make_rivals_of_alternatives_a_large_one_would_ignore() {
-    // Every other cell offers a second symbol at 0.01: nothing at 20 px, plausible at 8 px.
-    let cells = candidates(|_, _| 0.99, &[(1, 3)]);
-    assert_eq!(unproven_at(&cells, 20.0), Vec::<(usize, usize)>::new());
-    assert_eq!(unproven_at(&cells, 8.0), vec![(2, 4)]);
-}
-
 #[test]
 fn half_the_check_digits_of_a_doubtful_reading_do_not_make_an_mrz() {
     assert!(!reads_as_an_mrz(4, 2, false, 0.6));
@@ -125,7 +58,8 @@ fn a_name_letter_the_name_model_changed_is_in_the_audit_trail() {
     let mut published = mrtd_mrz::decode_cells(&weighed, &ParseOptions::default()).expect("a TD3");
     assert_eq!(published.lines[0], LINES[0]);
     assert!(published.corrections.is_empty(), "the decoder saw K on top");
-    note_name_letters(&names, &classified, &mut published);
+    let choices = name_letter_choices(&names, &classified, &published);
+    published.note_choices(choices);
     assert_eq!(
         published.corrections,
         [mrtd_mrz::Correction {
