@@ -233,6 +233,10 @@ async function test(name, body) {
       await page.click("#parse-button");
       await page.waitForFunction(() => /^These lines do not add up/.test(document.getElementById("status").textContent));
       assert.match(await page.textContent("#status"), /\(document number\)/);
+      // A partial reading's headline is amber: neither read nor unread.
+      assert.equal(await page.getAttribute("#status", "data-verdict"), "partial");
+      assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById("status")).color),
+        await cssColour(page, "--warn"));
       assert.equal(await page.getAttribute("dd[data-field=document_number]", "data-mark"), "doubtful");
       for (const field of ["birth_date", "expiry_date"]) {
         assert.equal(await page.getAttribute(`dd[data-field=${field}]`, "data-mark"), "verified", field);
@@ -403,6 +407,7 @@ async function test(name, body) {
       const capture = await narrow.getAttribute("#camera", "capture");
       assert.equal(capture, "environment");
       await narrow.screenshot({ path: screenshotPath("page-390.png") });
+      await audit(narrow, "390 px");
       // A phone (a coarse pointer): no browser "Choose File" button, and the two pickers
       // worded apart (choose / take), each opening its own input.
       const cdp = await context.newCDPSession(narrow);
