@@ -392,6 +392,14 @@ async function test(name, body) {
         assert.equal(await errorPage.evaluate(() => document.activeElement.id), "result-heading");
         await errorPage.close();
       }
+      // No answer at all (the request cut off): the page's words, not the browser's.
+      const cutOff = await context.newPage();
+      await cutOff.route("**/v1/scans", (route) => route.abort());
+      await cutOff.goto(url + "/?lang=pt-BR", { waitUntil: "load" });
+      await cutOff.click("#sample-button");
+      await cutOff.waitForFunction(() => document.getElementById("status").dataset.verdict === "failed");
+      assert.match(await cutOff.textContent("#status"), /Não foi possível contatar o servidor\./);
+      await cutOff.close();
     });
 
     await test("on a phone the result is scrolled into view and the camera offered (390 px)", async () => {

@@ -656,7 +656,9 @@
   }
 
   function fail(error) {
-    setStatus(t("s_failed", { message: error.message }), false, "failed");
+    // fetch rejects with a TypeError, in the browser's words, when no answer came at all.
+    const message = error instanceof TypeError ? t("s_unreachable") : error.message;
+    setStatus(t("s_failed", { message: message }), false, "failed");
     $("json-actions").hidden = true;
     revealResult();
     focusResult();

@@ -286,6 +286,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Não foi possível ler o documento: {message}",
     ),
     ("s_server", "The server answered {status}.", "O servidor respondeu {status}."),
+    (
+        "s_unreachable",
+        "The server could not be reached. Check the connection and try again.",
+        "Não foi possível contatar o servidor. Verifique a conexão e tente de novo.",
+    ),
     ("s_choose_first", "Choose a photo first.", "Escolha uma foto primeiro."),
     (
         "s_type_first",
