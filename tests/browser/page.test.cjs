@@ -74,6 +74,8 @@ async function audit(page, label) {
   const source = fs.readFileSync(path.join(process.env.AXE_CORE, "axe.min.js"), "utf8");
   // Evaluated, not added as a <script>: the page's CSP allows only its own script.
   await page.evaluate(source);
+  // Open every disclosure, so that the legend, the options and the JSON are audited too.
+  await page.evaluate(() => document.querySelectorAll("details").forEach((d) => { d.open = true; }));
   const violations = await page.evaluate(async () => {
     const report = await window.axe.run(document, { resultTypes: ["violations"] });
     return report.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
@@ -476,6 +478,7 @@ async function test(name, body) {
       assert.equal(await page.isVisible("#output"), false, "the MRZ result is hidden");
       assert.match(await page.textContent("#chip-mrz"), /^P<UTOERIKSSON/);
       await page.screenshot({ path: screenshotPath("page-chip.png"), fullPage: true });
+      await audit(page, "chip report");
 
       const ptPage = await context.newPage();
       await ptPage.setExtraHTTPHeaders({ "Accept-Language": "pt-BR" });
