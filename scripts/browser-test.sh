@@ -2,18 +2,23 @@
 # Drives the web page in a real browser against the real `mrtd serve` binary:
 # uploads a sample photo, waits for the fields, checks the MRZ outline is drawn, verifies a
 # chip's files (with Active Authentication) in both languages,
-# that the keyboard reaches the file input, and that WebMCP tools are registered.
+# that the keyboard reaches the file input, and that WebMCP tools are registered; reads the
+# page's own sample with the key fields above the fold, checks country names, dates, the
+# expiry badge, copying and downloading the JSON, errors in both languages, a phone's
+# pickers, and runs axe-core on the result in both colour schemes.
 #
-# Needs Debian's chromium (installed with apt when missing, as root) and playwright-core
-# from npm (installed into the cache when missing); never downloads a browser.
+# Needs Debian's chromium (installed with apt when missing, as root), and playwright-core and
+# axe-core from npm (installed into the cache when missing); never downloads a browser.
 # Usage: scripts/browser-test.sh            (builds `mrtd` with cargo first)
 #        MRTD_BIN=path/to/mrtd scripts/browser-test.sh
-#        SCREENSHOT_DIR=DIR scripts/browser-test.sh   (keeps the 1280 px, 390 px and pt-BR screenshots)
+#        SCREENSHOT_DIR=DIR scripts/browser-test.sh   (keeps the 1280 px (light and dark), 390 px
+#                                                      (mouse and touch) and pt-BR screenshots)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/mrtd/browser"
 playwright_version="1.65.1"
+axe_version="4.14.1"
 chromium_bin="${CHROMIUM:-/usr/bin/chromium}"
 
 if [[ ! -x "$chromium_bin" ]]; then
@@ -33,6 +38,12 @@ if [[ ! -f "$cache/node_modules/playwright-core/package.json" ]]; then
     (cd "$cache" && [[ -f package.json ]] || echo '{"private": true}' > package.json)
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$cache" --no-audit --no-fund \
         --silent "playwright-core@$playwright_version" >&2
+fi
+if [[ ! -f "$cache/node_modules/axe-core/axe.min.js" ]]; then
+    echo "browser-test: installing axe-core $axe_version into $cache" >&2
+    mkdir -p "$cache"
+    (cd "$cache" && [[ -f package.json ]] || echo '{"private": true}' > package.json)
+    npm install --prefix "$cache" --no-audit --no-fund --silent "axe-core@$axe_version" >&2
 fi
 
 if [[ -z "${MRTD_BIN:-}" ]]; then
@@ -90,6 +101,7 @@ MRTD_KEYED_URL="$keyed_url" \
 MRTD_API_KEY="$api_key" \
 CHROMIUM="$chromium_bin" \
 PLAYWRIGHT_CORE="$cache/node_modules/playwright-core" \
+AXE_CORE="$cache/node_modules/axe-core" \
 PROFILE_DIR="$work/profile" \
 SAMPLES="$root/tests/data/images" \
 CHIP_DATA="$root/crates/chip/tests/data" \

@@ -1,5 +1,7 @@
 // The web page in a real browser: upload a sample photo, read the fields shown, check the
-// MRZ outline and keyboard access, and the WebMCP tools. Run by scripts/browser-test.sh.
+// MRZ outline and keyboard access, the page's own sample, country names, dates and expiry,
+// copying and downloading the JSON, errors in both languages, a phone's single picker, an
+// axe-core audit in both colour schemes, and the WebMCP tools. Run by scripts/browser-test.sh.
 "use strict";
 
 const assert = require("node:assert/strict");
@@ -61,9 +63,44 @@ function screenshotPath(name) {
   return path.join(process.env.SCREENSHOT_DIR, name);
 }
 
+/** The MRZ lines of the sample photo, from MANIFEST.tsv. */
+function sampleLines() {
+  const rows = fs.readFileSync(path.join(samples, "MANIFEST.tsv"), "utf8").split("\n");
+  return rows.map((r) => r.split("\t")).find((c) => c[0] === PHOTO)[7].split("|");
+}
+
+/** Runs axe-core on the page as it is and fails on any violation, naming each. */
+async function audit(page, label) {
+  const source = fs.readFileSync(path.join(process.env.AXE_CORE, "axe.min.js"), "utf8");
+  // Evaluated, not added as a <script>: the page's CSP allows only its own script.
+  await page.evaluate(source);
+  // Open every disclosure, so that the legend, the options and the JSON are audited too.
+  await page.evaluate(() => document.querySelectorAll("details").forEach((d) => { d.open = true; }));
+  const violations = await page.evaluate(async () => {
+    const report = await window.axe.run(document, { resultTypes: ["violations"] });
+    return report.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+  });
+  assert.deepEqual(violations, [], `axe-core finds violations (${label})`);
+}
+
+/** The viewport's colour of a CSS custom property. */
+async function cssColour(page, property) {
+  return page.evaluate((name) => {
+    const probe = document.createElement("span");
+    probe.style.color = `var(${name})`;
+    document.body.appendChild(probe);
+    const colour = getComputedStyle(probe).color;
+    probe.remove();
+    return colour;
+  }, property);
+}
+
+let checks = 0;
+
 async function test(name, body) {
   const started = Date.now();
   await body();
+  checks += 1;
   console.log(`ok - ${name} (${Date.now() - started} ms)`);
 }
 
@@ -198,6 +235,10 @@ async function test(name, body) {
       await page.click("#parse-button");
       await page.waitForFunction(() => /^These lines do not add up/.test(document.getElementById("status").textContent));
       assert.match(await page.textContent("#status"), /\(document number\)/);
+      // A partial reading's headline is amber: neither read nor unread.
+      assert.equal(await page.getAttribute("#status", "data-verdict"), "partial");
+      assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById("status")).color),
+        await cssColour(page, "--warn"));
       assert.equal(await page.getAttribute("dd[data-field=document_number]", "data-mark"), "doubtful");
       for (const field of ["birth_date", "expiry_date"]) {
         assert.equal(await page.getAttribute(`dd[data-field=${field}]`, "data-mark"), "verified", field);
@@ -207,20 +248,160 @@ async function test(name, body) {
       assert.ok(advice.some((a) => /document number \(line 2, column 10\): typed 7/.test(a)), advice.join(" | "));
     });
 
-    await test("on a wide screen the result sits beside the photo input (1280 px)", async () => {
+    await test("the sample reads on a wide screen with its key fields above the fold (1280 px)", async () => {
       const wide = await context.newPage();
       await wide.setViewportSize({ width: 1280, height: 900 });
       await wide.goto(url + "/?lang=en", { waitUntil: "load" });
-      await wide.setInputFiles("#image", path.join(samples, PHOTO));
+      await wide.click("#sample-button");
       await wide.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent));
+      assert.equal(await wide.textContent("dd[data-field=surname] .value"), expected().surname);
+      assert.equal(await wide.textContent("dd[data-field=document_number] .value"), expected().documentNumber);
+      assert.equal(await wide.getAttribute("#overlay", "data-drawn"), "true", "the sample's photo is shown");
+      // The keyboard and screen readers go on from the result's heading.
+      assert.equal(await wide.evaluate(() => document.activeElement.id), "result-heading");
+      assert.equal(await wide.getAttribute("#result-heading", "tabindex"), "-1");
       const form = await wide.locator("#scan-form").boundingBox();
       const result = await wide.locator("#result").boundingBox();
-      const number = await wide.locator("dd[data-field=document_number]").boundingBox();
       assert.ok(result.x >= form.x + form.width, `the result is beside the form: ${JSON.stringify([form, result])}`);
-      assert.ok(number.y + number.height < 900, `the fields are in view without scrolling: ${JSON.stringify(number)}`);
+      assert.equal(await wide.evaluate(() => window.scrollY), 0, "the page did not scroll");
+      for (const selector of ["#status", "#expiry", ...["document_number", "surname", "given_names",
+        "birth_date", "expiry_date"].map((f) => `dd[data-field=${f}]`)]) {
+        const box = await wide.locator(selector).boundingBox();
+        assert.ok(box && box.y >= 0 && box.y + box.height <= 900, `${selector} is above the fold: ${JSON.stringify(box)}`);
+      }
+      // Country names beside the codes; dates written out; the holder's age; the expiry badge.
+      assert.equal(await wide.textContent("dd[data-field=issuer] .country"), "Utopia");
+      assert.equal(await wide.textContent("dd[data-field=nationality] .country"), "Utopia");
+      const raw = JSON.parse(await wide.textContent("#raw"));
+      assert.equal(await wide.textContent("dd[data-field=birth_date] .date"), "August 12, 1974");
+      assert.equal(await wide.textContent("dd[data-field=birth_date] .age"), `${raw.derived.age_years} years old`);
+      assert.equal(await wide.textContent("dd[data-field=expiry_date] .date"), "April 15, 2012");
+      assert.equal(await wide.getAttribute("#expiry", "data-expiry"), "expired");
+      assert.equal(await wide.textContent("#expiry"), "Expired on April 15, 2012");
+      assert.equal(await wide.getAttribute("#status", "data-verdict"), "expired");
       await wide.screenshot({ path: screenshotPath("page-1280.png") });
       assert.ok(fs.statSync(screenshotPath("page-1280.png")).size > 20000, "a real screenshot");
+
+      // Copy and download the JSON.
+      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
+      await wide.click("#copy-json");
+      await wide.waitForFunction(() => document.getElementById("copy-note").textContent === "Copied.");
+      const copied = JSON.parse(await wide.evaluate(() => navigator.clipboard.readText()));
+      assert.deepEqual(copied, raw);
+      const [download] = await Promise.all([wide.waitForEvent("download"), wide.click("#download-json")]);
+      assert.equal(download.suggestedFilename(), "mrtd-result.json");
+      assert.deepEqual(JSON.parse(fs.readFileSync(await download.path(), "utf8")), raw);
+
+      // axe-core on the result, in both colour schemes.
+      await audit(wide, "light");
+      await wide.emulateMedia({ colorScheme: "dark" });
+      await audit(wide, "dark");
+      await wide.screenshot({ path: screenshotPath("page-1280-dark.png") });
       await wide.close();
+    });
+
+    await test("the expiry badge says expired, within 6 months or in date, from the reference date", async () => {
+      const dates = await context.newPage();
+      await dates.goto(url + "/?lang=en", { waitUntil: "load" });
+      await dates.click("#scan-form summary");
+      for (const [reference, kind, words, age] of [
+        ["2012-01-01", "soon", "Expires within 6 months, on April 15, 2012", "37 years old"],
+        ["2011-10-15", "soon", "Expires within 6 months, on April 15, 2012", "37 years old"],
+        ["2011-10-14", "valid", "In date until April 15, 2012", "37 years old"],
+        ["2012-04-16", "expired", "Expired on April 15, 2012", "37 years old"],
+        ["2012-08-12", "expired", "Expired on April 15, 2012", "38 years old"],
+      ]) {
+        await dates.fill("#reference_date", reference);
+        await dates.fill("#mrz_text", sampleLines().join("\n"));
+        await dates.evaluate(() => { document.getElementById("status").textContent = ""; });
+        await dates.click("#parse-button");
+        await dates.waitForFunction(() => document.getElementById("expiry") !== null);
+        assert.equal(await dates.getAttribute("#expiry", "data-expiry"), kind, reference);
+        assert.equal(await dates.textContent("#expiry"), words, reference);
+        assert.equal(await dates.textContent("dd[data-field=birth_date] .age"), age, reference);
+      }
+      // The badge's colour follows it: red when expired, green in date.
+      assert.equal(await dates.evaluate(() => getComputedStyle(document.getElementById("expiry")).color),
+        await cssColour(dates, "--bad"));
+      await dates.close();
+    });
+
+    await test("codes are named in the page's language; an unknown code shows only the code", async () => {
+      const names = await context.newPage();
+      await names.goto(url + "/?lang=en", { waitUntil: "load" });
+      const parse = async (lines) => {
+        await names.evaluate(() => { document.getElementById("status").textContent = ""; });
+        await names.fill("#mrz_text", lines.join("\n"));
+        await names.click("#parse-button");
+        await names.waitForFunction(() => /^(Read|These)/.test(document.getElementById("status").textContent));
+      };
+      await parse(["P<POLKOWALSKA<<ANNA<<<<<<<<<<<<<<<<<<<<<<<<<", "ZS00001774POL7203305F1607130<<<<<<<<<<<<<<08"]);
+      assert.equal(await names.textContent("dd[data-field=issuer] .country"), "Poland");
+      await parse(["P<D<<MUSTERMANN<<ERIKA<<<<<<<<<<<<<<<<<<<<<<", "C01X0006H1D<<6408125F1710319<<<<<<<<<<<<<<<0"]);
+      assert.equal(await names.textContent("dd[data-field=nationality] .country"), "Germany");
+      // No check digit covers the issuer: a made-up one still parses, and is not named.
+      const lines = sampleLines();
+      await parse([lines[0].replace("P<UTO", "P<QQQ"), lines[1]]);
+      assert.equal(await names.textContent("dd[data-field=issuer] .value"), "QQQ");
+      assert.equal(await names.locator("dd[data-field=issuer] .country").count(), 0);
+      assert.equal(await names.textContent("dd[data-field=nationality] .country"), "Utopia");
+      await names.close();
+
+      const pt = await context.newPage();
+      await pt.goto(url + "/?lang=pt-BR", { waitUntil: "load" });
+      for (const [mrz, field, name] of [
+        [["P<POLKOWALSKA<<ANNA<<<<<<<<<<<<<<<<<<<<<<<<<", "ZS00001774POL7203305F1607130<<<<<<<<<<<<<<08"], "issuer", "Polônia"],
+        [["P<D<<MUSTERMANN<<ERIKA<<<<<<<<<<<<<<<<<<<<<<", "C01X0006H1D<<6408125F1710319<<<<<<<<<<<<<<<0"], "issuer", "Alemanha"],
+      ]) {
+        await pt.evaluate(() => { document.getElementById("status").textContent = ""; });
+        await pt.fill("#mrz_text", mrz.join("\n"));
+        await pt.click("#parse-button");
+        await pt.waitForFunction(() => /^Documento/.test(document.getElementById("status").textContent));
+        assert.equal(await pt.textContent(`dd[data-field=${field}] .country`), name);
+      }
+      assert.equal(await pt.textContent("dd[data-field=birth_date] .date"), "12 de agosto de 1964");
+      assert.match(await pt.textContent("dd[data-field=birth_date] .age"), /^\d+ anos$/);
+      assert.equal(await pt.textContent("#expiry"), "Vencido em 31 de outubro de 2017");
+      await pt.close();
+    });
+
+    await test("a PDF's result names the page it was found on, in both languages", async () => {
+      const pdf = path.join(samples, "..", "pdf", "blank-then-100_pass-uto.pdf");
+      for (const [lang, words] of [["en", "Found on page 2 of the PDF."], ["pt-BR", "Encontrado na página 2 do PDF."]]) {
+        const pdfPage = await context.newPage();
+        await pdfPage.goto(url + "/?lang=" + lang, { waitUntil: "load" });
+        await pdfPage.setInputFiles("#image", pdf);
+        await pdfPage.waitForFunction(() => document.getElementById("result").getAttribute("aria-busy") === "false"
+          && document.getElementById("status").dataset.verdict !== "", null, { timeout: 60000 });
+        const status = await pdfPage.textContent("#status");
+        assert.ok(status.includes(words), status);
+        await pdfPage.close();
+      }
+    });
+
+    await test("server errors are told in the page's language, by their code", async () => {
+      for (const [lang, words] of [
+        ["en", /This file is not an image the reader can open\./],
+        ["pt-BR", /Este arquivo não é uma imagem que o leitor consiga abrir\./],
+      ]) {
+        const errorPage = await context.newPage();
+        await errorPage.goto(url + "/?lang=" + lang, { waitUntil: "load" });
+        await errorPage.setInputFiles("#image", { name: "notes.png", mimeType: "image/png", buffer: Buffer.from("not an image at all") });
+        await errorPage.waitForFunction(() => document.getElementById("status").dataset.verdict === "failed");
+        const status = await errorPage.textContent("#status");
+        assert.match(status, words);
+        assert.ok(!/unreadable_image|decode/i.test(status), `no server English: ${status}`);
+        assert.equal(await errorPage.evaluate(() => document.activeElement.id), "result-heading");
+        await errorPage.close();
+      }
+      // No answer at all (the request cut off): the page's words, not the browser's.
+      const cutOff = await context.newPage();
+      await cutOff.route("**/v1/scans", (route) => route.abort());
+      await cutOff.goto(url + "/?lang=pt-BR", { waitUntil: "load" });
+      await cutOff.click("#sample-button");
+      await cutOff.waitForFunction(() => document.getElementById("status").dataset.verdict === "failed");
+      assert.match(await cutOff.textContent("#status"), /Não foi possível contatar o servidor\./);
+      await cutOff.close();
     });
 
     await test("on a phone the result is scrolled into view and the camera offered (390 px)", async () => {
@@ -236,6 +417,28 @@ async function test(name, body) {
       const capture = await narrow.getAttribute("#camera", "capture");
       assert.equal(capture, "environment");
       await narrow.screenshot({ path: screenshotPath("page-390.png") });
+      await audit(narrow, "390 px");
+      // A phone (a coarse pointer): no browser "Choose File" button, and the two pickers
+      // worded apart (choose / take), each opening its own input.
+      const cdp = await context.newCDPSession(narrow);
+      await cdp.send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
+      await narrow.goto(url + "/?lang=en", { waitUntil: "load" });
+      assert.equal(await narrow.evaluate(() => matchMedia("(pointer: coarse)").matches), true);
+      const natives = await narrow.$$eval("#scan-form input[type=file]", (inputs) => inputs.filter((input) => {
+        const box = input.getBoundingClientRect();
+        const style = getComputedStyle(input);
+        return style.display !== "none" && style.visibility !== "hidden" && Number(style.opacity) > 0
+          && box.width > 2 && box.height > 2;
+      }).length);
+      assert.equal(natives, 0, "no native file button is shown");
+      const pickers = await narrow.$$eval("#scan-form label.pick", (labels) => labels
+        .filter((label) => label.getBoundingClientRect().width > 0).map((label) => label.textContent.trim()));
+      assert.deepEqual(pickers, ["Choose a photo of the document", "Take a photo with the camera"]);
+      for (const [label, input] of [["label.pick[for=image]", "image"], ["label.pick[for=camera]", "camera"]]) {
+        const [chooser] = await Promise.all([narrow.waitForEvent("filechooser"), narrow.click(label)]);
+        assert.equal(await chooser.element().evaluate((e) => e.id), input);
+      }
+      await narrow.screenshot({ path: screenshotPath("page-390-touch.png") });
       assert.ok(fs.statSync(screenshotPath("page-390.png")).size > 10000, "a real screenshot");
       await narrow.close();
     });
@@ -252,6 +455,9 @@ async function test(name, body) {
         assert.equal(await failed.isVisible(empty), false, `${empty} is hidden`);
       }
       assert.ok(!/_/.test(advice), `no raw code reaches people: ${advice}`);
+      assert.equal(await failed.getAttribute("#status", "data-verdict"), "no_mrz");
+      assert.equal(await failed.evaluate(() => getComputedStyle(document.getElementById("status")).color),
+        await cssColour(failed, "--bad"));
       await failed.close();
     });
 
@@ -272,6 +478,7 @@ async function test(name, body) {
       assert.equal(await page.isVisible("#output"), false, "the MRZ result is hidden");
       assert.match(await page.textContent("#chip-mrz"), /^P<UTOERIKSSON/);
       await page.screenshot({ path: screenshotPath("page-chip.png"), fullPage: true });
+      await audit(page, "chip report");
 
       const ptPage = await context.newPage();
       await ptPage.setExtraHTTPHeaders({ "Accept-Language": "pt-BR" });
@@ -296,6 +503,11 @@ async function test(name, body) {
       const labels = await ptPage.$$eval("#fields dt", (items) => items.map((i) => i.textContent));
       assert.ok(labels.includes("Sobrenome") && labels.includes("Número do documento"), labels.join(", "));
       assert.equal(await ptPage.textContent("dd[data-field=document_number] .mark"), "conferido");
+      assert.equal(await ptPage.textContent("dd[data-field=issuer] .country"), "Utopia");
+      assert.equal(await ptPage.textContent("dd[data-field=birth_date] .date"), "12 de agosto de 1974");
+      assert.match(await ptPage.textContent("dd[data-field=birth_date] .age"), /^\d+ anos$/);
+      assert.equal(await ptPage.textContent("#expiry"), "Vencido em 15 de abril de 2012");
+      assert.equal(await ptPage.textContent("#copy-json"), "Copiar o JSON");
       await ptPage.screenshot({ path: screenshotPath("page-pt-BR.png") });
       // Typed lines with a mistyped check digit: advice on typing, in Portuguese.
       await ptPage.fill("#mrz_text", [
@@ -340,7 +552,8 @@ async function test(name, body) {
       await keyed.bringToFront();
       await keyed.setInputFiles("#image", path.join(samples, PHOTO));
       await keyed.waitForFunction(() => /^Could not read/.test(document.getElementById("status").textContent));
-      assert.match(await keyed.textContent("#status"), /Unauthorized/);
+      // The page's own words for the code `unauthorized`, not the server's English detail.
+      assert.match(await keyed.textContent("#status"), /This server needs an API key: enter it under Options\./);
       // The key field gets the focus, so typing the key is the next thing a person does.
       await keyed.waitForFunction(() => document.activeElement && document.activeElement.id === "api_key",
         null, { timeout: 5000 });
@@ -352,12 +565,21 @@ async function test(name, body) {
       const stored = await keyed.evaluate(() => sessionStorage.getItem("mrtd.apiKey"));
       assert.equal(stored, process.env.MRTD_API_KEY);
       await keyed.close();
+
+      const ptKeyed = await context.newPage();
+      await ptKeyed.goto(process.env.MRTD_KEYED_URL + "/?lang=pt-BR", { waitUntil: "load" });
+      await ptKeyed.setInputFiles("#image", path.join(samples, PHOTO));
+      await ptKeyed.waitForFunction(() => /^Não foi possível ler/.test(document.getElementById("status").textContent));
+      assert.match(await ptKeyed.textContent("#status"), /Este servidor exige uma chave de API/);
+      await ptKeyed.close();
     });
 
     // The refused request above is logged by the browser as a failed resource; that is the
     // one expected error.
-    const unexpected = errors.filter((e) => !/401/.test(e));
+    // The refused photo (422) is logged the same way.
+    const unexpected = errors.filter((e) => !/401|422/.test(e));
     assert.deepEqual(unexpected, [], "the page logged errors");
+    console.log(`${checks} checks passed`);
   } finally {
     await context.close();
   }

@@ -24,8 +24,40 @@
     TD1: [["document_code", 1, 1, 2], ["issuer", 1, 3, 5], ["sex", 2, 8, 8], ["nationality", 2, 16, 18], ["names", 3, 1, 30]],
   };
 
+  /** ISO 3166-1 alpha-3 codes, as ICAO 9303 prints them, to alpha-2 ones for Intl.DisplayNames. */
+  const ALPHA2 = Object.fromEntries([
+    "ABW:AW AFG:AF AGO:AO AIA:AI ALA:AX ALB:AL AND:AD ARE:AE ARG:AR ARM:AM ASM:AS ATA:AQ ATF:TF",
+    "ATG:AG AUS:AU AUT:AT AZE:AZ BDI:BI BEL:BE BEN:BJ BES:BQ BFA:BF BGD:BD BGR:BG BHR:BH BHS:BS",
+    "BIH:BA BLM:BL BLR:BY BLZ:BZ BMU:BM BOL:BO BRA:BR BRB:BB BRN:BN BTN:BT BVT:BV BWA:BW CAF:CF",
+    "CAN:CA CCK:CC CHE:CH CHL:CL CHN:CN CIV:CI CMR:CM COD:CD COG:CG COK:CK COL:CO COM:KM CPV:CV",
+    "CRI:CR CUB:CU CUW:CW CXR:CX CYM:KY CYP:CY CZE:CZ DEU:DE DJI:DJ DMA:DM DNK:DK DOM:DO DZA:DZ",
+    "ECU:EC EGY:EG ERI:ER ESH:EH ESP:ES EST:EE ETH:ET FIN:FI FJI:FJ FLK:FK FRA:FR FRO:FO FSM:FM",
+    "GAB:GA GBR:GB GEO:GE GGY:GG GHA:GH GIB:GI GIN:GN GLP:GP GMB:GM GNB:GW GNQ:GQ GRC:GR GRD:GD",
+    "GRL:GL GTM:GT GUF:GF GUM:GU GUY:GY HKG:HK HMD:HM HND:HN HRV:HR HTI:HT HUN:HU IDN:ID IMN:IM",
+    "IND:IN IOT:IO IRL:IE IRN:IR IRQ:IQ ISL:IS ISR:IL ITA:IT JAM:JM JEY:JE JOR:JO JPN:JP KAZ:KZ",
+    "KEN:KE KGZ:KG KHM:KH KIR:KI KNA:KN KOR:KR KWT:KW LAO:LA LBN:LB LBR:LR LBY:LY LCA:LC LIE:LI",
+    "LKA:LK LSO:LS LTU:LT LUX:LU LVA:LV MAC:MO MAF:MF MAR:MA MCO:MC MDA:MD MDG:MG MDV:MV MEX:MX",
+    "MHL:MH MKD:MK MLI:ML MLT:MT MMR:MM MNE:ME MNG:MN MNP:MP MOZ:MZ MRT:MR MSR:MS MTQ:MQ MUS:MU",
+    "MWI:MW MYS:MY MYT:YT NAM:NA NCL:NC NER:NE NFK:NF NGA:NG NIC:NI NIU:NU NLD:NL NOR:NO NPL:NP",
+    "NRU:NR NZL:NZ OMN:OM PAK:PK PAN:PA PCN:PN PER:PE PHL:PH PLW:PW PNG:PG POL:PL PRI:PR PRK:KP",
+    "PRT:PT PRY:PY PSE:PS PYF:PF QAT:QA REU:RE ROU:RO RUS:RU RWA:RW SAU:SA SDN:SD SEN:SN SGP:SG",
+    "SGS:GS SHN:SH SJM:SJ SLB:SB SLE:SL SLV:SV SMR:SM SOM:SO SPM:PM SRB:RS SSD:SS STP:ST SUR:SR",
+    "SVK:SK SVN:SI SWE:SE SWZ:SZ SXM:SX SYC:SC SYR:SY TCA:TC TCD:TD TGO:TG THA:TH TJK:TJ TKL:TK",
+    "TKM:TM TLS:TL TON:TO TTO:TT TUN:TN TUR:TR TUV:TV TWN:TW TZA:TZ UGA:UG UKR:UA UMI:UM URY:UY",
+    "USA:US UZB:UZ VAT:VA VCT:VC VEN:VE VGB:VG VIR:VI VNM:VN VUT:VU WLF:WF WSM:WS YEM:YE ZAF:ZA",
+    "ZMB:ZM ZWE:ZW",
+  ].join(" ").split(" ").map((pair) => pair.split(":")));
+  /** The fields whose value is an issuing state or nationality code. */
+  const COUNTRY_FIELDS = ["issuer", "nationality"];
+  /** Where the page's "Try a sample" photo is served (a Utopia specimen passport). */
+  const SAMPLE_URL = "/assets/specimen-uto.jpg";
+
   const $ = (id) => document.getElementById(id);
   let photoUrl = null;
+  /** The last result or chip report as JSON text, for the copy and download buttons. */
+  let lastJson = "";
+  /** The page's language, for dates and country names. */
+  const LANG = document.documentElement.lang || "en";
 
   /** The page's words in its language (filled in by the server). */
   const MESSAGES = (function () {
@@ -40,6 +72,55 @@
   function t(key, values) {
     const text = MESSAGES[key] || key;
     return text.replace(/\{(\w+)\}/g, (_, name) => (values && name in values ? String(values[name]) : ""));
+  }
+
+  /**
+   * A code's name in the page's language: ICAO 9303's own codes (D, GBD, UNO, XXA, ...) and
+   * the specimen state UTO from the page's words, countries from the browser; "" for a code
+   * nobody names.
+   */
+  function countryName(code) {
+    if (!code) return "";
+    if (MESSAGES["cc_" + code]) return t("cc_" + code);
+    const alpha2 = ALPHA2[code];
+    if (!alpha2 || typeof Intl.DisplayNames !== "function") return "";
+    try {
+      return new Intl.DisplayNames([LANG], { type: "region", fallback: "none" }).of(alpha2) || "";
+    } catch (_) {
+      return "";
+    }
+  }
+
+  /** A YYYY-MM-DD date written out in the page's language; anything else as it is. */
+  function longDate(iso) {
+    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso || "");
+    if (!match) return iso || "";
+    const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+    return new Intl.DateTimeFormat(LANG, { dateStyle: "long", timeZone: "UTC" }).format(date);
+  }
+
+  /** YYYY-MM-DD plus some months (the day kept, or the month's last day). */
+  function addMonths(iso, months) {
+    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso || "");
+    if (!match) return null;
+    const year = Number(match[1]);
+    const month = Number(match[2]) - 1 + months;
+    const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+    const date = new Date(Date.UTC(year, month, Math.min(Number(match[3]), last)));
+    return date.toISOString().slice(0, 10);
+  }
+
+  /**
+   * The expiry badge: expired, soon (within 6 months of the reference date) or valid; null
+   * without a complete expiry date.
+   */
+  function expiryOf(result) {
+    const expiry = result.fields && result.fields.expiry_date;
+    const derived = result.derived || {};
+    if (!expiry || typeof derived.expired !== "boolean") return null;
+    if (derived.expired) return "expired";
+    const horizon = addMonths(derived.reference_date, 6);
+    return horizon && expiry <= horizon ? "soon" : "valid";
   }
 
   /** Headers for an API call, with the API key when one was given. */
@@ -59,11 +140,15 @@
       body = null;
     }
     if (!response.ok) {
-      const message = body && (body.detail || (body.error && body.error.message))
-        ? body.detail || body.error.message
-        : t("s_server", { status: response.status });
-      const error = new Error(message);
+      // The page says what the code means in its own language; the server's `detail` is
+      // English, kept for agents (WebMCP).
+      const code = body && (body.code || (body.error && body.error.code));
+      const detail = body && (body.detail || (body.error && body.error.message));
+      const known = typeof code === "string" && Object.prototype.hasOwnProperty.call(MESSAGES, "e_" + code);
+      const error = new Error(known ? t("e_" + code) : t("s_server", { status: response.status }));
       error.status = response.status;
+      error.code = code || "";
+      error.detail = detail || error.message;
       throw error;
     }
     return body;
@@ -96,12 +181,54 @@
     return readResponse(response);
   }
 
-  function setStatus(text, busy, verdict) {
+  /** The headline: the words, a colour for the verdict, and the expiry badge when known. */
+  function setStatus(text, busy, verdict, expiry) {
     const status = $("status");
     status.textContent = text;
     // The colour says at a glance what the words say: a clean reading, an expired document.
     status.dataset.verdict = verdict || "";
+    if (expiry) {
+      const badge = document.createElement("span");
+      badge.id = "expiry";
+      badge.className = "badge " + expiry.kind;
+      badge.dataset.expiry = expiry.kind;
+      badge.textContent = t("x_" + expiry.kind, { date: longDate(expiry.date) });
+      status.appendChild(document.createTextNode(" "));
+      status.appendChild(badge);
+    }
     $("result").setAttribute("aria-busy", busy ? "true" : "false");
+  }
+
+  /** After a result, the keyboard and screen readers go on from its heading. */
+  function focusResult() {
+    $("result-heading").focus({ preventScroll: true });
+  }
+
+  /** Keeps the result's JSON for the copy and download buttons, and shows them. */
+  function keepJson(value) {
+    lastJson = JSON.stringify(value, null, 2);
+    $("json-actions").hidden = false;
+    $("copy-note").textContent = "";
+  }
+
+  async function copyJson() {
+    try {
+      await navigator.clipboard.writeText(lastJson);
+      $("copy-note").textContent = t("copied");
+    } catch (_) {
+      $("copy-note").textContent = t("copy_failed");
+    }
+  }
+
+  function downloadJson() {
+    const url = URL.createObjectURL(new Blob([lastJson], { type: "application/json" }));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = "mrtd-result.json";
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
   function clear(element) {
@@ -121,10 +248,8 @@
   function summary(result) {
     const format = FORMAT_NAMES[result.format] || result.format || t("unknown_format");
     if (result.status === "read") {
-      const derived = result.derived || {};
       const parts = [t(result.valid ? "s_read" : "s_read_invalid", { format: format })];
-      if (derived.expired === true) parts.push(t("s_expired", { date: result.fields.expiry_date }));
-      if (derived.expired === false) parts.push(t("s_unexpired"));
+      if (pdfPage(result)) parts.push(t("pdf_page", { page: pdfPage(result) }));
       if (result.scan_id) parts.push(t("s_kept", { id: result.scan_id, until: result.expires_at }));
       return parts.join(" ");
     }
@@ -136,9 +261,16 @@
         const names = (own.length > 0 ? own : refuted).map((c) => t("f_" + c.name).toLowerCase());
         return t("s_typed_refuted", { checks: names.join(", ") });
       }
-      return t("s_partial", { format: format });
+      const partial = t("s_partial", { format: format });
+      return pdfPage(result) ? partial + " " + t("pdf_page", { page: pdfPage(result) }) : partial;
     }
     return t("s_no_mrz");
+  }
+
+  /** The page of a PDF the reading comes from (from 1), or 0. */
+  function pdfPage(result) {
+    const image = result.image;
+    return image && image.format === "pdf" && image.page ? image.page : 0;
   }
 
   /** One word for the summary's colour: read, read_invalid, expired, partial or no_mrz. */
@@ -204,6 +336,34 @@
     return marks;
   }
 
+  /**
+   * What the page adds beside a field's value: a code's country name, a date written out in
+   * the page's language, the holder's age; null for other fields.
+   */
+  function fieldExtra(result, key) {
+    const value = result.fields[key];
+    const span = (className, text) => {
+      const element = document.createElement("span");
+      element.className = className;
+      element.textContent = text;
+      return element;
+    };
+    if (COUNTRY_FIELDS.includes(key)) {
+      const name = countryName(String(value));
+      return name ? span("country", name) : null;
+    }
+    if (key !== "birth_date" && key !== "expiry_date") return null;
+    const wrapper = span("extra", "");
+    wrapper.appendChild(span("date", longDate(String(value))));
+    const age = (result.derived || {}).age_years;
+    if (key === "birth_date" && typeof age === "number") {
+      const plural = new Intl.PluralRules(LANG).select(age) === "one" ? "age_one" : "age_other";
+      wrapper.appendChild(document.createTextNode(" · "));
+      wrapper.appendChild(span("age", t(plural, { years: age })));
+    }
+    return wrapper;
+  }
+
   function showFields(result) {
     const list = $("fields");
     clear(list);
@@ -225,6 +385,11 @@
       value.className = "value";
       value.textContent = String(fields[key]);
       dd.appendChild(value);
+      const extra = fieldExtra(result, key);
+      if (extra) {
+        dd.appendChild(document.createTextNode(" "));
+        dd.appendChild(extra);
+      }
       // A national coding's names in the document's own script, beside the names as printed.
       const national = result.national;
       const native = national && national[key + "_native"];
@@ -345,9 +510,13 @@
     showList("diagnostics", (result.diagnostics || []).filter((d) => d.code !== "corrected"),
       (d) => advice(d, !result.image));
     $("raw").textContent = JSON.stringify(result, null, 2);
+    keepJson(result);
     drawRegion(result);
-    setStatus(summary(result), false, verdictOf(result));
+    const expiry = expiryOf(result);
+    setStatus(summary(result), false, verdictOf(result),
+      expiry ? { kind: expiry, date: result.fields.expiry_date } : null);
     revealResult();
+    focusResult();
   }
 
   /** Chip diagnostics the page explains in its own words where the server's are English. */
@@ -428,10 +597,12 @@
     $("chip-mrz-section").hidden = lines.length === 0;
     showList("chip-diagnostics", report.diagnostics, chipAdvice);
     $("chip-raw").textContent = JSON.stringify(report, null, 2);
+    keepJson(report);
     const parts = [t(report.authentic ? "s_chip_authentic" : "s_chip_not_authentic")];
     if (report.authentic_chip) parts.push(t("s_chip_genuine"));
     setStatus(parts.join(" "), false);
     revealResult();
+    focusResult();
   }
 
   /** Sends EF.SOD, the data groups and the Active Authentication pair, and shows the report. */
@@ -485,8 +656,12 @@
   }
 
   function fail(error) {
-    setStatus(t("s_failed", { message: error.message }), false);
+    // fetch rejects with a TypeError, in the browser's words, when no answer came at all.
+    const message = error instanceof TypeError ? t("s_unreachable") : error.message;
+    setStatus(t("s_failed", { message: message }), false, "failed");
+    $("json-actions").hidden = true;
     revealResult();
+    focusResult();
     if (error.status === 401 || error.status === 403) {
       // The server wants credentials: open the options and put the cursor in the key field.
       $("api_key").closest("details").open = true;
@@ -524,6 +699,21 @@
     }
   }
 
+  /** Reads the specimen photo the page serves, as if a person had chosen it. */
+  async function scanSample() {
+    $("sample-button").disabled = true;
+    try {
+      const response = await fetch(SAMPLE_URL);
+      if (!response.ok) throw new Error(t("s_server", { status: response.status }));
+      const blob = await response.blob();
+      await scanSelected(new File([blob], "specimen-uto.jpg", { type: "image/jpeg" }));
+    } catch (error) {
+      fail(error);
+    } finally {
+      $("sample-button").disabled = false;
+    }
+  }
+
   function setUp() {
     const keyInput = $("api_key");
     keyInput.value = sessionStorage.getItem(KEY_STORAGE) || "";
@@ -533,6 +723,9 @@
       else sessionStorage.removeItem(KEY_STORAGE);
     });
 
+    $("sample-button").addEventListener("click", scanSample);
+    $("copy-json").addEventListener("click", copyJson);
+    $("download-json").addEventListener("click", downloadJson);
     $("scan-form").addEventListener("submit", (event) => {
       event.preventDefault();
       scanSelected($("image").files[0] || $("camera").files[0]);
@@ -616,7 +809,7 @@
         structuredContent: result,
       };
     } catch (error) {
-      return { content: [{ type: "text", text: error.message }], isError: true };
+      return { content: [{ type: "text", text: error.detail || error.message }], isError: true };
     }
   }
 

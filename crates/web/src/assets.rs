@@ -1,4 +1,5 @@
-//! The page's static files, embedded in the binary and served with validators.
+//! The page's static files, embedded in the binary and served with validators: the script,
+//! the style sheet, the icon and the specimen photo behind the page's "Try a sample" button.
 
 use std::sync::OnceLock;
 
@@ -12,24 +13,31 @@ use http::{HeaderMap, HeaderValue, StatusCode, header};
 struct Asset {
     name: &'static str,
     content_type: &'static str,
-    body: &'static str,
+    body: &'static [u8],
 }
 
-const ASSETS: [Asset; 3] = [
+const ASSETS: [Asset; 4] = [
     Asset {
         name: "app.js",
         content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../assets/app.js"),
+        body: include_bytes!("../assets/app.js"),
     },
     Asset {
         name: "style.css",
         content_type: "text/css; charset=utf-8",
-        body: include_str!("../assets/style.css"),
+        body: include_bytes!("../assets/style.css"),
     },
     Asset {
         name: "icon.svg",
         content_type: "image/svg+xml",
-        body: include_str!("../assets/icon.svg"),
+        body: include_bytes!("../assets/icon.svg"),
+    },
+    // A copy of the Utopia specimen of tests/data/images (100_pass-uto.jpg): a crate embeds
+    // only its own files.
+    Asset {
+        name: "specimen-uto.jpg",
+        content_type: "image/jpeg",
+        body: include_bytes!("../assets/specimen-uto.jpg"),
     },
 ];
 
@@ -46,7 +54,7 @@ pub(crate) fn version() -> String {
     static VERSION: OnceLock<String> = OnceLock::new();
     VERSION
         .get_or_init(|| {
-            let all: Vec<u8> = ASSETS.iter().flat_map(|a| a.body.bytes()).collect();
+            let all: Vec<u8> = ASSETS.iter().flat_map(|a| a.body.iter().copied()).collect();
             format!("{:012x}", fingerprint(&all) >> 16)
         })
         .clone()
@@ -57,7 +65,7 @@ pub(crate) async fn serve(Path(name): Path<String>, headers: HeaderMap) -> Respo
     let Some(asset) = ASSETS.iter().find(|a| a.name == name) else {
         return (StatusCode::NOT_FOUND, "no such asset\n").into_response();
     };
-    let etag = format!("\"{:016x}\"", fingerprint(asset.body.as_bytes()));
+    let etag = format!("\"{:016x}\"", fingerprint(asset.body));
     let matches = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())

@@ -13,6 +13,29 @@ use http::{HeaderValue, StatusCode, header};
 use mrtd_service::ServiceError;
 use serde_json::json;
 
+/// Every `code` a REST error may carry, from this crate and from the HTTP front's guard
+/// (`unauthorized`, `forbidden`, `request_timeout`, `rate_limited`): the OpenAPI document's
+/// enum, the table in `docs/rest.md`, and the codes the page has words for in both languages.
+pub(crate) const CODES: &[&str] = &[
+    "invalid_request",
+    "invalid_cursor",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "method_not_allowed",
+    "request_timeout",
+    "payload_too_large",
+    "unsupported_media_type",
+    "unreadable_image",
+    "not_mrz",
+    "image_url_refused",
+    "unreadable_chip_data",
+    "rate_limited",
+    "internal",
+    "store_unavailable",
+    "busy",
+];
+
 /// A REST error. Its message is written for the caller and never carries internals.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{status} {code}: {message}")]

@@ -130,16 +130,17 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Leia a zona de leitura mecânica (as linhas com sinais <) de um passaporte, carteira de identidade ou visto a partir de uma foto. Cada dígito verificador é conferido; nada é guardado, a menos que você peça.",
     ),
     ("photo", "Photo", "Foto"),
-    (
-        "choose",
-        "Choose a photo of the document (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF), or drop it here",
-        "Escolha uma foto do documento (JPEG, PNG, WebP, TIFF, BMP, HEIC ou um PDF digitalizado) ou solte-a aqui",
-    ),
-    ("camera", "Or take a photo with the camera", "Ou tire uma foto com a câmera"),
+    ("choose", "Choose a photo of the document", "Escolha uma foto do documento"),
+    ("camera", "Take a photo with the camera", "Tire uma foto com a câmera"),
     (
         "help",
-        "The photo is sent to this server only, read, and forgotten unless you choose to keep the result.",
-        "A foto é enviada somente a este servidor, lida e esquecida, a menos que você escolha guardar o resultado.",
+        "JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF; you can also drop it here. The photo is sent to this server only, read, and forgotten unless you choose to keep the result.",
+        "JPEG, PNG, WebP, TIFF, BMP, HEIC ou um PDF digitalizado; você também pode soltá-lo aqui. A foto é enviada somente a este servidor, lida e esquecida, a menos que você escolha guardar o resultado.",
+    ),
+    (
+        "sample",
+        "Try a sample (a specimen passport of Utopia)",
+        "Experimente um exemplo (um passaporte de espécime de Utopia)",
     ),
     ("options", "Options", "Opções"),
     (
@@ -246,8 +247,21 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Read this {format} document: not every check digit verified.",
         "Documento {format} lido: nem todos os dígitos verificadores conferem.",
     ),
-    ("s_expired", "The document expired on {date}.", "O documento venceu em {date}."),
-    ("s_unexpired", "The document is unexpired.", "O documento está dentro da validade."),
+    // The headline's expiry badge, from the expiry date and the reference date.
+    ("x_expired", "Expired on {date}", "Vencido em {date}"),
+    ("x_soon", "Expires within 6 months, on {date}", "Vence em menos de 6 meses, em {date}"),
+    ("x_valid", "In date until {date}", "Válido até {date}"),
+    ("age_one", "{years} year old", "{years} ano"),
+    ("age_other", "{years} years old", "{years} anos"),
+    ("pdf_page", "Found on page {page} of the PDF.", "Encontrado na página {page} do PDF."),
+    ("copy_json", "Copy the JSON", "Copiar o JSON"),
+    ("download_json", "Download the JSON", "Baixar o JSON"),
+    ("copied", "Copied.", "Copiado."),
+    (
+        "copy_failed",
+        "Could not copy; open the JSON below and select it.",
+        "Não foi possível copiar; abra o JSON abaixo e selecione-o.",
+    ),
     ("s_kept", "Kept as scan {id} until {until}.", "Guardado como {id} até {until}."),
     (
         "s_partial",
@@ -272,6 +286,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Não foi possível ler o documento: {message}",
     ),
     ("s_server", "The server answered {status}.", "O servidor respondeu {status}."),
+    (
+        "s_unreachable",
+        "The server could not be reached. Check the connection and try again.",
+        "Não foi possível contatar o servidor. Verifique a conexão e tente de novo.",
+    ),
     ("s_choose_first", "Choose a photo first.", "Escolha uma foto primeiro."),
     (
         "s_type_first",
@@ -382,6 +401,157 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Alguns caracteres foram trocados em relação à primeira leitura, cada um com sua prova.",
     ),
     ("d_other", "Look at the photo and the lines again.", "Confira de novo a foto e as linhas."),
+    // The words for each REST error code (`crate::error::CODES`): the page shows these, not
+    // the server's English `detail`.
+    (
+        "e_invalid_request",
+        "The request was not valid. Reload the page and try again.",
+        "A requisição não é válida. Recarregue a página e tente de novo.",
+    ),
+    (
+        "e_invalid_cursor",
+        "The list position is not one this server gave.",
+        "A posição na lista não foi dada por este servidor.",
+    ),
+    (
+        "e_unauthorized",
+        "This server needs an API key: enter it under Options.",
+        "Este servidor exige uma chave de API: informe-a em Opções.",
+    ),
+    (
+        "e_forbidden",
+        "This API key may not do this, or this page's address is not allowed.",
+        "Esta chave de API não tem permissão para isso, ou o endereço desta página não é permitido.",
+    ),
+    (
+        "e_not_found",
+        "Nothing was found here: the scan is unknown, expired or deleted.",
+        "Nada foi encontrado: a leitura é desconhecida, venceu ou foi apagada.",
+    ),
+    (
+        "e_method_not_allowed",
+        "The server does not take this kind of request here.",
+        "O servidor não aceita este tipo de requisição aqui.",
+    ),
+    (
+        "e_request_timeout",
+        "The photo took too long to arrive. Try again on a better connection.",
+        "A foto demorou demais para chegar. Tente de novo com uma conexão melhor.",
+    ),
+    (
+        "e_payload_too_large",
+        "The file is larger than this server accepts. Send a smaller photo.",
+        "O arquivo é maior do que este servidor aceita. Envie uma foto menor.",
+    ),
+    (
+        "e_unsupported_media_type",
+        "The server cannot take this kind of file.",
+        "O servidor não aceita este tipo de arquivo.",
+    ),
+    (
+        "e_unreadable_image",
+        "This file is not an image the reader can open. Send a JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF.",
+        "Este arquivo não é uma imagem que o leitor consiga abrir. Envie JPEG, PNG, WebP, TIFF, BMP, HEIC ou um PDF digitalizado.",
+    ),
+    (
+        "e_not_mrz",
+        "This text is not a machine readable zone: type the two or three lines with < signs.",
+        "Este texto não é uma zona de leitura mecânica: digite as duas ou três linhas com sinais <.",
+    ),
+    (
+        "e_image_url_refused",
+        "The image at that address was not fetched.",
+        "A imagem nesse endereço não foi baixada.",
+    ),
+    (
+        "e_unreadable_chip_data",
+        "EF.SOD or a data group file cannot be read. Check that you chose the files the NFC app saved.",
+        "O EF.SOD ou um arquivo de grupo de dados não pode ser lido. Confira se escolheu os arquivos que o aplicativo NFC salvou.",
+    ),
+    (
+        "e_rate_limited",
+        "Too many requests in a short time. Wait a moment and try again.",
+        "Requisições demais em pouco tempo. Aguarde um pouco e tente de novo.",
+    ),
+    (
+        "e_internal",
+        "Something failed inside the server; nothing was kept. Try again.",
+        "Algo falhou dentro do servidor; nada foi guardado. Tente de novo.",
+    ),
+    (
+        "e_store_unavailable",
+        "The server cannot reach its storage right now. Try again in a few seconds.",
+        "O servidor não consegue acessar o armazenamento agora. Tente de novo em alguns segundos.",
+    ),
+    (
+        "e_busy",
+        "The server is busy reading other documents. Try again in a few seconds.",
+        "O servidor está ocupado lendo outros documentos. Tente de novo em alguns segundos.",
+    ),
+    // Names of the ICAO 9303 codes that are no ISO 3166 country (the browser names those).
+    ("cc_D", "Germany", "Alemanha"),
+    ("cc_EUE", "European Union", "União Europeia"),
+    (
+        "cc_GBD",
+        "British Overseas Territories Citizen",
+        "Cidadão dos Territórios Britânicos Ultramarinos",
+    ),
+    ("cc_GBN", "British National (Overseas)", "Nacional Britânico (Ultramar)"),
+    ("cc_GBO", "British Overseas Citizen", "Cidadão Britânico Ultramarino"),
+    ("cc_GBP", "British Protected Person", "Pessoa sob Proteção Britânica"),
+    ("cc_GBS", "British Subject", "Súdito Britânico"),
+    ("cc_RKS", "Kosovo", "Kosovo"),
+    ("cc_XKX", "Kosovo", "Kosovo"),
+    ("cc_UNO", "United Nations", "Nações Unidas"),
+    (
+        "cc_UNA",
+        "A specialized agency of the United Nations",
+        "Agência especializada das Nações Unidas",
+    ),
+    (
+        "cc_UNK",
+        "United Nations Interim Administration Mission in Kosovo",
+        "Missão de Administração Interina das Nações Unidas no Kosovo",
+    ),
+    ("cc_XBA", "African Development Bank", "Banco Africano de Desenvolvimento"),
+    ("cc_XIM", "African Export-Import Bank", "Banco Africano de Exportação e Importação"),
+    ("cc_XCC", "Caribbean Community", "Comunidade do Caribe"),
+    ("cc_XCE", "Council of Europe", "Conselho da Europa"),
+    (
+        "cc_XCO",
+        "Common Market for Eastern and Southern Africa",
+        "Mercado Comum da África Oriental e Austral",
+    ),
+    (
+        "cc_XEC",
+        "Economic Community of West African States",
+        "Comunidade Econômica dos Estados da África Ocidental",
+    ),
+    ("cc_XPO", "INTERPOL", "INTERPOL"),
+    (
+        "cc_XES",
+        "Organisation of Eastern Caribbean States",
+        "Organização dos Estados do Caribe Oriental",
+    ),
+    (
+        "cc_XMP",
+        "Parliamentary Assembly of the Mediterranean",
+        "Assembleia Parlamentar do Mediterrâneo",
+    ),
+    ("cc_XOM", "Sovereign Military Order of Malta", "Ordem Soberana e Militar de Malta"),
+    (
+        "cc_XDC",
+        "Southern African Development Community",
+        "Comunidade de Desenvolvimento da África Austral",
+    ),
+    ("cc_XXA", "Stateless person", "Apátrida"),
+    ("cc_XXB", "Refugee (1951 Convention)", "Refugiado (Convenção de 1951)"),
+    ("cc_XXC", "Refugee (other)", "Refugiado (outros)"),
+    ("cc_XXX", "Nationality unspecified", "Nacionalidade não especificada"),
+    ("cc_ANT", "Netherlands Antilles", "Antilhas Holandesas"),
+    ("cc_NTZ", "Neutral Zone", "Zona Neutra"),
+    ("cc_UTO", "Utopia", "Utopia"),
+    ("cc_YTO", "a specimen state", "um Estado de espécime"),
     ("no_fields", "No field could be read.", "Nenhum campo pôde ser lido."),
     // The chip section.
     ("chip_heading", "Or verify a chip's data", "Ou verifique os dados de um chip"),
@@ -564,5 +734,65 @@ mod tests {
         }
         assert!(messages_json(Lang::PtBr).contains("Sobrenome"));
         assert!(!messages_json(Lang::En).contains('<'));
+    }
+
+    /// The codes of the table in `docs/rest.md` (its `<a id="CODE">` anchors).
+    fn documented_codes() -> Vec<String> {
+        let docs = include_str!("../docs/rest.md");
+        docs.split("<a id=\"")
+            .skip(1)
+            .map(|piece| piece[..piece.find('"').unwrap()].to_owned())
+            .collect()
+    }
+
+    /// The codes `error.rs` gives an error: the string right after a `StatusCode::` constant.
+    fn emitted_codes() -> Vec<String> {
+        let source = include_str!("error.rs");
+        let mut codes = Vec::new();
+        for piece in source.split("StatusCode::").skip(1) {
+            let after = piece.trim_start_matches(|c: char| c.is_ascii_uppercase() || c == '_');
+            let Some(rest) = after.strip_prefix(',') else { continue };
+            if let Some(quoted) = rest.trim_start().strip_prefix('"') {
+                codes.push(quoted[..quoted.find('"').unwrap()].to_owned());
+            }
+        }
+        codes
+    }
+
+    #[test]
+    fn every_error_code_is_documented_and_has_words_in_both_languages() {
+        let mut documented = documented_codes();
+        documented.sort();
+        let mut known: Vec<String> =
+            crate::error::CODES.iter().map(|code| (*code).to_owned()).collect();
+        known.sort();
+        assert_eq!(documented, known, "docs/rest.md's table and error::CODES differ");
+        let emitted = emitted_codes();
+        assert!(emitted.len() >= 10, "found too few codes in error.rs: {emitted:?}");
+        for code in &emitted {
+            assert!(known.contains(code), "error.rs emits {code}, which is not in error::CODES");
+        }
+        for code in &known {
+            let key = format!("e_{code}");
+            assert!(TEXTS.iter().any(|(k, _, _)| *k == key), "the page has no words for {code}");
+        }
+        // The script looks the words up by the code the server sends.
+        let script = include_str!("../assets/app.js");
+        assert!(script.contains("t(\"e_\" + code)"), "app.js does not translate error codes");
+    }
+
+    #[test]
+    fn every_icao_special_code_has_a_name_in_both_languages() {
+        let special = [
+            "D", "GBD", "GBN", "GBO", "GBP", "GBS", "UNO", "UNA", "UNK", "XBA", "XIM", "XCC",
+            "XCE", "XCO", "XEC", "XPO", "XES", "XMP", "XOM", "XDC", "XXA", "XXB", "XXC", "XXX",
+            "EUE", "RKS", "UTO",
+        ];
+        for code in special {
+            let key = format!("cc_{code}");
+            assert!(TEXTS.iter().any(|(k, _, _)| *k == key), "no name for {code}");
+        }
+        assert_eq!(text("cc_UTO", Lang::En), "Utopia");
+        assert_eq!(text("cc_D", Lang::PtBr), "Alemanha");
     }
 }

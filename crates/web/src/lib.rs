@@ -8,7 +8,7 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /` | the page (HTML), the discovery document (JSON), Markdown or plain text, by `Accept` |
-//! | `GET /assets/{name}` | the page's script and style sheet, embedded in the binary |
+//! | `GET /assets/{name}` | the page's script, style sheet, icon and sample photo, embedded in the binary |
 //! | `GET /llms.txt`, `GET /docs/{name}.md` | the docs in Markdown for agents and people |
 //! | `GET /openapi.json` | OpenAPI 3.1 for the REST API |
 //! | `POST /v1/scans`, `GET /v1/scans`, `GET`/`DELETE /v1/scans/{id}`, `POST /v1/parse`, `POST /v1/check`, `POST /v1/chip/verify` | the REST API |

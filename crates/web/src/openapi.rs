@@ -308,12 +308,12 @@ fn error_schema() -> Value {
             "title": { "type": "string" },
             "status": { "type": "integer" },
             "detail": { "type": "string", "description": "What went wrong and what to do." },
-            "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
+            "code": { "type": "string", "enum": crate::error::CODES },
             "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." },
             "error": {
                 "type": "object",
                 "properties": {
-                    "code": { "type": "string", "enum": ["invalid_request", "invalid_cursor", "not_found", "payload_too_large", "unsupported_media_type", "unreadable_image", "not_mrz", "unreadable_chip_data", "store_unavailable", "internal", "unauthorized", "forbidden", "request_timeout", "rate_limited", "busy"] },
+                    "code": { "type": "string", "enum": crate::error::CODES },
                     "status": { "type": "integer" },
                     "message": { "type": "string" },
                     "retry_after": { "type": "integer", "description": "Seconds to wait before retrying." }

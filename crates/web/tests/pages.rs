@@ -76,8 +76,12 @@ async fn the_page_speaks_the_language_the_browser_prefers() {
     assert_eq!(pt.header("content-language"), Some("pt-BR"));
     let html = pt.text();
     assert!(html.contains("<html lang=\"pt-BR\">"), "{}", &html[..200]);
-    for words in ["Escolha uma foto do documento", "Ler o documento", "\"f_surname\":\"Sobrenome\""]
-    {
+    for words in [
+        "Escolha uma foto do documento",
+        "Tire uma foto com a câmera",
+        "Ler o documento",
+        "\"f_surname\":\"Sobrenome\"",
+    ] {
         assert!(html.contains(words), "the Portuguese page lacks {words}");
     }
     assert!(!html.contains("{{"), "every placeholder is filled");
@@ -142,6 +146,76 @@ async fn the_assets_the_page_links_are_served_with_validators() {
     assert!(script.contains("X-Api-Key") && script.contains("sessionStorage"));
     let missing = request(addr, "GET", "/assets/nothing.js", &[], b"").await;
     assert_eq!(missing.status, 404);
+
+    // The "Try a sample" button reads the Utopia specimen the server itself serves.
+    assert!(html.contains("id=\"sample-button\""), "the page offers a sample");
+    assert!(script.contains("\"/assets/specimen-uto.jpg\""), "the script reads the sample");
+    let sample = request(addr, "GET", "/assets/specimen-uto.jpg", &[], b"").await;
+    assert_eq!(sample.status, 200);
+    assert_eq!(content_type(&sample), "image/jpeg");
+    assert_eq!(sample.bytes, support::image("100_pass-uto.jpg"), "a copy of the specimen");
+}
+
+/// The messages the page gives its script, for a language.
+async fn messages(addr: std::net::SocketAddr, lang: &str) -> Value {
+    let path = format!("/?lang={lang}");
+    let html = request(addr, "GET", &path, &[("Accept", BROWSER)], b"").await.text();
+    let marker = "id=\"messages\">";
+    let start = html.find(marker).expect("the messages") + marker.len();
+    let end = start + html[start..].find("</script>").expect("the end of the messages");
+    serde_json::from_str(&html[start..end]).expect("the messages are JSON")
+}
+
+/// The script's table from ICAO alpha-3 codes to the alpha-2 ones the browser names:
+/// every ISO 3166 code the MRZ parser knows, and nothing else; ICAO 9303's own codes, the
+/// specimen and withdrawn codes are named by the page's words in both languages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_can_name_every_code_the_parser_knows() {
+    use mrtd_mrz::{CodeKind, classify_code};
+
+    let script = include_str!("../assets/app.js");
+    let start = script.find("const ALPHA2 = Object.fromEntries([").expect("the table");
+    let end = start + script[start..].find("].join(").expect("the end of the table");
+    let mut table = std::collections::BTreeMap::new();
+    for piece in script[start..end].split('"').skip(1).step_by(2) {
+        for pair in piece.split_whitespace() {
+            let (alpha3, alpha2) = pair.split_once(':').expect("alpha3:alpha2");
+            assert!(alpha2.len() == 2 && alpha2.bytes().all(|b| b.is_ascii_uppercase()), "{pair}");
+            assert!(table.insert(alpha3.to_owned(), alpha2.to_owned()).is_none(), "{alpha3} twice");
+        }
+    }
+    let mut alpha2s: Vec<&String> = table.values().collect();
+    alpha2s.sort();
+    alpha2s.dedup();
+    assert_eq!(alpha2s.len(), table.len(), "two codes share an alpha-2 code");
+
+    let server = support::start().await;
+    let english = messages(server.addr, "en").await;
+    let portuguese = messages(server.addr, "pt-BR").await;
+    let letters = b'A'..=b'Z';
+    let singles = letters.clone().map(|a| (a as char).to_string());
+    let triples = letters.clone().flat_map(|a| {
+        let letters = letters.clone();
+        letters.clone().flat_map(move |b| letters.clone().map(move |c| [a, b, c]))
+    });
+    let codes = singles.chain(triples.map(|t| String::from_utf8(t.to_vec()).unwrap()));
+    let mut n_iso = 0;
+    for code in codes {
+        match classify_code(&code).kind {
+            CodeKind::Iso3166 => {
+                n_iso += 1;
+                assert!(table.contains_key(&code), "the page cannot name {code}");
+            }
+            CodeKind::Unknown => assert!(!table.contains_key(&code), "{code} is no country"),
+            _ => {
+                let key = format!("cc_{code}");
+                assert!(english[&key].is_string(), "no English name for {code}");
+                assert!(portuguese[&key].is_string(), "no Portuguese name for {code}");
+            }
+        }
+    }
+    assert_eq!(n_iso, table.len());
+    assert_eq!(english["cc_UTO"], "Utopia");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
