@@ -7,7 +7,8 @@ use crate::cells::CellGeometry;
 use crate::components::Darkness;
 use crate::error::ImageError;
 use crate::face::FaceModel;
-use crate::image::{DecodeLimits, decode, decode_ink, decode_jpeg_half};
+use crate::image::{DecodeLimits, decode, decode_ink, decode_jpeg_reduced, within_pixels};
+use crate::jpeg::Reduction;
 use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Mlp;
 use crate::recognise::Reader;
@@ -25,6 +26,12 @@ const HALF_SIZE_FROM_PX: u32 = 3600;
 /// How far over the pixel limit a JPEG may be and still be read, at half size (which holds a
 /// quarter of its pixels, so the decoded raster stays within the limit).
 const OVERSIZED_FACTOR: u64 = 4;
+
+/// How far over the pixel limit a JPEG may be and still be read, at quarter size (a 200 MP
+/// frame against the default 40 MP). A progressive file holds 40 bytes a luma block while its
+/// scans come in: 200 MB at this many pixels with the default limit, within the decoder's
+/// memory limit (eight bytes a pixel of the limit).
+const QUARTER_OVERSIZED_FACTOR: u64 = 8;
 
 /// How far over the pixel limit a HEIC may be and still be read at half size: a HEIC is
 /// decoded whole (to RGBA, four bytes a pixel) before it is halved, so twice the limit (an
@@ -241,7 +248,11 @@ impl Engine {
         limits: DecodeLimits,
         options: &ParseOptions,
     ) -> Option<ImageReading> {
-        let half = decode_jpeg_half(image_bytes, limits, HALF_SIZE_FROM_PX)?;
+        let half = decode_jpeg_reduced(image_bytes, limits, |width, height| {
+            let wanted =
+                width.max(height) >= HALF_SIZE_FROM_PX && within_pixels(width, height, limits);
+            wanted.then_some(Reduction::Half)
+        })?;
         let (reading, cells, candidates_seen) = self.read_gray_inner(&half.gray, options);
         let stands = match cells.as_deref() {
             Some(cells) => {
@@ -267,27 +278,36 @@ impl Engine {
     }
 
     /// Reads a JPEG or HEIC over the pixel limit (a 48 or 50 megapixel phone photo) from its
-    /// half-size decode, which holds a quarter of the pixels, instead of refusing it. Up to
-    /// [`OVERSIZED_FACTOR`] times the limit ([`HEIC_OVERSIZED_FACTOR`] for HEIC); `None` for
-    /// larger files and for JPEGs the half-size decoder does not handle (progressive), which
-    /// stay refused.
+    /// half-size decode, which holds a quarter of the pixels, instead of refusing it: up to
+    /// [`OVERSIZED_FACTOR`] times the limit ([`HEIC_OVERSIZED_FACTOR`] for HEIC), and a JPEG
+    /// up to [`QUARTER_OVERSIZED_FACTOR`] times it from its quarter-size decode. `None` for
+    /// larger files and for JPEGs the reducing decoder does not handle (arithmetic coding,
+    /// CMYK), which stay refused.
     fn read_oversized(
         &self,
         image_bytes: &[u8],
         limits: DecodeLimits,
         options: &ParseOptions,
     ) -> Option<ImageReading> {
-        let wider = DecodeLimits {
-            max_pixels: limits.max_pixels.saturating_mul(OVERSIZED_FACTOR),
+        let times = |factor: u64| DecodeLimits {
+            max_pixels: limits.max_pixels.saturating_mul(factor),
             ..limits
+        };
+        let choose = |width, height| {
+            if within_pixels(width, height, times(OVERSIZED_FACTOR)) {
+                Some(Reduction::Half)
+            } else {
+                within_pixels(width, height, times(QUARTER_OVERSIZED_FACTOR))
+                    .then_some(Reduction::Quarter)
+            }
         };
         let heic_wider = DecodeLimits {
             max_pixels: limits.max_pixels.saturating_mul(HEIC_OVERSIZED_FACTOR),
             ..limits
         };
-        let half = decode_jpeg_half(image_bytes, wider, 0)
+        let reduced = decode_jpeg_reduced(image_bytes, limits, choose)
             .or_else(|| crate::image::decode_heif_half(image_bytes, heic_wider))?;
-        Some(at_full_size(self.read_gray(&half.gray, options), &half))
+        Some(at_full_size(self.read_gray(&reduced.gray, options), &reduced))
     }
 
     /// Reads the MRZ of an already decoded, upright grayscale image.
@@ -507,20 +527,21 @@ pub(crate) fn is_confident(attempt: &Attempt) -> bool {
 
 /// A reading of a half-size decode, in the full-size image's geometry: half-size pixel
 /// centres (i + 0.5) stand for full-size 2i + 1.
-fn at_full_size(mut reading: ImageReading, half: &crate::image::HalfDecoded) -> ImageReading {
+fn at_full_size(mut reading: ImageReading, half: &crate::image::ReducedDecoded) -> ImageReading {
+    let factor = half.factor;
     if let Some(region) = reading.region.as_mut() {
         for corner in region.iter_mut() {
-            *corner = (corner.0 * 2.0, corner.1 * 2.0);
+            *corner = (corner.0 * factor, corner.1 * factor);
         }
     }
     if let Some(document) = reading.document.as_mut() {
         for corner in document.corners.iter_mut() {
-            *corner = (corner.0 * 2.0, corner.1 * 2.0);
+            *corner = (corner.0 * factor, corner.1 * factor);
         }
     }
     if let Some(portrait) = reading.portrait.as_mut() {
         for value in portrait.bbox.iter_mut() {
-            *value *= 2.0;
+            *value *= factor;
         }
     }
     reading.image_width = half.full_width;
@@ -597,6 +618,53 @@ mod tests {
         // And the public entry point takes this path.
         let read = engine.read(&jpeg, &options).expect("decodes");
         assert_eq!((lines(&read), read.region), (lines(&half), half.region));
+    }
+
+    /// A progressive JPEG (as photo editors and web exports write) over the pixel limit is
+    /// read at half size, as a baseline one is; it was refused before.
+    #[test]
+    fn a_progressive_photo_over_the_pixel_limit_is_read_at_half_size() {
+        let mut progressive = Vec::new();
+        let mut encoder = jpeg_encoder::Encoder::new(&mut progressive, 88);
+        encoder.set_progressive(true);
+        let scene = phone_scene(2600);
+        let size = (scene.width() as u16, scene.height() as u16);
+        encoder
+            .encode(scene.as_raw(), size.0, size.1, jpeg_encoder::ColorType::Rgb)
+            .expect("encodes");
+        // 12 MP against a 5 MP limit: over it, within four times it.
+        let engine = EngineBuilder::new().max_pixels(5_000_000).build();
+        let read = engine.read(&progressive, &ParseOptions::default()).expect("read, not refused");
+        assert_eq!(read.status, Status::Read, "{:?}", read.diagnostics);
+        let lines = read.reading.as_ref().map(|r| r.lines.join("|"));
+        assert_eq!(lines.as_deref(), Some(UTO));
+        assert_eq!((read.image_width, read.image_height, read.image_format), (4000, 3000, "jpeg"));
+    }
+
+    /// Between four and eight times over the pixel limit (a 200 MP frame against the default
+    /// 40 MP), a JPEG is read from its quarter-size decode, in full-size geometry; beyond that
+    /// it is refused from its header.
+    #[test]
+    fn a_photo_far_over_the_pixel_limit_is_read_at_quarter_size() {
+        let jpeg = phone_photo(2600);
+        // 12 MP against a 2 MP limit: six times over it.
+        let engine = EngineBuilder::new().max_pixels(2_000_000).build();
+        let read = engine.read(&jpeg, &ParseOptions::default()).expect("read, not refused");
+        assert_eq!(read.status, Status::Read, "{:?}", read.diagnostics);
+        let lines = read.reading.as_ref().map(|r| r.lines.join("|"));
+        assert_eq!(lines.as_deref(), Some(UTO));
+        assert_eq!((read.image_width, read.image_height), (4000, 3000));
+        let at_half = EngineBuilder::new().build().read(&jpeg, &ParseOptions::default());
+        let (a, b) =
+            (read.region.expect("a region"), at_half.expect("read").region.expect("a region"));
+        for (p, q) in a.iter().zip(&b) {
+            assert!((p.0 - q.0).abs() < 24.0 && (p.1 - q.1).abs() < 24.0, "{a:?} against {b:?}");
+        }
+        let strict = EngineBuilder::new().max_pixels(1_000_000).build();
+        match strict.read(&jpeg, &ParseOptions::default()) {
+            Err(ImageError::TooManyPixels { width: 4000, height: 3000, .. }) => {}
+            other => panic!("{:?}", other.map(|r| r.status)),
+        }
     }
 
     #[test]

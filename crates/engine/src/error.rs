@@ -16,7 +16,11 @@ pub enum ImageError {
     #[error("the image could not be decoded: {0}")]
     Decode(String),
     /// The image declares more pixels than the configured limit.
-    #[error("the image has {pixels} pixels ({width}x{height}), more than the limit of {limit}")]
+    #[error(
+        "the image has {pixels} pixels ({width}x{height}), more than the limit of {limit}: \
+         send a smaller copy (a JPEG is read up to 8 times the limit, and 12 megapixels are \
+         plenty for an MRZ)"
+    )]
     TooManyPixels {
         /// Declared width.
         width: u32,

@@ -9,6 +9,7 @@ use image::{DynamicImage, ImageDecoder, ImageReader};
 
 use crate::error::ImageError;
 use crate::gray::Gray;
+use crate::jpeg::Reduction;
 
 /// Limits applied while decoding untrusted input.
 #[derive(Clone, Copy, Debug)]
@@ -259,48 +260,57 @@ fn decode_heif(bytes: &[u8], limits: DecodeLimits) -> Result<Gray, ImageError> {
     Ok(Gray { width, height, data })
 }
 
-/// A large baseline JPEG decoded at half size, upright, with the full upright
-/// size; `None` when the file is smaller than `min_longest_side` on its longest
-/// side, over the limits, or not one the half-size decoder handles (the caller
-/// then decodes it in full, which also reports any error).
-pub(crate) fn decode_jpeg_half(
+/// A large JPEG decoded at reduced size, upright, with the full upright size; `choose` picks
+/// the reduction from the full width and height, or refuses the file (too small to need it,
+/// or too large). `None` also when the file is over the byte limit or not one the reducing
+/// decoder handles (the caller then decodes it in full, which also reports any error).
+pub(crate) fn decode_jpeg_reduced(
     bytes: &[u8],
     limits: DecodeLimits,
-    min_longest_side: u32,
-) -> Option<HalfDecoded> {
+    choose: impl FnOnce(u32, u32) -> Option<Reduction>,
+) -> Option<ReducedDecoded> {
     if bytes.len() > limits.max_bytes || !bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return None;
     }
-    let half = crate::jpeg::decode_half_luma(bytes, |width, height| {
-        width.max(height) >= min_longest_side && check_pixels(width, height, limits).is_ok()
+    let reduced = crate::jpeg::decode_reduced_luma(bytes, |width, height| {
+        choose(width, height).filter(|_| width > 0 && height > 0)
     })?;
-    count_decoded(half.gray.width, half.gray.height);
-    let orientation = half
+    count_decoded(reduced.gray.width, reduced.gray.height);
+    let orientation = reduced
         .exif
         .as_deref()
         .and_then(image::metadata::Orientation::from_exif_chunk)
         .unwrap_or(image::metadata::Orientation::NoTransforms);
     use image::metadata::Orientation::{Rotate90, Rotate90FlipH, Rotate270, Rotate270FlipH};
     let turned = matches!(orientation, Rotate90 | Rotate270 | Rotate90FlipH | Rotate270FlipH);
-    let full_size = if turned { (half.height, half.width) } else { (half.width, half.height) };
+    let full_size =
+        if turned { (reduced.height, reduced.width) } else { (reduced.width, reduced.height) };
     let luma = image::GrayImage::from_raw(
-        half.gray.width as u32,
-        half.gray.height as u32,
-        half.gray.data,
+        reduced.gray.width as u32,
+        reduced.gray.height as u32,
+        reduced.gray.data,
     )?;
     let gray = upright_gray(DynamicImage::ImageLuma8(luma), orientation);
-    Some(HalfDecoded {
+    Some(ReducedDecoded {
         gray,
+        factor: reduced.reduction.factor() as f32,
         full_width: full_size.0 as usize,
         full_height: full_size.1 as usize,
         format: "jpeg",
     })
 }
 
-/// A JPEG decoded at half size.
-pub(crate) struct HalfDecoded {
-    /// The upright luma at half size.
+/// Whether a raster of `width` by `height` is within the pixel limit (and not empty).
+pub(crate) fn within_pixels(width: u32, height: u32, limits: DecodeLimits) -> bool {
+    check_pixels(width, height, limits).is_ok()
+}
+
+/// A photo decoded at reduced size.
+pub(crate) struct ReducedDecoded {
+    /// The upright luma at reduced size.
     pub(crate) gray: Gray,
+    /// The full-size pixels per reduced pixel, in each direction.
+    pub(crate) factor: f32,
     /// The upright full-size width.
     pub(crate) full_width: usize,
     /// The upright full-size height.
@@ -312,13 +322,14 @@ pub(crate) struct HalfDecoded {
 /// A HEIC over the pixel limit, decoded whole within `limits` and halved (2 × 2 averages);
 /// `None` when it is no HEIC or cannot be decoded within them (the caller then reports the
 /// usual error).
-pub(crate) fn decode_heif_half(bytes: &[u8], limits: DecodeLimits) -> Option<HalfDecoded> {
+pub(crate) fn decode_heif_half(bytes: &[u8], limits: DecodeLimits) -> Option<ReducedDecoded> {
     if bytes.len() > limits.max_bytes || !is_heif(bytes) {
         return None;
     }
     let full = decode_heif(bytes, limits).ok()?;
-    Some(HalfDecoded {
+    Some(ReducedDecoded {
         gray: full.shrink(2),
+        factor: 2.0,
         full_width: full.width,
         full_height: full.height,
         format: "heic",

@@ -84,13 +84,16 @@ fn colour_jpeg(width: u32, height: u32) -> Vec<u8> {
 #[test]
 fn jpeg_limits_and_damage_are_refused_like_other_formats() {
     let engine = EngineBuilder::new().max_pixels(10_000).build();
-    // Up to four times the limit, a baseline JPEG is read at half size (a quarter of the
-    // pixels) rather than refused; beyond that it is refused from its header.
+    // Up to four times the limit, a JPEG is read at half size (a quarter of the pixels) and
+    // up to eight times at quarter size rather than refused; beyond that it is refused from
+    // its header.
     let oversized = engine.read(&colour_jpeg(200, 100), &ParseOptions::default()).expect("read");
     assert_eq!((oversized.image_width, oversized.image_height), (200, 100));
-    match engine.read(&colour_jpeg(300, 200), &ParseOptions::default()).unwrap_err() {
+    let far_over = engine.read(&colour_jpeg(300, 200), &ParseOptions::default()).expect("read");
+    assert_eq!((far_over.image_width, far_over.image_height), (300, 200));
+    match engine.read(&colour_jpeg(300, 300), &ParseOptions::default()).unwrap_err() {
         ImageError::TooManyPixels { width, height, pixels, limit } => {
-            assert_eq!((width, height, pixels, limit), (300, 200, 60_000, 10_000));
+            assert_eq!((width, height, pixels, limit), (300, 300, 90_000, 10_000));
         }
         other => panic!("unexpected {other}"),
     }

@@ -14,12 +14,14 @@ pub(super) struct Component {
     pub(super) tq: usize,
 }
 
-/// The frame header (SOF0 or SOF1).
+/// The frame header (SOF0, SOF1 or SOF2).
 #[derive(Debug)]
 pub(super) struct Frame {
     pub(super) width: u16,
     pub(super) height: u16,
     pub(super) components: Vec<Component>,
+    /// A progressive frame (SOF2): the coefficients come in several scans.
+    pub(super) progressive: bool,
 }
 
 /// A component of the scan: which frame component, and its Huffman tables.
@@ -28,6 +30,20 @@ pub(super) struct ScanComponent {
     pub(super) frame_index: usize,
     pub(super) dc: usize,
     pub(super) ac: usize,
+}
+
+/// A scan header: its components, and the band of the spectrum and the bits of it that it
+/// codes (the whole spectrum at full precision in a sequential frame).
+#[derive(Debug)]
+pub(super) struct Scan {
+    pub(super) components: Vec<ScanComponent>,
+    /// First and last zigzag index of the band.
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// Successive approximation: the bit position of the previous scan of this band (0 for
+    /// the first), and the one this scan codes down to.
+    pub(super) high: u32,
+    pub(super) low: u32,
 }
 
 /// Everything the scan decoder needs, with the scan's entropy-coded data.
@@ -39,7 +55,7 @@ pub(super) struct Headers<'a> {
     pub(super) ac_tables: [Option<Box<Huffman>>; 4],
     /// MCUs between restart markers; 0 for none.
     pub(super) restart_interval: usize,
-    pub(super) scan: Vec<ScanComponent>,
+    pub(super) scan: Scan,
     /// The bytes after the scan header, entropy-coded data first.
     pub(super) data: &'a [u8],
     /// The TIFF structure of the first APP1 `Exif` segment.
@@ -47,11 +63,11 @@ pub(super) struct Headers<'a> {
 }
 
 const SOI: u8 = 0xD8;
-const EOI: u8 = 0xD9;
-const SOS: u8 = 0xDA;
-const DQT: u8 = 0xDB;
-const DHT: u8 = 0xC4;
-const DRI: u8 = 0xDD;
+pub(super) const EOI: u8 = 0xD9;
+pub(super) const SOS: u8 = 0xDA;
+pub(super) const DQT: u8 = 0xDB;
+pub(super) const DHT: u8 = 0xC4;
+pub(super) const DRI: u8 = 0xDD;
 const APP1: u8 = 0xE1;
 const APP14: u8 = 0xEE;
 
@@ -90,9 +106,10 @@ pub(super) fn parse(bytes: &[u8]) -> Option<Headers<'_>> {
         let body = bytes.get(pos + 2..pos.checked_add(length)?)?;
         pos += length;
         match marker {
-            0xC0 | 0xC1 => frame = Some(parse_frame(body)?),
-            // Progressive, lossless, hierarchical and arithmetic-coded frames.
-            0xC2 | 0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return None,
+            0xC0 | 0xC1 => frame = Some(parse_frame(body, false)?),
+            0xC2 => frame = Some(parse_frame(body, true)?),
+            // Lossless, hierarchical and arithmetic-coded frames.
+            0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return None,
             DHT => parse_huffman(body, &mut dc_tables, &mut ac_tables)?,
             DQT => parse_quant(body, &mut quant)?,
             DRI => restart_interval = usize::from(u16::from_be_bytes(body.try_into().ok()?)),
@@ -106,9 +123,8 @@ pub(super) fn parse(bytes: &[u8]) -> Option<Headers<'_>> {
                 if frame.components.len() == 3 && is_rgb(&frame, adobe_transform) {
                     return None;
                 }
-                for component in &scan {
-                    dc_tables[component.dc].as_ref()?;
-                    ac_tables[component.ac].as_ref()?;
+                if !has_tables(&scan, &dc_tables, &ac_tables) {
+                    return None;
                 }
                 return Some(Headers {
                     frame,
@@ -132,7 +148,20 @@ fn is_rgb(frame: &Frame, adobe_transform: Option<u8>) -> bool {
     adobe_transform == Some(0) || ids == b"RGB"
 }
 
-fn parse_frame(body: &[u8]) -> Option<Frame> {
+/// Whether the tables the scan decodes with are defined: DC tables for the first DC scan
+/// (a refinement codes bare bits), AC tables for an AC band.
+pub(super) fn has_tables(
+    scan: &Scan,
+    dc_tables: &[Option<Box<Huffman>>; 4],
+    ac_tables: &[Option<Box<Huffman>>; 4],
+) -> bool {
+    scan.components.iter().all(|c| {
+        (scan.start > 0 || scan.high > 0 || dc_tables[c.dc].is_some())
+            && (scan.end == 0 || ac_tables[c.ac].is_some())
+    })
+}
+
+fn parse_frame(body: &[u8], progressive: bool) -> Option<Frame> {
     let (&precision, rest) = body.split_first()?;
     if precision != 8 || rest.len() < 5 {
         return None;
@@ -165,7 +194,7 @@ fn parse_frame(body: &[u8]) -> Option<Frame> {
     if count > 1 && components.iter().map(|c| c.h * c.v).sum::<usize>() > 10 {
         return None;
     }
-    Some(Frame { width, height, components })
+    Some(Frame { width, height, components, progressive })
 }
 
 /// The largest horizontal and vertical sampling factors of the frame.
@@ -204,7 +233,7 @@ fn parse_quant(mut body: &[u8], quant: &mut [Option<[u16; 64]>; 4]) -> Option<()
     Some(())
 }
 
-fn parse_huffman(
+pub(super) fn parse_huffman(
     mut body: &[u8],
     dc_tables: &mut [Option<Box<Huffman>>; 4],
     ac_tables: &mut [Option<Box<Huffman>>; 4],
@@ -228,30 +257,45 @@ fn parse_huffman(
     Some(())
 }
 
-/// The scan header: every frame component once, in one interleaved scan of
-/// the whole spectrum (a sequential frame).
-fn parse_scan(body: &[u8], frame: &Frame) -> Option<Vec<ScanComponent>> {
+/// A scan header. A sequential frame has every component once, in one interleaved scan of
+/// the whole spectrum. A progressive frame's scan codes the DC of one or more components or
+/// one band of one component's AC, the first time or one more bit of it.
+pub(super) fn parse_scan(body: &[u8], frame: &Frame) -> Option<Scan> {
     let (&count, rest) = body.split_first()?;
     let count = usize::from(count);
-    if count != frame.components.len() {
+    if count == 0 || count > frame.components.len() {
         return None;
     }
     let specs = rest.get(..2 * count)?;
-    let mut scan = Vec::with_capacity(count);
+    let mut components = Vec::with_capacity(count);
     for spec in specs.chunks_exact(2) {
         let frame_index = frame.components.iter().position(|c| c.id == spec[0])?;
-        if scan.iter().any(|s: &ScanComponent| s.frame_index == frame_index) {
+        if components.iter().any(|s: &ScanComponent| s.frame_index == frame_index) {
             return None;
         }
         let (dc, ac) = (usize::from(spec[1] >> 4), usize::from(spec[1] & 15));
         if dc > 3 || ac > 3 {
             return None;
         }
-        scan.push(ScanComponent { frame_index, dc, ac });
+        components.push(ScanComponent { frame_index, dc, ac });
     }
-    // Spectral selection 0..63 and no successive approximation.
-    if rest.get(2 * count..2 * count + 3)? != [0, 63, 0] {
+    let &[start, end, approximation] = rest.get(2 * count..2 * count + 3)? else {
         return None;
+    };
+    let scan = Scan {
+        components,
+        start: usize::from(start),
+        end: usize::from(end),
+        high: u32::from(approximation >> 4),
+        low: u32::from(approximation & 15),
+    };
+    if !frame.progressive {
+        let whole = scan.start == 0 && scan.end == 63 && approximation == 0;
+        return (whole && count == frame.components.len()).then_some(scan);
     }
-    Some(scan)
+    // A DC scan, or one band of one component's AC; a refinement codes one bit.
+    let dc = scan.start == 0 && scan.end == 0;
+    let ac = scan.start >= 1 && scan.start <= scan.end && scan.end <= 63 && count == 1;
+    let bits = scan.low <= 13 && (scan.high == 0 || scan.high == scan.low + 1);
+    ((dc || ac) && bits).then_some(scan)
 }

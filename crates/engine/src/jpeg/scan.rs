@@ -1,6 +1,7 @@
 //! Entropy decoding of one interleaved baseline scan, keeping the luma
 //! blocks' low frequencies and transforming them to half-size pixels.
 
+use super::Reduction;
 use super::headers::{Headers, max_sampling};
 use crate::gray::Gray;
 
@@ -103,7 +104,7 @@ impl Huffman {
 
 /// The value of `size` extra bits `bits` (the JPEG sign convention).
 #[inline(always)]
-fn extend(bits: u32, size: u32) -> i32 {
+pub(super) fn extend(bits: u32, size: u32) -> i32 {
     let value = bits as i32;
     if size > 0 && value < 1 << (size - 1) { value - (1 << size) + 1 } else { value }
 }
@@ -114,24 +115,24 @@ fn extend(bits: u32, size: u32) -> i32 {
 /// The hot methods are inlined and the cold ones take and return the reader
 /// by value, so that it never has an address and its fields stay in registers.
 #[derive(Clone, Copy)]
-struct Bits<'a> {
+pub(super) struct Bits<'a> {
     data: &'a [u8],
-    pos: usize,
+    pub(super) pos: usize,
     acc: u64,
     /// Valid bits in `acc`.
     count: u32,
     /// Zero bytes fed since the data ended or a marker was reached.
-    padding: u32,
+    pub(super) padding: u32,
 }
 
 impl<'a> Bits<'a> {
-    fn new(data: &'a [u8]) -> Bits<'a> {
+    pub(super) fn new(data: &'a [u8]) -> Bits<'a> {
         Bits { data, pos: 0, acc: 0, count: 0, padding: 0 }
     }
 
     /// Makes at least 32 bits available: one code and its extra bits.
     #[inline(always)]
-    fn refill(&mut self) {
+    pub(super) fn refill(&mut self) {
         if self.count > 32 {
             return;
         }
@@ -180,18 +181,18 @@ impl<'a> Bits<'a> {
     }
 
     #[inline(always)]
-    fn peek(&self, bits: u32) -> u32 {
+    pub(super) fn peek(&self, bits: u32) -> u32 {
         (self.acc >> (64 - bits)) as u32
     }
 
     #[inline(always)]
-    fn consume(&mut self, bits: u32) {
+    pub(super) fn consume(&mut self, bits: u32) {
         self.acc <<= bits;
         self.count -= bits;
     }
 
     #[inline(always)]
-    fn decode(&mut self, table: &Huffman) -> Option<u8> {
+    pub(super) fn decode(&mut self, table: &Huffman) -> Option<u8> {
         let mut entry = table.lookup[self.peek(LOOKUP_BITS) as usize];
         if entry & LONG != 0 {
             let long = table.long.get(usize::from(entry & !LONG))?;
@@ -206,7 +207,7 @@ impl<'a> Bits<'a> {
 
     /// Reads `size` extra bits as a signed value (`size` at most 16).
     #[inline(always)]
-    fn receive(&mut self, size: u32) -> i32 {
+    pub(super) fn receive(&mut self, size: u32) -> i32 {
         if size == 0 {
             return 0;
         }
@@ -216,13 +217,13 @@ impl<'a> Bits<'a> {
     }
 
     /// Whether bits past the end of the data, or past a marker, were used.
-    fn overran(&self) -> bool {
+    pub(super) fn overran(&self) -> bool {
         self.padding * 8 > self.count
     }
 
     /// Moves past a restart marker, which the encoder put at a byte boundary.
     #[inline(never)]
-    fn restart(mut self) -> Option<Bits<'a>> {
+    pub(super) fn restart(mut self) -> Option<Bits<'a>> {
         if self.overran() {
             return None;
         }
@@ -246,7 +247,7 @@ impl<'a> Bits<'a> {
 
 /// Zigzag position to the index of a kept coefficient in a column-major 4x4
 /// block (frequency `col * 4 + row`), or 16 for the frequencies dropped.
-const KEEP: [u8; 64] = {
+pub(super) const KEEP: [u8; 64] = {
     const ZIGZAG: [u8; 64] = [
         0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27,
         20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
@@ -264,6 +265,18 @@ const KEEP: [u8; 64] = {
     keep
 };
 
+/// The luma quantisers of the kept frequencies, in the kept blocks' order, from the table in
+/// zigzag order.
+pub(super) fn kept_quant(zigzag: &[u16; 64]) -> [f32; 16] {
+    let mut quant = [0f32; 16];
+    for (k, &slot) in KEEP.iter().enumerate() {
+        if let Some(q) = quant.get_mut(usize::from(slot)) {
+            *q = f32::from(zigzag[k]);
+        }
+    }
+    quant
+}
+
 /// `BASIS[i][u] = c(u) / 2 * cos((2i + 1) u pi / 8) * cos(u pi / 16)`, with
 /// `c(0) = 1 / sqrt(2)` and `c(u) = 1` otherwise: the 8-point inverse DCT
 /// averaged over output pixels `2i` and `2i + 1` (the average of
@@ -275,25 +288,20 @@ pub(super) const BASIS: [[f32; 4]; 4] = [
     [0.353_553_4, -0.453_063_7, 0.326_640_7, -0.159_094_8],
 ];
 
-/// Decodes the scan into the luma plane at half size.
-pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
+/// Decodes the scan into the luma plane at half or quarter size.
+pub(super) fn decode(headers: &Headers<'_>, reduction: Reduction) -> Option<Gray> {
     let frame = &headers.frame;
     let (width, height) = (usize::from(frame.width), usize::from(frame.height));
     let (h_max, v_max) = max_sampling(&frame.components);
     // One component alone is coded block by block, whatever its sampling.
-    let interleaved = headers.scan.len() > 1;
+    let interleaved = headers.scan.components.len() > 1;
     let (mcu_w, mcu_h) = if interleaved { (8 * h_max, 8 * v_max) } else { (8, 8) };
     let (mcus_x, mcus_y) = (width.div_ceil(mcu_w), height.div_ceil(mcu_h));
-    let (out_w, out_h) = (width.div_ceil(2), height.div_ceil(2));
+    let factor = reduction.factor();
+    let (out_w, out_h) = (width.div_ceil(factor), height.div_ceil(factor));
     let mut out = vec![0u8; out_w * out_h];
 
-    // The luma quantisers of the kept frequencies, in the kept blocks' order.
-    let mut quant = [0f32; 16];
-    for (k, &slot) in KEEP.iter().enumerate() {
-        if let Some(q) = quant.get_mut(usize::from(slot)) {
-            *q = f32::from(headers.luma_quant[k]);
-        }
-    }
+    let quant = kept_quant(&headers.luma_quant);
     struct Plan<'t> {
         dc: &'t Huffman,
         ac: &'t Huffman,
@@ -303,6 +311,7 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
     }
     let plans: Vec<Plan<'_>> = headers
         .scan
+        .components
         .iter()
         .map(|s| {
             let component = &frame.components[s.frame_index];
@@ -339,13 +348,12 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
                         }
                         let mut quantised = [0i32; 17];
                         luma_block(&mut bits, plan, predictor, &mut quantised)?;
-                        let x0 = (mcu_x * plan.h + block_x) * 4;
-                        let y0 = (mcu_y * plan.v + block_y) * 4;
-                        if x0 < out_w && y0 < out_h {
-                            let (coefficients, has_ac) = dequantise(&quantised, &quant);
-                            let pixels = transform(&coefficients, has_ac);
-                            write_block(&mut out, out_w, out_h, x0, y0, &pixels);
-                        }
+                        let x = mcu_x * plan.h + block_x;
+                        let y = mcu_y * plan.v + block_y;
+                        let (coefficients, has_ac) = dequantise(&quantised, &quant);
+                        place_block(&mut out, out_w, out_h, (x, y), reduction, || {
+                            transform(&coefficients, has_ac)
+                        });
                     }
                 }
             }
@@ -406,7 +414,7 @@ pub(super) fn decode(headers: &Headers<'_>) -> Option<Gray> {
 /// A block's kept coefficients dequantised, and whether any but DC is not 0;
 /// a coded coefficient is never 0, so that is whether any was coded.
 #[inline(always)]
-fn dequantise(quantised: &[i32; 17], quant: &[f32; 16]) -> ([f32; 17], bool) {
+pub(super) fn dequantise(quantised: &[i32; 17], quant: &[f32; 16]) -> ([f32; 17], bool) {
     let mut coefficients = [0f32; 17];
     let mut any = 0;
     for slot in 0..16 {
@@ -419,7 +427,7 @@ fn dequantise(quantised: &[i32; 17], quant: &[f32; 16]) -> ([f32; 17], bool) {
 /// Decodes a block's DC difference into its component's predictor and
 /// returns the predictor (the block's DC value, not yet dequantised).
 #[inline(always)]
-fn dc(bits: &mut Bits<'_>, table: &Huffman, predictor: &mut i32) -> Option<i32> {
+pub(super) fn dc(bits: &mut Bits<'_>, table: &Huffman, predictor: &mut i32) -> Option<i32> {
     bits.refill();
     let size = u32::from(bits.decode(table)?);
     // 11 bits are the most an 8-bit frame's DC difference takes.
@@ -524,6 +532,40 @@ pub(super) fn transform(coefficients: &[f32; 17], has_ac: bool) -> [[u8; 4]; 4] 
 #[inline(always)]
 pub(super) fn to_pixel(sample: f32) -> u8 {
     (sample.max(0.0).min(255.0) + 8_388_608.0).to_bits() as u8
+}
+
+/// Writes the pixels of the 8x8 block at `block` (across, down) into a plane reduced by
+/// `reduction`: its 4x4 half-size pixels, or their 2x2 averages at quarter size; nothing for a
+/// block of the padding past the image. `pixels` is only called for a block that shows.
+#[inline(always)]
+pub(super) fn place_block(
+    out: &mut [u8],
+    width: usize,
+    height: usize,
+    block: (usize, usize),
+    reduction: Reduction,
+    pixels: impl FnOnce() -> [[u8; 4]; 4],
+) {
+    let side = 8 / reduction.factor();
+    let (x0, y0) = (block.0 * side, block.1 * side);
+    if x0 >= width || y0 >= height {
+        return;
+    }
+    let pixels = pixels();
+    match reduction {
+        Reduction::Half => write_block(out, width, height, x0, y0, &pixels),
+        Reduction::Quarter => {
+            for dy in 0..2.min(height - y0) {
+                for dx in 0..2.min(width - x0) {
+                    let sum: u32 = [(0, 0), (0, 1), (1, 0), (1, 1)]
+                        .iter()
+                        .map(|&(j, i)| u32::from(pixels[2 * dy + j][2 * dx + i]))
+                        .sum();
+                    out[(y0 + dy) * width + x0 + dx] = ((sum + 2) / 4) as u8;
+                }
+            }
+        }
+    }
 }
 
 /// Writes a 4x4 block at `(x0, y0)`, clipped to the plane.

@@ -138,12 +138,6 @@ fn a_flat_image_decodes_to_its_value_exactly() {
 fn files_it_does_not_handle_are_left_to_the_general_decoder() {
     let (width, height) = (120, 90);
     let rgb = scene(width, height, 3);
-    let mut bytes = Vec::new();
-    let mut encoder = Encoder::new(&mut bytes, 85);
-    encoder.set_progressive(true);
-    encoder.encode(&rgb, width as u16, height as u16, ColorType::Rgb).expect("encodes");
-    assert!(decode_half_luma(&bytes, any_size).is_none(), "progressive");
-
     let mut cmyk = Vec::new();
     let encoder = Encoder::new(&mut cmyk, 85);
     let pixels: Vec<u8> = rgb.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 0]).collect();
@@ -244,4 +238,108 @@ fn huffman_counts_that_overflow_their_code_space_are_refused() {
     assert!(scan::Huffman::new(&counts, &[1, 2, 3], false).is_none());
     counts[0] = 2;
     assert!(scan::Huffman::new(&counts, &[1, 2], false).is_some());
+}
+
+#[test]
+fn a_progressive_file_decodes_to_what_its_sequential_twin_gives() {
+    // The same encoder, settings and coefficients, coded in one scan and in spectral bands.
+    let cases = [
+        (333, 251, false, SamplingFactor::R_4_2_0, 0),
+        (401, 203, false, SamplingFactor::R_4_4_4, 3),
+        (250, 300, false, SamplingFactor::R_4_2_2, 0),
+        (299, 301, true, SamplingFactor::R_4_4_4, 5),
+    ];
+    for (idx, &(width, height, gray, sampling, restart)) in cases.iter().enumerate() {
+        let rgb = scene(width, height, idx as u32 + 1);
+        let label = format!("{width}x{height} gray {gray} restart {restart}");
+        let sequential = encode(&rgb, width, height, gray, sampling, restart);
+        let mut progressive = Vec::new();
+        let mut encoder = Encoder::new(&mut progressive, 88);
+        encoder.set_sampling_factor(sampling);
+        encoder.set_progressive(true);
+        if restart > 0 {
+            encoder.set_restart_interval(restart);
+        }
+        let (pixels, color) = if gray {
+            (rgb.chunks_exact(3).map(|p| p[1]).collect(), ColorType::Luma)
+        } else {
+            (rgb.clone(), ColorType::Rgb)
+        };
+        encoder.encode(&pixels, width as u16, height as u16, color).expect("encodes");
+        assert_ne!(progressive, sequential, "{label}");
+        let expected = decode_half_luma(&sequential, any_size).expect("sequential decodes");
+        let got = decode_half_luma(&progressive, any_size)
+            .unwrap_or_else(|| panic!("progressive decodes {label}"));
+        assert_eq!((got.width, got.height), (width as u32, height as u32), "{label}");
+        assert!(got.gray.data == expected.gray.data, "{label}");
+    }
+}
+
+/// The dev specimen recoded by libjpeg's `jpegtran -progressive` (ten scans, the AC in bands
+/// first sent in their high bits and then refined bit by bit) with restart markers: the
+/// coefficients are the original's, so the half-size luma is too, to the byte.
+#[test]
+fn successive_approximation_and_restarts_give_the_sequential_file_s_pixels() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    let sequential = std::fs::read(data.join("images/100_pass-uto.jpg")).expect("fixture");
+    let progressive =
+        std::fs::read(data.join("jpeg/100_pass-uto-progressive.jpg")).expect("fixture");
+    let expected = decode_half_luma(&sequential, any_size).expect("sequential decodes");
+    let got = decode_half_luma(&progressive, any_size).expect("progressive decodes");
+    assert_eq!((got.width, got.height), (expected.width, expected.height));
+    let differing = got.gray.data.iter().zip(&expected.gray.data).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, 0, "of {} pixels", got.gray.data.len());
+    assert_eq!(got.exif, expected.exif);
+    // And against the general decoder's full-size luma, averaged: close on the whole (the
+    // sharp edges of printed text lose most to the dropped upper half of the spectrum).
+    let (mean, _) = difference(&got.gray, &reference(&progressive));
+    assert!(mean < 3.0, "mean {mean:.2}");
+}
+
+#[test]
+fn truncated_or_damaged_progressive_data_never_passes_for_a_picture_or_panics() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    let bytes = std::fs::read(data.join("jpeg/100_pass-uto-progressive.jpg")).expect("fixture");
+    // Cut before the end of the image: some scans never came.
+    assert!(decode_half_luma(&bytes[..bytes.len() * 2 / 3], any_size).is_none(), "truncated");
+    for cut in (0..bytes.len()).step_by(997) {
+        std::hint::black_box(decode_half_luma(&bytes[..cut], any_size));
+    }
+    let mut state = 0x1234_5679_u32;
+    for _ in 0..200 {
+        let mut damaged = bytes.clone();
+        for _ in 0..4 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let at = state as usize % damaged.len();
+            damaged[at] = (state >> 8) as u8;
+        }
+        std::hint::black_box(decode_half_luma(&damaged, any_size));
+    }
+}
+
+#[test]
+fn a_quarter_size_decode_is_the_half_size_one_averaged() {
+    for (width, height, progressive) in [(333, 251, false), (402, 206, true), (640, 480, true)] {
+        let rgb = scene(width, height, 7);
+        let mut bytes = Vec::new();
+        let mut encoder = Encoder::new(&mut bytes, 88);
+        encoder.set_progressive(progressive);
+        encoder.encode(&rgb, width as u16, height as u16, ColorType::Rgb).expect("encodes");
+        let label = format!("{width}x{height} progressive {progressive}");
+        let half = decode_half_luma(&bytes, any_size).expect("half");
+        let quarter =
+            decode_reduced_luma(&bytes, |_, _| Some(Reduction::Quarter)).expect("quarter");
+        assert_eq!(quarter.reduction, Reduction::Quarter);
+        assert_eq!(
+            (quarter.gray.width, quarter.gray.height),
+            (width.div_ceil(4), height.div_ceil(4)),
+            "{label}"
+        );
+        // Rounding differs where the half-size plane is cut at an odd edge.
+        let averaged = half.gray.shrink(2);
+        let (mean, max) = difference(&quarter.gray, &averaged);
+        assert!(mean < 0.6 && max <= 2, "{label}: mean {mean:.2}, max {max}");
+    }
 }
