@@ -1,8 +1,8 @@
 //! Golden tests: every `tests/data/vectors/<case>.txt` (one MRZ line per text line) is read with
 //! reference date 2026-11-29 and its JSON compared with `<case>.json`.
 //!
-//! `UPDATE_GOLDEN=1 cargo test -p mrtd-mrz --test golden` rewrites the JSON files; review the diff
-//! against the expected fields in `tests/vectors.rs` before committing it.
+//! `UPDATE_GOLDEN=1 cargo test -p mrtd-mrz --test it -- golden::` rewrites the JSON files; review
+//! the diff against the expected fields in `tests/it/vectors.rs` before committing it.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! check digit covers is corrected (with an audit entry) or reported ambiguous, never silently
 //! wrong; arbitrary input never panics.
 
-mod common;
+use crate::common;
 
 use common::{Doc, emit};
 use mrtd_mrz::{

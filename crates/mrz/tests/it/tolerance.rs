@@ -1,7 +1,7 @@
 //! Real documents deviate from Doc 9303 and OCR text is messy: such input is read with warnings,
 //! never refused or silently reinterpreted.
 
-mod common;
+use crate::common;
 
 use common::{Doc, emit, specimen};
 use mrtd_mrz::{

@@ -1,6 +1,6 @@
 //! Check-digit-guided correction: audit trail, ambiguity, field classes, recogniser candidates.
 
-mod common;
+use crate::common;
 
 use common::{Doc, emit, specimen};
 use mrtd_mrz::{
