@@ -1,7 +1,7 @@
 //! Passive Authentication against a test PKI made here: genuine documents verify with their
 //! CSCA, and every tampering, wrong anchor, expiry and revocation is refuted.
 
-mod pki;
+use crate::pki;
 
 use mrtd_chip::{
     ChainStatus, ChipError, ChipReport, DataGroupStatus, FieldMatchStatus, SignatureStatus,

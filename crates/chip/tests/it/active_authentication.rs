@@ -3,7 +3,7 @@
 //! names), made here with test keys; refused for a wrong challenge, a wrong key, or a DG15
 //! EF.SOD does not vouch for.
 
-mod pki;
+use crate::pki;
 
 use der::Encode;
 use mrtd_chip::{AaChallenge, ActiveAuthenticationStatus as Aa, ChipError, ChipReport, TrustStore};

@@ -65,7 +65,7 @@ pub fn ec_key(seed: u8) -> SigningKey {
 
 /// The fixture RSA key.
 pub fn rsa_key() -> rsa::PrivateKey {
-    rsa::PrivateKey::from_pkcs8_pem(include_str!("../keys/test-document-signer-rsa.pem"))
+    rsa::PrivateKey::from_pkcs8_pem(include_str!("../../keys/test-document-signer-rsa.pem"))
         .expect("fixture key")
 }
 
