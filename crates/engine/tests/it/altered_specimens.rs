@@ -8,7 +8,7 @@
 //! and upside down; struck through with a pen, and framed as a scanning app frames the zone;
 //! boxed in red and struck in blue, as an app's overlay and a pen mark a colour photo.
 
-mod support;
+use crate::support;
 
 use mrtd_engine::geometry::{Homography, distance_to_segment};
 use mrtd_engine::gray::Gray;

@@ -1,7 +1,7 @@
 //! Reads the twelve real specimen photos in `tests/data/images` and compares
 //! with their verified ground truth.
 
-mod support;
+use crate::support;
 
 use mrtd_engine::{EngineBuilder, ParseOptions, Status};
 use support::{data_dir, manifest};
