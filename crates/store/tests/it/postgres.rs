@@ -9,7 +9,7 @@
 
 #![cfg(feature = "postgres")]
 
-mod contract;
+use crate::contract;
 
 use std::io::Write;
 use std::net::SocketAddr;

@@ -2,7 +2,7 @@
 
 #![cfg(feature = "sqlite")]
 
-mod contract;
+use crate::contract;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
