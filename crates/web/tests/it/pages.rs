@@ -1,6 +1,6 @@
 //! The page, its assets, content negotiation on `/`, `/llms.txt` and the Markdown docs.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::request;

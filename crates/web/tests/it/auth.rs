@@ -1,7 +1,7 @@
 //! The web routes behind the authentication guard: what is public, what needs a key, and
 //! whose scans a caller may see.
 
-mod support;
+use crate::support;
 
 use base64::Engine as _;
 use serde_json::json;

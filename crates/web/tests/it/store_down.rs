@@ -1,7 +1,7 @@
 //! When the scan store is down: what needs it answers 503 without saying why, and what
 //! does not need it keeps working.
 
-mod support;
+use crate::support;
 
 use std::{sync::Arc, time::SystemTime};
 

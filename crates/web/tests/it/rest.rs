@@ -1,7 +1,7 @@
 //! The REST API over a real socket: scans, kept scans, parsing and errors, each response
 //! checked against the OpenAPI document the server publishes.
 
-mod support;
+use crate::support;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
