@@ -4,7 +4,7 @@
 //! read, and a PDF that names one image many times decodes it once
 //! (`mrtd_decoded_pixels_total`).
 
-mod support;
+use crate::support;
 
 use std::{
     net::SocketAddr,

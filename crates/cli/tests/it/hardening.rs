@@ -3,7 +3,7 @@
 //! slot, files read only from inside the image directory, no document data in any log,
 //! private files at rest, stable owners and single-use request states.
 
-mod support;
+use crate::support;
 
 use std::{
     io::{Read, Write},

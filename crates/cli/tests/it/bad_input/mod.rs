@@ -4,8 +4,7 @@
 //! `tools/list`. No answer may be a 5xx or show internal detail (paths, backend errors,
 //! panics).
 
-#[path = "../support/mod.rs"]
-mod support;
+use crate::support;
 
 mod catalogue;
 

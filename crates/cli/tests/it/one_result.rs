@@ -2,7 +2,7 @@
 //! `scan_document` tool's `structuredContent` give the same JSON (timing and file name
 //! aside) for a photo read exactly, one read in part and one without an MRZ.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 
 #[cfg(feature = "otel")]
-#[path = "../../server/tests/support/otlp.rs"]
+#[path = "../../../server/tests/it/support/otlp.rs"]
 mod otlp;
 
 #[cfg(not(feature = "otel"))]
@@ -29,7 +29,7 @@ fn tool_calls_over_stdio_are_exported_with_the_callers_trace() {
 
     use serde_json::json;
 
-    use crate::otlp::{contains, unhex};
+    use self::otlp::{contains, unhex};
 
     const TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
     const PARENT_ID: &str = "b7ad6b7169203331";

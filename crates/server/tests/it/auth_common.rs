@@ -1,7 +1,7 @@
 //! Shared pieces of the authentication tests: signing keys made at test time, a small MCP
 //! handler whose scans belong to the caller, and requests in the 2026-07-28 wire format.
 //!
-//! Included by the `auth_*` test files with `#[path]`; on its own it holds no tests.
+//! The `auth_*`, `endpoint_bodies` and `observe` modules use it as `common`; it holds no tests.
 #![allow(dead_code)]
 
 use std::{

@@ -5,7 +5,7 @@
 //! Every `structuredContent` a test receives is validated against the `outputSchema` that
 //! `tools/list` publishes for the tool (see `support::client`).
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, SystemTime};
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use mrtd_server::observe::{otel::OtelExport, tool_call_span};
 use tracing_subscriber::layer::SubscriberExt as _;
 
-mod support;
+use crate::support;
 use support::otlp::{self, contains, unhex};
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";

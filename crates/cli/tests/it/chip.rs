@@ -3,7 +3,7 @@
 //! `crates/chip/tests/data`), with the trust store `--csca-dir` loads; DG1 is matched to a
 //! kept scan of the same passport; bad input gets a clear error.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

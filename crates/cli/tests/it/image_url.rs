@@ -3,7 +3,7 @@
 //! switch, redirects to private addresses, pages that are not images, and the feature
 //! turned off; a photo server that stalls holds no recognition slot.
 
-mod support;
+use crate::support;
 
 use std::{
     io::{Read, Write},

@@ -1,7 +1,7 @@
 //! The web routes as `mrtd serve` wires them, through the real binary: the discovery
 //! document at `GET /`, the page, the REST API next to the MCP endpoint.
 
-mod support;
+use crate::support;
 
 use support::{MRZ_LINE1, MRZ_LINE2, PASSPORT_NUMBER, ServerProcess, transport::request};
 

@@ -3,8 +3,7 @@
 //! error, whichever check the protocol layer fails it on first, and a JSON message the
 //! protocol layer cannot read is an invalid request carrying the message's id.
 
-#[path = "auth_common.rs"]
-mod common;
+use crate::auth_common as common;
 
 use axum::{Router, body::Body};
 use common::{Handler, Reply, send, tool_call};

@@ -2,8 +2,7 @@
 //! set is served from a file and from a loopback URL, and requests go through the real
 //! router (and once through a real socket).
 
-#[path = "auth_common.rs"]
-mod common;
+use crate::auth_common as common;
 
 use std::sync::Arc;
 

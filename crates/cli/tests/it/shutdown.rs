@@ -4,7 +4,7 @@
 
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::{
     net::{SocketAddr, TcpStream},

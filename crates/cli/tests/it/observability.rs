@@ -1,7 +1,7 @@
 //! Metrics, probes and trace context through the real `mrtd serve`: what a scan records in
 //! `/metrics`, the health probes, and a caller's `traceparent` in the JSON logs.
 
-mod support;
+use crate::support;
 
 use std::{
     net::SocketAddr,

@@ -1,6 +1,6 @@
 //! Health probes and metrics as `mrtd serve` wires them, through the real binary.
 
-mod support;
+use crate::support;
 
 use support::{ServerProcess, transport::request};
 

@@ -1,7 +1,6 @@
 //! API keys, the no-auth mode, the REST side of the guard, and the limits.
 
-#[path = "auth_common.rs"]
-mod common;
+use crate::auth_common as common;
 
 use std::{sync::Arc, time::Duration};
 

@@ -5,8 +5,7 @@
 //! The Prometheus recorder is global to the process, so every assertion looks for series
 //! with labels only its own test produces, and counts only grow.
 
-#[path = "auth_common.rs"]
-mod common;
+use crate::auth_common as common;
 
 use std::{
     io::Write,
