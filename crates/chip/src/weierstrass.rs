@@ -243,7 +243,7 @@ impl Domain {
 mod tests {
     use super::*;
 
-    /// NIST P-192 (signatures on every curve are tested in `tests/curves.rs`).
+    /// NIST P-192 (signatures on every curve are tested in `tests/it/curves.rs`).
     fn p192() -> Domain {
         Domain::from_hex(
             "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFFFFFFFFFFFF",

@@ -1,0 +1,43 @@
+//! Reads the twelve real specimen photos in `tests/data/images` and compares
+//! with their verified ground truth.
+
+use crate::support;
+
+use mrtd_engine::{EngineBuilder, ParseOptions, Status};
+use support::{data_dir, manifest};
+
+#[test]
+fn every_specimen_is_read_exactly() {
+    let engine = EngineBuilder::new().build();
+    let cases = manifest();
+    assert_eq!(cases.len(), 12);
+    let mut failures = Vec::new();
+    let mut n_read = 0;
+    for (file, truth) in &cases {
+        let bytes = std::fs::read(data_dir().join(file)).expect("a specimen image");
+        let reading = engine.read(&bytes, &ParseOptions::default()).expect("a decodable image");
+        let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
+        if &lines != truth {
+            // A wrong reading must never be reported as read.
+            assert_ne!(reading.status, Status::Read, "{file}: read {lines}, truth {truth}");
+            failures.push(format!("{file}: {:?} {lines}", reading.status));
+        }
+        n_read += usize::from(reading.status == Status::Read);
+    }
+    assert!(failures.is_empty(), "not read exactly:\n{}", failures.join("\n"));
+    // Every specimen but the thumbnail and the sideways booklet is read with full confidence.
+    assert!(n_read >= 10, "only {n_read} of 12 specimens have status read");
+}
+
+#[test]
+fn the_rotated_booklet_reports_its_rotation_and_region() {
+    let engine = EngineBuilder::new().build();
+    let bytes = std::fs::read(data_dir().join("0_pass-lva.jpg")).expect("a specimen image");
+    let reading = engine.read(&bytes, &ParseOptions::default()).expect("a decodable image");
+    assert!((reading.rotation_degrees - 90.0).abs() < 5.0, "rotation {}", reading.rotation_degrees);
+    let region = reading.region.expect("a region");
+    // The MRZ of this booklet runs down the left part of the photo.
+    assert!(region.iter().all(|&(x, _)| x < 400.0), "{region:?}");
+    let height = (region[1].1 - region[0].1).abs();
+    assert!(height > 900.0, "{region:?}");
+}
