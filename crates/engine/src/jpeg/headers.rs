@@ -86,26 +86,10 @@ pub(super) fn parse(bytes: &[u8]) -> Option<Headers<'_>> {
     let mut exif = None;
     let mut adobe_transform = None;
     loop {
-        if *bytes.get(pos)? != 0xFF {
-            return None;
-        }
-        // Any number of fill bytes may precede a marker.
-        while *bytes.get(pos)? == 0xFF {
-            pos += 1;
-        }
-        let marker = *bytes.get(pos)?;
-        pos += 1;
-        // Markers without a segment (TEM, stray restarts, a repeated SOI).
-        if marker == 0x01 || marker == SOI || (0xD0..=0xD7).contains(&marker) {
-            continue;
-        }
-        if marker == EOI {
-            return None;
-        }
-        let length = usize::from(u16::from_be_bytes([*bytes.get(pos)?, *bytes.get(pos + 1)?]));
-        let body = bytes.get(pos + 2..pos.checked_add(length)?)?;
-        pos += length;
+        let (marker, body, next) = segment(bytes, pos)?;
+        pos = next;
         match marker {
+            EOI => return None,
             0xC0 | 0xC1 => frame = Some(parse_frame(body, false)?),
             0xC2 => frame = Some(parse_frame(body, true)?),
             // Lossless, hierarchical and arithmetic-coded frames.
@@ -140,6 +124,27 @@ pub(super) fn parse(bytes: &[u8]) -> Option<Headers<'_>> {
             _ => {}
         }
     }
+}
+
+/// The marker at `pos` (after any fill bytes), its segment's body (empty for a marker without
+/// one: TEM, SOI, EOI, restarts) and where the next marker begins; `None` when no marker or
+/// no whole segment is there.
+pub(super) fn segment(bytes: &[u8], mut pos: usize) -> Option<(u8, &[u8], usize)> {
+    if *bytes.get(pos)? != 0xFF {
+        return None;
+    }
+    // Any number of fill bytes may precede a marker.
+    while *bytes.get(pos)? == 0xFF {
+        pos += 1;
+    }
+    let marker = *bytes.get(pos)?;
+    pos += 1;
+    if matches!(marker, 0x01 | SOI | EOI | 0xD0..=0xD7) {
+        return Some((marker, &[], pos));
+    }
+    let length = usize::from(u16::from_be_bytes([*bytes.get(pos)?, *bytes.get(pos + 1)?]));
+    let body = bytes.get(pos + 2..pos.checked_add(length)?)?;
+    Some((marker, body, pos + length))
 }
 
 /// Whether three components hold red, green and blue rather than YCbCr.

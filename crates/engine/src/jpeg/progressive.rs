@@ -146,24 +146,10 @@ fn next_scan<'a>(
 ) -> Option<Option<(Scan, &'a [u8])>> {
     let mut pos = 0;
     loop {
-        if *bytes.get(pos)? != 0xFF {
-            return None;
-        }
-        while *bytes.get(pos)? == 0xFF {
-            pos += 1;
-        }
-        let marker = *bytes.get(pos)?;
-        pos += 1;
-        if marker == EOI {
-            return Some(None);
-        }
-        if (0xD0..=0xD7).contains(&marker) {
-            continue;
-        }
-        let length = usize::from(u16::from_be_bytes([*bytes.get(pos)?, *bytes.get(pos + 1)?]));
-        let body = bytes.get(pos + 2..pos.checked_add(length)?)?;
-        pos += length;
+        let (marker, body, next) = headers::segment(bytes, pos)?;
+        pos = next;
         match marker {
+            EOI => return Some(None),
             DHT => headers::parse_huffman(body, &mut tables.dc, &mut tables.ac)?,
             DRI => tables.restart_interval = usize::from(u16::from_be_bytes(body.try_into().ok()?)),
             SOS => {
