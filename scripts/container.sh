@@ -6,8 +6,8 @@
 #
 # The root filesystem is assembled from this machine: the binary, the shared libraries `ldd`
 # lists for it (with the loader), the CA certificates, and /etc/passwd and /etc/group naming
-# uid and gid 65532 ("mrtd"). Needs buildah (or podman); runs no container (the build has no
-# RUN step), so it works where containers cannot run.
+# uid and gid 65532 ("mrtd"). Needs buildah, podman or docker; runs no container (the build
+# has no RUN step), so it works where containers cannot run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binary="${1:-target/release/mrtd}"
@@ -19,8 +19,11 @@ if command -v buildah >/dev/null; then
 elif command -v podman >/dev/null; then
     builder=(podman)
     build=(podman build)
+elif command -v docker >/dev/null; then
+    builder=(docker)
+    build=(docker build)
 else
-    echo "container: needs buildah or podman" >&2
+    echo "container: needs buildah, podman or docker" >&2
     exit 1
 fi
 
@@ -48,7 +51,12 @@ config=$("${builder[@]}" inspect --type image "$tag")
 python3 - "$config" <<'PY'
 import json, sys
 image = json.loads(sys.argv[1])
-config = image.get("OCIv1", image).get("config", {})
+# buildah gives one object with the OCI configuration under "OCIv1"; podman and docker a list
+# of objects with it under "Config".
+if isinstance(image, list):
+    image = image[0]
+image = image.get("OCIv1", image)
+config = image.get("config") or image.get("Config") or {}
 failures = []
 if config.get("User") != "65532:65532":
     failures.append(f"user is {config.get('User')!r}, not 65532:65532")
@@ -60,9 +68,17 @@ if failures:
     print("container: " + "; ".join(failures), file=sys.stderr)
     sys.exit(1)
 PY
-# What the image holds: no shell, the binary and its loader.
-container=$("${builder[@]}" from "$tag")
-mountpoint=$("${builder[@]}" mount "$container")
+# What the image holds: no shell, the binary and its loader. buildah mounts a working
+# container's file system; podman and docker export a created (never started) container's.
+if [ "${builder[0]}" = buildah ]; then
+    container=$("${builder[@]}" from "$tag")
+    mountpoint=$("${builder[@]}" mount "$container")
+else
+    container=$("${builder[@]}" create "$tag")
+    mountpoint="$context/exported"
+    mkdir -p "$mountpoint"
+    "${builder[@]}" export "$container" | tar -x -C "$mountpoint"
+fi
 status=0
 for shell in bin/sh bin/bash usr/bin/sh; do
     if [ -e "$mountpoint/$shell" ]; then echo "container: the image holds a shell ($shell)" >&2; status=1; fi
@@ -71,7 +87,7 @@ done
 [ -e "$mountpoint/lib64/ld-linux-x86-64.so.2" ] || [ -e "$mountpoint/lib/ld-linux-aarch64.so.1" ] \
     || { echo "container: no dynamic loader" >&2; status=1; }
 size=$(du -sm "$mountpoint" | cut -f1)
-"${builder[@]}" umount "$container" >/dev/null
+if [ "${builder[0]}" = buildah ]; then "${builder[@]}" umount "$container" >/dev/null; fi
 "${builder[@]}" rm "$container" >/dev/null
 [ "$status" -eq 0 ] || exit 1
 echo "ok: image $tag built (${size} MB): user 65532, entrypoint /usr/local/bin/mrtd, no shell"

@@ -7,7 +7,9 @@
 #   - every MRTD_* variable the unit, the manifests and the Containerfile set is one that
 #     `mrtd serve` reads (`mrtd serve --help` lists them);
 #   - deploy/container/Containerfile: built offline and inspected (scripts/container.sh), then
-#     removed.
+#     removed;
+#   - the release files (scripts/package.sh): the Debian package and the archive made from the
+#     binary under test, unpacked and checked.
 #
 #   scripts/deploy-check.sh BINARY
 set -euo pipefail
@@ -43,8 +45,12 @@ done
 
 tag="mrtd-ci:$$"
 if scripts/container.sh "$binary" "$tag"; then
-    buildah --storage-driver vfs rmi "$tag" >/dev/null 2>&1 || podman rmi "$tag" >/dev/null 2>&1 || true
+    buildah --storage-driver vfs rmi "$tag" >/dev/null 2>&1 || podman rmi "$tag" >/dev/null 2>&1 ||
+        docker rmi "$tag" >/dev/null 2>&1 || true
 else
+    status=1
+fi
+if ! scripts/package.sh "$binary" "$work/dist"; then
     status=1
 fi
 exit "$status"

@@ -41,6 +41,7 @@ command -v npm >/dev/null || need_apt+=(npm)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then need_apt+=(postgresql); fi
 command -v buildah >/dev/null || command -v podman >/dev/null || need_apt+=(buildah)
 command -v systemd-analyze >/dev/null || need_apt+=(systemd)
+command -v objdump >/dev/null || need_apt+=(binutils)
 if [ ${#need_apt[@]} -gt 0 ]; then
     step "installing system packages: ${need_apt[*]}"
     if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Makes mrtd's release files from a built binary, and checks what it made:
+#
+#   - mrtd_VERSION_ARCH.deb: /usr/bin/mrtd, the systemd unit (deploy/systemd/mrtd.service,
+#     not enabled or started on install), the licences; Depends from the glibc symbol
+#     versions the binary uses;
+#   - mrtd-VERSION-TRIPLE.tar.gz: the binary, the unit, README, SECURITY.md and the licences;
+#   - SHA256SUMS over both.
+#
+#   scripts/package.sh [BINARY] [OUT_DIR]    default: target/release/mrtd, target/dist
+#
+# Build the binary first: `cargo build --release --locked -p mrtd`. Needs dpkg-deb (Debian and
+# Ubuntu have it), objdump and strip (binutils); MRTD_DEB_MAINTAINER sets the package's
+# Maintainer field (default: git's user.name and user.email). Installing: `sudo apt install ./target/dist/mrtd_*.deb`, then
+# `sudo systemctl enable --now mrtd`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary="${1:-target/release/mrtd}"
+out="${2:-target/dist}"
+[ -x "$binary" ] || { echo "package: no binary at $binary (cargo build --release --locked -p mrtd)" >&2; exit 1; }
+command -v dpkg-deb >/dev/null || { echo "package: needs dpkg-deb (Debian's dpkg)" >&2; exit 1; }
+
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+[ -n "$version" ] || { echo "package: no version in Cargo.toml" >&2; exit 1; }
+reported=$("$binary" --version)
+[ "$reported" = "mrtd $version" ] || { echo "package: $binary says '$reported', Cargo.toml $version" >&2; exit 1; }
+arch=$(dpkg --print-architecture)
+triple=$(rustc -vV 2>/dev/null | sed -n 's/^host: //p' || true)
+triple="${triple:-$(uname -m)-linux}"
+# Whoever builds the package maintains it: MRTD_DEB_MAINTAINER, or git's identity, or the user
+# at this host.
+if [ -z "${MRTD_DEB_MAINTAINER:-}" ]; then
+    name=$(git config user.name || id -un)
+    email=$(git config user.email || echo "$(id -un)@$(hostname)")
+    MRTD_DEB_MAINTAINER="$name <$email>"
+fi
+# The newest glibc symbol version the binary asks for is the oldest libc6 it runs on.
+glibc=$(objdump -T "$binary" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)
+description=$(sed -n 's/^description = "\(.*\)"/\1/p' crates/cli/Cargo.toml)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+
+# --- the Debian package --------------------------------------------------------------------
+root="$work/deb"
+install -D -m 0755 "$binary" "$root/usr/bin/mrtd"
+strip --strip-debug "$root/usr/bin/mrtd" 2>/dev/null || true
+install -d "$root/lib/systemd/system"
+sed 's|/usr/local/bin/mrtd|/usr/bin/mrtd|g' deploy/systemd/mrtd.service > "$root/lib/systemd/system/mrtd.service"
+chmod 0644 "$root/lib/systemd/system/mrtd.service"
+doc="$root/usr/share/doc/mrtd"
+install -d "$doc"
+{
+    echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+    echo "Upstream-Name: mrtd"
+    echo
+    echo "Files: *"
+    echo "License: MIT or Apache-2.0"
+    echo
+    echo "License: MIT"
+    sed 's/^$/./; s/^/ /' LICENSE-MIT
+    echo
+    echo "License: Apache-2.0"
+    echo " On Debian systems the full text is in /usr/share/common-licenses/Apache-2.0."
+} > "$doc/copyright"
+install -m 0644 README.md SECURITY.md "$doc/"
+install -d "$root/DEBIAN"
+installed_kib=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat > "$root/DEBIAN/control" <<EOF
+Package: mrtd
+Version: $version
+Architecture: $arch
+Maintainer: $MRTD_DEB_MAINTAINER
+Installed-Size: $installed_kib
+Depends: libc6 (>= $glibc), libgcc-s1
+Section: net
+Priority: optional
+Description: $description
+ One program that reads the machine readable zone of passports, ID cards
+ and visas (ICAO 9303) from photos, scans and typed lines, offline, and
+ serves it over MCP (stdio and Streamable HTTP), a REST API, a web page
+ and a command line. The unit mrtd.service is installed but not enabled.
+EOF
+# The unit is the package's; systemd is told of it (and of its removal), nothing is started.
+for script in postinst postrm; do
+    cat > "$root/DEBIAN/$script" <<'EOF'
+#!/bin/sh
+set -e
+if [ -d /run/systemd/system ]; then
+    systemctl daemon-reload >/dev/null 2>&1 || true
+fi
+EOF
+    chmod 0755 "$root/DEBIAN/$script"
+done
+deb="$out/mrtd_${version}_${arch}.deb"
+dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null
+
+# --- the archive -----------------------------------------------------------------------------
+name="mrtd-$version-$triple"
+tree="$work/$name"
+install -D -m 0755 "$root/usr/bin/mrtd" "$tree/mrtd"
+install -m 0644 deploy/systemd/mrtd.service README.md SECURITY.md LICENSE-MIT LICENSE-APACHE "$tree/"
+tar -C "$work" --owner=0 --group=0 --sort=name -czf "$out/$name.tar.gz" "$name"
+
+(cd "$out" && sha256sum "$(basename "$deb")" "$name.tar.gz" > SHA256SUMS)
+
+# --- what was made, checked --------------------------------------------------------------------
+check="$work/check"
+mkdir -p "$check"
+dpkg-deb -x "$deb" "$check"
+failures=()
+[ "$(dpkg-deb -f "$deb" Package)" = mrtd ] || failures+=("Package field")
+[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || failures+=("Version field")
+for path in usr/bin/mrtd lib/systemd/system/mrtd.service usr/share/doc/mrtd/copyright; do
+    [ -f "$check/$path" ] || failures+=("no /$path in the package")
+done
+[ "$("$check/usr/bin/mrtd" --version)" = "mrtd $version" ] || failures+=("the packaged binary does not run")
+grep -q '^ExecStart=/usr/bin/mrtd serve$' "$check/lib/systemd/system/mrtd.service" ||
+    failures+=("the unit does not start /usr/bin/mrtd")
+# Verified where it was unpacked: the unit pointed at the binary beside it.
+if command -v systemd-analyze >/dev/null; then
+    sed "s|^ExecStart=/usr/bin/mrtd|ExecStart=$check/usr/bin/mrtd|" \
+        "$check/lib/systemd/system/mrtd.service" > "$work/mrtd.service"
+    if ! systemd-analyze verify "$work/mrtd.service" >"$work/verify.log" 2>&1; then
+        failures+=("systemd-analyze verify: $(cat "$work/verify.log")")
+    fi
+fi
+tar -tzf "$out/$name.tar.gz" > "$work/archive.txt"
+grep -qx "$name/mrtd" "$work/archive.txt" || failures+=("no binary in the archive")
+(cd "$out" && sha256sum --quiet -c SHA256SUMS) || failures+=("SHA256SUMS")
+if [ ${#failures[@]} -gt 0 ]; then
+    printf 'package: %s\n' "${failures[@]}" >&2
+    exit 1
+fi
+echo "ok: $deb ($(du -h "$deb" | cut -f1)), $out/$name.tar.gz, $out/SHA256SUMS"
