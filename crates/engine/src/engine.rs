@@ -29,9 +29,10 @@ const OVERSIZED_FACTOR: u64 = 4;
 
 /// How far over the pixel limit a JPEG may be and still be read, at quarter size (a 200 MP
 /// frame against the default 40 MP). A progressive file holds 40 bytes a luma block while its
-/// scans come in: 200 MB at this many pixels with the default limit, within the decoder's
-/// memory limit (eight bytes a pixel of the limit).
-const QUARTER_OVERSIZED_FACTOR: u64 = 8;
+/// scans come in: 150 MB at this many pixels with the default limit, besides the 15 MP
+/// quarter-size plane, about the 4 bytes a pixel of the limit that the decoded-pixel budget
+/// reckons with.
+const QUARTER_OVERSIZED_FACTOR: u64 = 6;
 
 /// How far over the pixel limit a HEIC may be and still be read at half size: a HEIC is
 /// decoded whole (to RGBA, four bytes a pixel) before it is halved, so twice the limit (an
@@ -641,7 +642,7 @@ mod tests {
         assert_eq!((read.image_width, read.image_height, read.image_format), (4000, 3000, "jpeg"));
     }
 
-    /// Between four and eight times over the pixel limit (a 200 MP frame against the default
+    /// Between four and six times over the pixel limit (a 200 MP frame against the default
     /// 40 MP), a JPEG is read from its quarter-size decode, in full-size geometry; beyond that
     /// it is refused from its header.
     #[test]

@@ -18,7 +18,7 @@ pub enum ImageError {
     /// The image declares more pixels than the configured limit.
     #[error(
         "the image has {pixels} pixels ({width}x{height}), more than the limit of {limit}: \
-         send a smaller copy (a JPEG is read up to 8 times the limit, and 12 megapixels are \
+         send a smaller copy (a JPEG is read up to 6 times the limit, and 12 megapixels are \
          plenty for an MRZ)"
     )]
     TooManyPixels {

@@ -85,7 +85,7 @@ fn colour_jpeg(width: u32, height: u32) -> Vec<u8> {
 fn jpeg_limits_and_damage_are_refused_like_other_formats() {
     let engine = EngineBuilder::new().max_pixels(10_000).build();
     // Up to four times the limit, a JPEG is read at half size (a quarter of the pixels) and
-    // up to eight times at quarter size rather than refused; beyond that it is refused from
+    // up to six times at quarter size rather than refused; beyond that it is refused from
     // its header.
     let oversized = engine.read(&colour_jpeg(200, 100), &ParseOptions::default()).expect("read");
     assert_eq!((oversized.image_width, oversized.image_height), (200, 100));
