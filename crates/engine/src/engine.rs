@@ -526,8 +526,8 @@ pub(crate) fn is_confident(attempt: &Attempt) -> bool {
     attempt.reading.valid && attempt.least_unchecked >= 0.5 && attempt.least >= 0.2
 }
 
-/// A reading of a half-size decode, in the full-size image's geometry: half-size pixel
-/// centres (i + 0.5) stand for full-size 2i + 1.
+/// A reading of a reduced decode, in the full-size image's geometry: the centre of reduced
+/// pixel i (i + 0.5) stands for full-size f * (i + 0.5), f the reduction's factor.
 fn at_full_size(mut reading: ImageReading, half: &crate::image::ReducedDecoded) -> ImageReading {
     let factor = half.factor;
     if let Some(region) = reading.region.as_mut() {
