@@ -350,8 +350,8 @@ pub(super) fn decode(headers: &Headers<'_>, reduction: Reduction) -> Option<Gray
                         luma_block(&mut bits, plan, predictor, &mut quantised)?;
                         let x = mcu_x * plan.h + block_x;
                         let y = mcu_y * plan.v + block_y;
-                        let (coefficients, has_ac) = dequantise(&quantised, &quant);
                         place_block(&mut out, out_w, out_h, (x, y), reduction, || {
+                            let (coefficients, has_ac) = dequantise(&quantised, &quant);
                             transform(&coefficients, has_ac)
                         });
                     }
