@@ -104,6 +104,7 @@ PLAYWRIGHT_CORE="$cache/node_modules/playwright-core" \
 AXE_CORE="$cache/node_modules/axe-core" \
 PROFILE_DIR="$work/profile" \
 SAMPLES="$root/tests/data/images" \
+SIDES="$root/tests/data/sides" \
 CHIP_DATA="$root/crates/chip/tests/data" \
 SCREENSHOT="${SCREENSHOT:-}" \
 SCREENSHOT_DIR="${SCREENSHOT_DIR:-$work/screenshots}" \

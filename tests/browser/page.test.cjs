@@ -461,6 +461,32 @@ async function test(name, body) {
       await failed.close();
     });
 
+    await test("a card's portrait side alone is told to turn it over; both sides read together", async () => {
+      const sides = (name) => path.join(process.env.SIDES, name);
+      const pair = await context.newPage();
+      await pair.goto(url + "/?lang=en", { waitUntil: "load" });
+      await pair.setInputFiles("#image", sides("portrait-side.jpg"));
+      await pair.waitForFunction(() => /^No machine readable zone/.test(document.getElementById("status").textContent),
+        null, { timeout: 60000 });
+      assert.match(await pair.textContent("#diagnostics"), /Turn the card over/);
+      assert.equal(await pair.getAttribute("#overlay", "data-drawn"), "true", "the face is drawn");
+      assert.ok(await pair.locator("#overlay rect.portrait").boundingBox());
+      assert.match(await pair.textContent("#overlay-caption"), /face found/);
+      // The other side given too, and the first photo sent again.
+      await pair.setInputFiles("#other_side", sides("mrz-side.jpg"));
+      await pair.setInputFiles("#image", sides("portrait-side.jpg"));
+      await pair.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent),
+        null, { timeout: 60000 });
+      assert.equal(await pair.textContent("dd[data-field=surname] .value"), "MUSTERMANN");
+      const advice = await pair.textContent("#diagnostics");
+      assert.match(advice, /Read with the other side \(portrait-side\.jpg\): a face, no zone\./);
+      assert.doesNotMatch(advice, /Turn the card over/);
+      // The zone is drawn over the photo it was read on: the MRZ side's (1124 px wide).
+      await pair.waitForFunction(() => document.getElementById("photo").naturalWidth === 1124);
+      assert.equal(await pair.getAttribute("#overlay", "viewBox"), "0 0 1124 195");
+      await pair.close();
+    });
+
     await test("a chip's files are verified on the page, Active Authentication included", async () => {
       const chip = (name) => path.join(process.env.CHIP_DATA, name);
       await page.goto(url + "/", { waitUntil: "load" });

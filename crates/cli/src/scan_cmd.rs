@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions, Status};
-use mrtd_service::result::DocumentResult;
+use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions};
+use mrtd_service::result::{DocumentResult, ImagesPart};
 use serde_json::{Value, json};
 
 use crate::exit::{CliError, Exit, usage};
@@ -36,6 +36,15 @@ pub(crate) struct ScanArgs {
     /// Do not show a progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// A photo of the document's other side (a card's front or back, either order), read
+    /// together with the one PATH: the result is of the side with the MRZ, and
+    /// `other_side` names the other.
+    #[arg(long, value_name = "PATH")]
+    other_side: Option<PathBuf>,
+    /// Also give the document's page, straightened, and the holder's portrait as JPEG images
+    /// (`images` in the JSON, base64, 8 pixels per page millimetre).
+    #[arg(long)]
+    include_images: bool,
 }
 
 /// The path that stands for standard input.
@@ -140,28 +149,47 @@ pub(crate) enum FileOutcome {
     Error(String),
 }
 
-/// Reads one file with the engine.
-pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) -> FileOutcome {
+/// The bytes of a file, or of standard input for `-`.
+fn file_bytes(path: &Path) -> Result<Vec<u8>, String> {
     let bytes = if path == Path::new(STDIN) {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
     } else {
         std::fs::read(path)
     };
-    match bytes {
-        Ok(bytes) => match engine.read(&bytes, options) {
-            Ok(reading) => FileOutcome::Reading(Box::new(reading)),
-            Err(error) => FileOutcome::Error(error.to_string()),
-        },
-        Err(error) => FileOutcome::Error(format!("cannot read the file: {error}")),
+    bytes.map_err(|error| format!("cannot read the file: {error}"))
+}
+
+/// Reads one file with the engine.
+pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) -> FileOutcome {
+    let read = file_bytes(path)
+        .and_then(|bytes| engine.read(&bytes, options).map_err(|error| error.to_string()));
+    match read {
+        Ok(reading) => FileOutcome::Reading(Box::new(reading)),
+        Err(message) => FileOutcome::Error(message),
     }
+}
+
+/// One file read by `scan`: the document result every front end returns, with the page and
+/// portrait images when asked for, or why the file could not be used.
+type Scanned = Result<DocumentResult, String>;
+
+fn scan_file(engine: &Engine, path: &Path, options: &ParseOptions, images: bool) -> Scanned {
+    let bytes = file_bytes(path)?;
+    let reading = engine.read(&bytes, options).map_err(|error| error.to_string())?;
+    let mut result = DocumentResult::from_image(&reading);
+    if images {
+        let scale = mrtd_service::ops::IMAGE_PIXELS_PER_MM;
+        result.images = Some(ImagesPart::new(scale, engine.crops(&bytes, &reading, scale)));
+    }
+    Ok(result)
 }
 
 /// The JSON object printed for one file: the document result every front end returns
 /// (`mrtd_service::result::DocumentResult`), with the file's name.
-pub(crate) fn to_json(file: &Path, outcome: &FileOutcome) -> Value {
-    let mut result = match outcome {
-        FileOutcome::Error(message) => json!({
+fn to_json(file: &Path, scanned: &Scanned) -> Value {
+    let mut result = match scanned {
+        Err(message) => json!({
             "status": "error",
             "format": null,
             "lines": [],
@@ -172,7 +200,7 @@ pub(crate) fn to_json(file: &Path, outcome: &FileOutcome) -> Value {
             "warnings": [],
             "diagnostics": [{"code": "error", "message": message}],
         }),
-        FileOutcome::Reading(image) => DocumentResult::from_image(image).to_value(),
+        Ok(result) => result.to_value(),
     };
     if let Value::Object(object) = &mut result {
         object.insert("file".into(), json!(file.display().to_string()));
@@ -180,12 +208,44 @@ pub(crate) fn to_json(file: &Path, outcome: &FileOutcome) -> Value {
     result
 }
 
+/// The result of a photo read together with one of the document's other side, and the
+/// exit status it earns; a side that cannot be used makes the pair unusable.
+fn sides_json(
+    file: &Path,
+    scanned: Scanned,
+    other: &Path,
+    other_scanned: Scanned,
+) -> (Exit, Value) {
+    match (scanned, other_scanned) {
+        (Ok(first), Ok(second)) => {
+            let result = DocumentResult::from_sides(first, second);
+            let exit = if result.is_read() { Exit::Success } else { Exit::NotRead };
+            // The result is of the side with the better reading; each side names its file.
+            let (this, that) = match result.other_side.as_ref().map(|side| side.photo) {
+                Some(1) => (other, file),
+                _ => (file, other),
+            };
+            let mut value = result.to_value();
+            value["other_side"]["file"] = json!(that.display().to_string());
+            if let Value::Object(object) = &mut value {
+                object.insert("file".into(), json!(this.display().to_string()));
+            }
+            (exit, value)
+        }
+        (Err(message), _) => (Exit::Unusable, to_json(file, &Err(message))),
+        (_, Err(message)) => {
+            let message = format!("the other side, {}: {message}", other.display());
+            (Exit::Unusable, to_json(file, &Err(message)))
+        }
+    }
+}
+
 /// The exit status one file earns.
-fn outcome_exit(outcome: &FileOutcome) -> Exit {
-    match outcome {
-        FileOutcome::Error(_) => Exit::Unusable,
-        FileOutcome::Reading(image) if image.status == Status::Read => Exit::Success,
-        FileOutcome::Reading(_) => Exit::NotRead,
+fn outcome_exit(scanned: &Scanned) -> Exit {
+    match scanned {
+        Err(_) => Exit::Unusable,
+        Ok(result) if result.is_read() => Exit::Success,
+        Ok(_) => Exit::NotRead,
     }
 }
 
@@ -267,6 +327,12 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
             if more > 0 { format!(" and {more} more") } else { String::new() }
         );
     }
+    if args.other_side.is_some() && files.len() != 1 {
+        usage!(
+            "--other-side goes with one photo, the document's first side; {} were given",
+            files.len()
+        );
+    }
     let engine = EngineBuilder::new().build();
     let options = match args.today.as_deref() {
         Some(text) => match mrtd_mrz::Date::parse_iso(text) {
@@ -304,9 +370,15 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let mut worst = Exit::Success;
     let mut results = Vec::new();
     for file in &files {
-        let outcome = read_file(&engine, file, &options);
-        worst = worst.max(outcome_exit(&outcome));
-        let result = to_json(file, &outcome);
+        let images = args.include_images;
+        let scanned = scan_file(&engine, file, &options, images);
+        let (exit, result) = match &args.other_side {
+            Some(other) => {
+                sides_json(file, scanned, other, scan_file(&engine, other, &options, images))
+            }
+            None => (outcome_exit(&scanned), to_json(file, &scanned)),
+        };
+        worst = worst.max(exit);
         let line = match format {
             Format::Json => None,
             Format::Ndjson => Some(result.to_string()),
@@ -374,6 +446,18 @@ fn detailed_view(result: &Value) -> String {
         }
     } else {
         text.push_str(&reading_table(result));
+    }
+    let other = &result["other_side"];
+    if let Some(file) = other["file"].as_str() {
+        let portrait = match other["portrait"]["box"].as_array() {
+            Some(bbox) if other["portrait"]["face_found"] == true => {
+                let numbers: Vec<String> = bbox.iter().map(Value::to_string).collect();
+                format!("; a face at [{}]", numbers.join(", "))
+            }
+            _ => String::new(),
+        };
+        let status = other["status"].as_str().unwrap_or("");
+        text.push_str(&format!("{:<20} {file} ({status}{portrait})\n", "Other side"));
     }
     text.trim_end().to_owned()
 }

@@ -30,6 +30,30 @@ const CUT_TRUST: f32 = 0.9;
 /// are and 0.021 with their square roots, which keep every order between cells and readings.
 const CELL_CONFIDENCE_EXPONENT: f32 = 0.5;
 
+/// The advice for a photo without an MRZ that shows a face: most likely the side of a
+/// document with the portrait, whose zone is on its other side.
+pub(crate) fn turn_over() -> Diagnostic {
+    diagnostic(
+        DiagnosticCode::TurnOver,
+        "This side shows a face but no machine readable zone: it looks like the front of an \
+         ID card or residence permit, whose zone (two or three lines with < signs) is on the \
+         back. Turn the card over and photograph that side, or send both sides together; for \
+         a passport, photograph the page with the portrait and the lines at its foot."
+            .to_owned(),
+    )
+}
+
+/// The note for a photo with a second zone that reads with confidence: two documents (or
+/// two pages) in one photo, of which one was read.
+pub(crate) fn another_mrz() -> Diagnostic {
+    diagnostic(
+        DiagnosticCode::AnotherMrz,
+        "The photo shows a second machine readable zone, of another document or page: only the \
+         one described here was read. Photograph each document on its own."
+            .to_owned(),
+    )
+}
+
 fn diagnostic(code: DiagnosticCode, message: String) -> Diagnostic {
     Diagnostic { code, message }
 }

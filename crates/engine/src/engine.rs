@@ -9,7 +9,7 @@ use crate::error::ImageError;
 use crate::face::FaceModel;
 use crate::image::{DecodeLimits, decode, decode_ink, decode_jpeg_reduced, within_pixels};
 use crate::jpeg::Reduction;
-use crate::locate::{LocateReport, WorkImage, locate, shrink_factor, work_image};
+use crate::locate::{LocateReport, MrzCandidate, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Mlp;
 use crate::recognise::Reader;
 use crate::strokes::{Stroke, erase, find_strokes, strokes_over};
@@ -123,6 +123,20 @@ impl Engine {
         crate::image::pixels_to_decode(image_bytes, limits)
     }
 
+    /// The page and the portrait `reading` (this engine's reading of `image_bytes`) located,
+    /// drawn upright in colour at `pixels_per_mm` pixels per page millimetre: for a caller
+    /// that asks for them, since decoding the photo again in colour costs as much as the read.
+    pub fn crops(
+        &self,
+        image_bytes: &[u8],
+        reading: &ImageReading,
+        pixels_per_mm: f32,
+    ) -> crate::crops::Crops {
+        let limits =
+            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
+        crate::crops::crops(image_bytes, reading, limits, pixels_per_mm)
+    }
+
     /// Reads the MRZ of an encoded image.
     ///
     /// Returns an error only when the input is not a usable image; a photo
@@ -155,6 +169,7 @@ impl Engine {
         };
         let format = decoded.format;
         let (mut reading, _, candidates_seen) = self.read_gray_inner(&decoded.gray, options);
+        self.look_for_front(&mut reading, &decoded.gray);
         // The luma is let go before the photo is decoded again.
         drop(decoded);
         // Marks in colour over or under the zone (a stamp, a pen line, an app's frame, a
@@ -254,7 +269,7 @@ impl Engine {
                 width.max(height) >= HALF_SIZE_FROM_PX && within_pixels(width, height, limits);
             wanted.then_some(Reduction::Half)
         })?;
-        let (reading, cells, candidates_seen) = self.read_gray_inner(&half.gray, options);
+        let (mut reading, cells, candidates_seen) = self.read_gray_inner(&half.gray, options);
         let stands = match cells.as_deref() {
             Some(cells) => {
                 reading.status == Status::Read
@@ -275,6 +290,7 @@ impl Engine {
         if !stands {
             return None;
         }
+        self.look_for_front(&mut reading, &half.gray);
         Some(at_full_size(reading, &half))
     }
 
@@ -308,7 +324,23 @@ impl Engine {
         };
         let reduced = decode_jpeg_reduced(image_bytes, limits, choose)
             .or_else(|| crate::image::decode_heif_half(image_bytes, heic_wider))?;
-        Some(at_full_size(self.read_gray(&reduced.gray, options), &reduced))
+        let mut reading = self.read_gray(&reduced.gray, options);
+        self.look_for_front(&mut reading, &reduced.gray);
+        Some(at_full_size(reading, &reduced))
+    }
+
+    /// Where no MRZ was found, looks for a face in the whole photo: the side of a document
+    /// that shows the portrait and not the zone (an ID card's front) is named as such, with
+    /// the face as its portrait, and the advice to photograph the other side.
+    fn look_for_front(&self, reading: &mut ImageReading, gray: &crate::gray::Gray) {
+        if reading.status != Status::NoMrz {
+            return;
+        }
+        let Some(face) = self.face.face_in_photo(gray) else {
+            return;
+        };
+        reading.portrait = Some(crate::outline::PortraitZone { bbox: face, face_found: true });
+        reading.diagnostics.insert(0, crate::diagnose::turn_over());
     }
 
     /// Reads the MRZ of an already decoded, upright grayscale image.
@@ -384,6 +416,9 @@ impl Engine {
         }
         let cells = best.as_ref().map(|b| b.cells.clone());
         let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);
+        if report.another_zone && result.reading.is_some() {
+            result.diagnostics.push(crate::diagnose::another_mrz());
+        }
         result.image_width = gray.width;
         result.image_height = gray.height;
         // The page and its portrait, from where the zone was found; a face is looked for
@@ -430,10 +465,12 @@ impl Engine {
         darkness: Darkness,
         options: &ParseOptions,
     ) -> (Option<Attempt>, LocateReport) {
-        let (candidates, report) = locate(&work.image, darkness);
+        let (candidates, mut report) = locate(&work.image, darkness);
         let mut best: Option<Attempt> = None;
         let reader = Reader { model: &self.model, original: gray, scale: work.scale, options };
+        let mut read = 0;
         for candidate in candidates.iter().take(self.config.max_candidates) {
+            read += 1;
             let attempts = reader.read_candidate(candidate);
             if let Some(attempt) = attempts.into_iter().next() {
                 if best.as_ref().is_none_or(|b| rank(&attempt) > rank(b)) {
@@ -444,8 +481,43 @@ impl Engine {
                 }
             }
         }
+        // A second document in the photo: another zone, away from the one read, that reads
+        // with confidence too. The candidates before the confident one did not.
+        if let Some(found) = best.as_ref().filter(|found| is_confident(found)) {
+            let elsewhere = candidates
+                .iter()
+                .take(self.config.max_candidates)
+                .skip(read)
+                .filter(|candidate| !overlaps(candidate, &found.cells, work.scale));
+            for candidate in elsewhere {
+                if reader.read_candidate(candidate).first().is_some_and(is_confident) {
+                    report.another_zone = true;
+                    break;
+                }
+            }
+        }
         (best, report)
     }
+}
+
+/// Whether any glyph of `candidate` (working pixels) lies within the zone of `cells`
+/// (original pixels), widened by a cell each way: the same zone found again.
+fn overlaps(candidate: &MrzCandidate, cells: &[Vec<CellGeometry>], scale: f32) -> bool {
+    let reach = |cell: &CellGeometry| {
+        cell.along.0.hypot(cell.along.1).max(cell.across.0.hypot(cell.across.1))
+    };
+    let Some(margin) = cells.iter().flatten().map(reach).reduce(f32::max) else {
+        return false;
+    };
+    let centres = cells.iter().flatten().map(|cell| cell.centre);
+    let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+    for (x, y) in centres {
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+    }
+    candidate.rows.iter().flat_map(|row| row.members.iter()).any(|((x, y), _)| {
+        let (x, y) = (x / scale, y / scale);
+        (x0 - margin..=x1 + margin).contains(&x) && (y0 - margin..=y1 + margin).contains(&y)
+    })
 }
 
 /// How much lower (in [`rank`]: the mean log probability of the symbols read, when the check

@@ -31,6 +31,13 @@ const MIN_FACE_SAMPLES: u32 = 36;
 /// The detector's score from which a window is a face: SeetaFace's own example's.
 const FACE_SCORE: f64 = 2.0;
 
+/// The longest side, in samples, a whole photo is looked at for a face at: a card's front
+/// a third of a phone photo wide then shows its portrait's face about 40 samples high.
+const PHOTO_SAMPLES: usize = 480;
+
+/// The smallest face looked for in a whole photo, in samples.
+const MIN_PHOTO_FACE_SAMPLES: u32 = 20;
+
 /// The face detection model, shared between the engine's clones.
 #[derive(Clone)]
 pub(crate) struct FaceModel(Arc<rustface::Model>);
@@ -62,20 +69,46 @@ impl FaceModel {
         zone: [f32; 4],
     ) -> bool {
         let upright = straighten(gray, transform, zone);
-        let (width, height) = (upright.width, upright.height);
-        if width < MIN_FACE_SAMPLES as usize || height < MIN_FACE_SAMPLES as usize {
-            return false;
+        !self.faces(&upright, MIN_FACE_SAMPLES).is_empty()
+    }
+
+    /// The surest upright face in the whole of `gray`, `[x0, y0, x1, y1]` in its pixels:
+    /// what a photo without an MRZ shows when it is a document's side with the portrait
+    /// (a card's front), or a face that is no document at all.
+    pub(crate) fn face_in_photo(&self, gray: &Gray) -> Option<[f32; 4]> {
+        let factor = gray.width.max(gray.height).div_ceil(PHOTO_SAMPLES).max(1);
+        let small = gray.shrink(factor);
+        let faces = self.faces(&small, MIN_PHOTO_FACE_SAMPLES);
+        let face = faces.iter().max_by(|a, b| a.score().total_cmp(&b.score()))?;
+        let rectangle = face.bbox();
+        let scale = factor as f32;
+        let (x0, y0) = (rectangle.x() as f32 * scale, rectangle.y() as f32 * scale);
+        let (x1, y1) =
+            (x0 + rectangle.width() as f32 * scale, y0 + rectangle.height() as f32 * scale);
+        let (width, height) = (gray.width as f32, gray.height as f32);
+        Some([
+            x0.clamp(0.0, width),
+            y0.clamp(0.0, height),
+            x1.clamp(0.0, width),
+            y1.clamp(0.0, height),
+        ])
+    }
+
+    /// The faces in `image` at least `min_face` samples high.
+    fn faces(&self, image: &Gray, min_face: u32) -> Vec<rustface::FaceInfo> {
+        let (Ok(width), Ok(height)) = (u32::try_from(image.width), u32::try_from(image.height))
+        else {
+            return Vec::new();
+        };
+        if width < min_face || height < min_face {
+            return Vec::new();
         }
         let mut detector = rustface::create_detector_with_model((*self.0).clone());
-        detector.set_min_face_size(MIN_FACE_SAMPLES);
+        detector.set_min_face_size(min_face);
         detector.set_score_thresh(FACE_SCORE);
         detector.set_pyramid_scale_factor(0.8);
         detector.set_slide_window_step(4, 4);
-        let (Ok(w), Ok(h)) = (u32::try_from(width), u32::try_from(height)) else {
-            return false;
-        };
-        let image = rustface::ImageData::new(&upright.data, w, h);
-        !detector.detect(&image).is_empty()
+        detector.detect(&rustface::ImageData::new(&image.data, width, height))
     }
 }
 

@@ -348,6 +348,20 @@ fn check_pixels(width: u32, height: u32, limits: DecodeLimits) -> Result<(), Ima
     Ok(())
 }
 
+/// Decodes a still image (not HEIF, not PDF) in colour within the limits, upright by its
+/// EXIF orientation: what the page and portrait images are drawn from.
+pub(crate) fn decode_upright_rgb(
+    bytes: &[u8],
+    limits: DecodeLimits,
+) -> Result<image::RgbImage, ImageError> {
+    if bytes.len() > limits.max_bytes {
+        return Err(ImageError::TooLarge { bytes: bytes.len(), limit: limits.max_bytes });
+    }
+    let (mut dynamic, orientation, _) = decode_dynamic(bytes, limits)?;
+    dynamic.apply_orientation(orientation);
+    Ok(dynamic.into_rgb8())
+}
+
 /// Applies the EXIF orientation and converts to the reader's gray raster.
 fn upright_gray(mut image: DynamicImage, orientation: image::metadata::Orientation) -> Gray {
     image.apply_orientation(orientation);

@@ -17,7 +17,8 @@
 //!
 //! Reading: [`EngineBuilder`] → [`Engine::read`] → [`ImageReading`] (with [`Status`] and
 //! [`Diagnostic`]s), or [`ImageError`] for bytes that are no usable image.
-//! [`decoded_pixels_total`] counts the pixels decoded in the process, for a server's metrics.
+//! On request, [`Engine::crops`] draws the page and the portrait a reading located
+//! ([`Crops`]). [`decoded_pixels_total`] counts the pixels decoded in the process, for a server's metrics.
 //!
 //! For the synthetic-document generator and trainer (`mrtd-synth`), which must sample and
 //! classify cells exactly as the reader does, and for the fuzz targets: [`cells`] (cell
@@ -27,6 +28,7 @@
 mod attempt;
 pub mod cells;
 mod components;
+mod crops;
 mod diagnose;
 mod engine;
 mod error;
@@ -46,6 +48,7 @@ mod strokes;
 mod types;
 mod weigh;
 
+pub use crops::{Crop, Crops, MAX_PIXELS_PER_MM};
 pub use engine::{Engine, EngineBuilder, EngineConfig};
 pub use error::ImageError;
 pub use image::decoded_pixels_total;

@@ -25,6 +25,9 @@ pub enum Status {
 pub enum DiagnosticCode {
     /// Nothing that looks like an MRZ was seen.
     NoMrzFound,
+    /// No MRZ, but a face: the side of a document with the portrait (a card's front),
+    /// whose MRZ is on the other side.
+    TurnOver,
     /// The MRZ runs into the edge of the photo.
     MrzCutAtEdge,
     /// The characters are too few pixels high.
@@ -47,6 +50,9 @@ pub enum DiagnosticCode {
     Rotated,
     /// Characters were changed from the first guess to satisfy the layout or a check digit.
     Corrected,
+    /// The photo shows a second MRZ that reads with confidence too (two documents or pages):
+    /// one was read.
+    AnotherMrz,
 }
 
 /// A finding about the read, in words a person can act on.

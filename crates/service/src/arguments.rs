@@ -18,6 +18,20 @@ pub struct ScanArguments {
     /// A file inside the server's image directory, relative to it, or its mrtd://images/ URI
     /// from resources/list.
     pub image_path: Option<String>,
+    /// The document's other side (a card's front or back), as base64, when both sides are
+    /// read in one call: the result is of the side with the MRZ, `other_side` names the other
+    /// (its portrait, when it shows one).
+    pub other_side_base64: Option<String>,
+    /// The document's other side as an https URL (fetched as image_url is).
+    pub other_side_url: Option<String>,
+    /// The document's other side as a file inside the server's image directory, or its
+    /// mrtd://images/ URI.
+    pub other_side_path: Option<String>,
+    /// Also answer the document's page, straightened, and the holder's portrait as JPEG
+    /// images (`images` in the result, 8 pixels per page millimetre); never kept.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub include_images: bool,
     /// Keep the result this many hours for get_scan; 0 keeps nothing.
     #[schemars(range(min = 0, max = MAX_RETAIN_HOURS), extend("default" = 0))]
     pub retain_hours: Option<i64>,

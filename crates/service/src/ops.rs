@@ -146,14 +146,46 @@ pub async fn image_from_url(
     }
 }
 
+/// How many pixels per page millimetre the page and portrait images are drawn at: 8, about
+/// 200 dpi, a passport page 1,000 pixels wide.
+pub const IMAGE_PIXELS_PER_MM: f32 = 8.0;
+
+/// What reading a photo returns besides its MRZ.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Extras {
+    /// Draw the page and the portrait as images ([`crate::result::ImagesPart`]).
+    pub images: bool,
+}
+
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
 /// `no_mrz`, with diagnostics), not an error; only bytes that are no usable image fail.
 pub async fn recognise(
     state: &AppState,
     image: Vec<u8>,
     date: mrtd_mrz::Date,
+    extras: Extras,
 ) -> Result<DocumentResult, ServiceError> {
-    state.recognise(image, date).await
+    state.recognise(image, date, extras.images.then_some(IMAGE_PIXELS_PER_MM)).await
+}
+
+/// Reads a photo of a document and, when given, one of its other side (a card's front and
+/// back, in either order): the result is of the side with the better reading, and names
+/// the other ([`DocumentResult::from_sides`]). The photos are read one after the other.
+pub async fn recognise_sides(
+    state: &AppState,
+    image: Vec<u8>,
+    other_side: Option<Vec<u8>>,
+    date: mrtd_mrz::Date,
+    extras: Extras,
+) -> Result<DocumentResult, ServiceError> {
+    let first = recognise(state, image, date, extras).await?;
+    match other_side {
+        Some(other) => {
+            let second = recognise(state, other, date, extras).await?;
+            Ok(DocumentResult::from_sides(first, second))
+        }
+        None => Ok(first),
+    }
 }
 
 /// Keeps `result` for `retain_hours` hours as the caller's scan, adding `scan_id` and
@@ -169,6 +201,13 @@ pub async fn keep(
         return Ok(result);
     }
     let mut kept = result.to_value();
+    // The page and portrait images are answered, never kept.
+    if let Value::Object(object) = &mut kept {
+        object.remove("images");
+        if let Some(Value::Object(other)) = object.get_mut("other_side") {
+            other.remove("images");
+        }
+    }
     kept[crate::kept::KEPT_VERSION_KEY] = crate::kept::KEPT_VERSION.into();
     let new_scan = mrtd_store::NewScan {
         owner: principal.0.clone(),
@@ -181,18 +220,20 @@ pub async fn keep(
     Ok(result)
 }
 
-/// Reads an image and, when every check digit is verified and `retain_hours` is above 0,
+/// Reads an image (and the document's other side, when given) and, when every check digit is verified and `retain_hours` is above 0,
 /// keeps the result. A result that is not `read` is returned but never kept.
 pub async fn scan(
     state: &AppState,
     principal: &Principal,
     image: Vec<u8>,
+    other_side: Option<Vec<u8>>,
     retain_hours: i64,
     reference_date: Option<&str>,
+    extras: Extras,
 ) -> Result<DocumentResult, ServiceError> {
     let retain_hours = self::retain_hours(retain_hours)?;
     let date = self::reference_date(reference_date)?;
-    let mut result = recognise(state, image, date).await?;
+    let mut result = recognise_sides(state, image, other_side, date, extras).await?;
     if !result.is_read() {
         result.note_not_kept(retain_hours);
         return Ok(result);

@@ -42,6 +42,79 @@ pub struct DocumentResult {
     /// when the reading is `read` and every check digit holds, and not for visas.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chip_access: Option<mrtd_chip::ChipAccess>,
+    /// When two photos of one document's sides were read together (a card's front and
+    /// back, in either order): the one this result is not of, the side without the MRZ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_side: Option<OtherSide>,
+    /// The page and the portrait as images, when asked for (`include_images`); answered,
+    /// never kept with a scan, never logged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<ImagesPart>,
+}
+
+/// The page and the portrait a photo's reading located, drawn upright from the photo.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ImagesPart {
+    /// Pixels per millimetre of the page the images are drawn at.
+    pub pixels_per_mm: f64,
+    /// The document's page, straightened through the perspective of `document.corners`;
+    /// absent without an outline (no zone read) and for a PDF or a photo over the pixel limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<EncodedImage>,
+    /// The portrait: the layout's portrait zone of the page, or, on a side without an MRZ,
+    /// the face found with the head and shoulders round it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub portrait: Option<EncodedImage>,
+}
+
+/// An image, encoded.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EncodedImage {
+    /// `image/jpeg`.
+    pub mime_type: &'static str,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The encoded bytes, as base64.
+    pub data_base64: String,
+}
+
+impl ImagesPart {
+    /// The images the engine drew at `pixels_per_mm`.
+    pub fn new(pixels_per_mm: f32, crops: mrtd_engine::Crops) -> Self {
+        use base64::Engine as _;
+        let encoded = |crop: mrtd_engine::Crop| EncodedImage {
+            mime_type: "image/jpeg",
+            width: crop.width,
+            height: crop.height,
+            data_base64: base64::engine::general_purpose::STANDARD.encode(crop.jpeg),
+        };
+        ImagesPart {
+            pixels_per_mm: f64::from(pixels_per_mm),
+            page: crops.page.map(encoded),
+            portrait: crops.portrait.map(encoded),
+        }
+    }
+}
+
+/// The other side of a document read together with the side the result is of.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OtherSide {
+    /// Which of the two photos it is: 1 (the first given) or 2.
+    pub photo: u8,
+    /// What was found on it: `no_mrz` for a card's front; `read` or `partial` when it shows
+    /// an MRZ too (the result is of the better reading).
+    pub status: Status,
+    /// Where the holder's portrait is on it, in its own pixels: the face found on a side
+    /// without an MRZ, or the layout's portrait zone on a side with one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub portrait: Option<PortraitPart>,
+    /// Its image's size and container format.
+    pub image: ImageInfo,
+    /// Its page and portrait as images, when asked for (`include_images`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<ImagesPart>,
 }
 
 /// The reading, or what stands for it when no MRZ could be decoded.
@@ -80,17 +153,17 @@ pub struct NoReading {
 /// Where and how a photo was read.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Photo {
-    /// How far the document was turned from upright, in degrees clockwise.
-    pub rotation_degrees: f32,
-    /// The MRZ's corners in image pixels (top-left, top-right, bottom-right, bottom-left
-    /// of the upright zone), when it was found.
-    #[schemars(with = "Option<[[f32; 2]; 4]>")]
-    pub region: Option<[(f32, f32); 4]>,
+    /// How far the document was turned from upright, in degrees clockwise, to a tenth.
+    pub rotation_degrees: f64,
+    /// The MRZ's corners in image pixels to a tenth (top-left, top-right, bottom-right,
+    /// bottom-left of the upright zone), when it was found.
+    pub region: Option<[[f64; 2]; 4]>,
     /// The document's page in the photo, when a zone was decoded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub document: Option<DocumentPart>,
     /// Where the holder's portrait is printed, when the zone's side of the document shows
-    /// one (a TD1 card's back does not) and the page reaches into the photo there.
+    /// one (a TD1 card's back does not) and the page reaches into the photo there; on a
+    /// photo without an MRZ, the face found in it (a card's front: see `turn_over`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub portrait: Option<PortraitPart>,
     /// The image's size and container format.
@@ -106,7 +179,7 @@ pub struct DocumentPart {
     /// The page's corners in image pixels, to a tenth (top-left, top-right, bottom-right,
     /// bottom-left of the upright page); a corner outside the photo has coordinates below
     /// zero or past its size.
-    pub corners: [[f32; 2]; 4],
+    pub corners: [[f64; 2]; 4],
     /// Whether all four corners lie inside the photo.
     pub complete: bool,
     /// How many of the page's sides (0 to 4) were moved onto an edge the photo shows; the
@@ -118,9 +191,9 @@ pub struct DocumentPart {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PortraitPart {
     /// The portrait zone of the format's layout, `[x0, y0, x1, y1]` in image pixels to a
-    /// tenth, clipped to the photo.
+    /// tenth, clipped to the photo; on a side without an MRZ, the box of the face found.
     #[serde(rename = "box")]
-    pub bbox: [f32; 4],
+    pub bbox: [f64; 4],
     /// Whether a face detector found a face in the zone; `false` when it holds none (a
     /// placeholder, covered, cut off by the photo's edge) or the face is too small or blurred
     /// to detect.
@@ -168,14 +241,52 @@ impl DocumentResult {
             expires_at: None,
             not_kept: None,
             chip_access,
+            other_side: None,
+            images: None,
         }
+    }
+
+    /// The result of reading two photos of one document's sides, `first` and `second` in the
+    /// order given: of the side with the better reading (the first when they are as good),
+    /// the other side's status, portrait and image in [`OtherSide`]. A side that shows a
+    /// face and no MRZ is not advised to be turned over, since its other side was read; when
+    /// neither shows an MRZ, the result says so.
+    pub fn from_sides(first: DocumentResult, second: DocumentResult) -> DocumentResult {
+        let rank = |result: &DocumentResult| match result.status {
+            Status::Read => 2,
+            Status::Partial => 1,
+            Status::NoMrz => 0,
+        };
+        let (mut result, other, photo) =
+            if rank(&second) > rank(&first) { (second, first, 1) } else { (first, second, 2) };
+        result.diagnostics.retain(|diagnostic| diagnostic.code != DiagnosticCode::TurnOver);
+        if result.status == Status::NoMrz {
+            result.diagnostics.insert(
+                0,
+                Diagnostic {
+                    code: DiagnosticCode::NoMrzFound,
+                    message: "Neither photo shows a machine readable zone: one of the two must be \
+                              the side with the two or three lines with < signs (an ID card's \
+                              back, a passport's page with the portrait)."
+                        .to_owned(),
+                },
+            );
+        }
+        result.other_side = other.photo.map(|side| OtherSide {
+            photo,
+            status: other.status,
+            portrait: side.portrait,
+            image: side.image,
+            images: other.images,
+        });
+        result
     }
 
     /// The result of reading a photo.
     pub fn from_image(image: &ImageReading) -> Self {
         let photo = Photo {
-            rotation_degrees: image.rotation_degrees,
-            region: image.region,
+            rotation_degrees: tenth(image.rotation_degrees),
+            region: image.region.map(|region| region.map(|(x, y)| [tenth(x), tenth(y)])),
             document: image.document.map(|document| DocumentPart {
                 corners: document.corners.map(|(x, y)| [tenth(x), tenth(y)]),
                 complete: document.complete,
@@ -242,8 +353,9 @@ impl DocumentResult {
 }
 
 /// A pixel coordinate to a tenth.
-fn tenth(value: f32) -> f32 {
-    (value * 10.0).round() / 10.0
+/// (Held as `f64`: an `f32` tenth is no exact decimal, and would print as one digit too many.)
+fn tenth(value: f32) -> f64 {
+    (f64::from(value) * 10.0).round() / 10.0
 }
 
 /// The JSON Schema of a document result, every subschema inlined (no `$ref`), without
@@ -339,6 +451,46 @@ pub fn summary(result: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A photo's result without an MRZ, with the advice to turn it over when `face` shows.
+    fn side_without_a_zone(face: bool) -> DocumentResult {
+        let mut diagnostics = vec![Diagnostic {
+            code: DiagnosticCode::NoMrzFound,
+            message: "No MRZ found.".to_owned(),
+        }];
+        if face {
+            let turn =
+                Diagnostic { code: DiagnosticCode::TurnOver, message: "Turn it.".to_owned() };
+            diagnostics.insert(0, turn);
+        }
+        let photo = Photo {
+            rotation_degrees: 0.0,
+            region: None,
+            document: None,
+            portrait: face.then_some(PortraitPart { bbox: [1.0, 2.0, 3.0, 4.0], face_found: true }),
+            image: ImageInfo { width: 10, height: 20, format: "png", page: None },
+            timing_ms: 1.0,
+        };
+        DocumentResult::new(Status::NoMrz, None, diagnostics, Some(photo))
+    }
+
+    #[test]
+    fn two_sides_without_a_zone_say_so_and_keep_the_face_of_the_other() {
+        let merged =
+            DocumentResult::from_sides(side_without_a_zone(false), side_without_a_zone(true));
+        assert_eq!(merged.status, Status::NoMrz);
+        assert_eq!(merged.diagnostics[0].code, DiagnosticCode::NoMrzFound);
+        assert!(merged.diagnostics[0].message.starts_with("Neither photo"));
+        assert!(merged.diagnostics.iter().all(|d| d.code != DiagnosticCode::TurnOver));
+        let other = merged.other_side.expect("the other side");
+        assert_eq!(other.photo, 2, "the first is kept when neither reads better");
+        assert!(other.portrait.is_some_and(|portrait| portrait.face_found));
+        // The side with the face given first: the advice to turn it over is dropped all the same.
+        let merged =
+            DocumentResult::from_sides(side_without_a_zone(true), side_without_a_zone(false));
+        assert!(merged.diagnostics.iter().all(|d| d.code != DiagnosticCode::TurnOver));
+        assert_eq!(merged.other_side.map(|side| side.photo), Some(2));
+    }
 
     #[test]
     fn without_a_reading_the_fields_are_null_and_empty() {

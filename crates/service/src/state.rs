@@ -4,7 +4,12 @@ use std::{path::PathBuf, sync::Arc, time::SystemTime};
 
 use mrtd_engine::Engine;
 
-use crate::{ImageFetch, image_file::ImageDir, metrics::RecognitionTicket, result::DocumentResult};
+use crate::{
+    ImageFetch,
+    image_file::ImageDir,
+    metrics::RecognitionTicket,
+    result::{DocumentResult, ImagesPart},
+};
 use mrtd_store::{ApiKeyRecord, NewScan, Page, ScanRecord, Store, StoreError};
 use tokio::sync::Semaphore;
 
@@ -111,11 +116,14 @@ impl AppState {
         self.image_dir.as_ref()
     }
 
-    /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time.
+    /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time; with
+    /// `images`, also draws the page and the portrait it located, at that many pixels per
+    /// page millimetre.
     pub(crate) async fn recognise(
         &self,
         image: Vec<u8>,
         date: mrtd_mrz::Date,
+        images: Option<f32>,
     ) -> Result<DocumentResult, crate::ServiceError> {
         use crate::ServiceError;
         // The ticket counts this read as queued now, as running once it has a slot, and
@@ -134,14 +142,17 @@ impl AppState {
         ticket.start();
         let engine = self.engine.clone();
         let outcome = tokio::task::spawn_blocking(move || {
-            engine.read(&image, &mrtd_mrz::ParseOptions::new(date))
+            let reading = engine.read(&image, &mrtd_mrz::ParseOptions::new(date))?;
+            let crops = images.map(|scale| (scale, engine.crops(&image, &reading, scale)));
+            Ok::<_, mrtd_engine::ImageError>((reading, crops))
         })
         .await
         .map_err(|_| ServiceError::UnusableImage("the image could not be processed".to_owned()))?;
         crate::metrics::record_decoded_pixels();
         match outcome {
-            Ok(reading) => {
-                let result = DocumentResult::from_image(&reading);
+            Ok((reading, crops)) => {
+                let mut result = DocumentResult::from_image(&reading);
+                result.images = crops.map(|(scale, crops)| ImagesPart::new(scale, crops));
                 ticket.finish(result.status_label());
                 Ok(result)
             }

@@ -10,8 +10,9 @@
     "birth_date", "sex", "expiry_date", "optional_data", "optional_data_2",
   ];
   const DIAGNOSTIC_CODES = [
-    "no_mrz_found", "mrz_cut_at_edge", "too_small", "too_blurred", "glare", "partly_covered",
-    "marked_over", "line_unreadable", "check_digit_failed", "low_confidence", "rotated", "corrected",
+    "no_mrz_found", "turn_over", "mrz_cut_at_edge", "too_small", "too_blurred", "glare",
+    "partly_covered", "marked_over", "line_unreadable", "check_digit_failed", "low_confidence",
+    "rotated", "corrected", "another_mrz",
   ];
   /** The language of the names a national coding gives in the document's own script. */
   const NATIVE_LANG = { rus_internal_passport: "ru" };
@@ -154,9 +155,10 @@
     return body;
   }
 
-  async function scanFile(file, retainHours, referenceDate) {
+  async function scanFile(file, retainHours, referenceDate, otherSide) {
     const form = new FormData();
     form.append("image", file, file.name || "photo");
+    if (otherSide) form.append("other_side", otherSide, otherSide.name || "other side");
     if (retainHours) form.append("retain_hours", String(retainHours));
     if (referenceDate) form.append("reference_date", referenceDate);
     const response = await fetch("/v1/scans", { method: "POST", headers: apiHeaders(), body: form });
@@ -460,18 +462,23 @@
       return;
     }
     figure.hidden = false;
-    if (!Array.isArray(region) || region.length !== 4 || !image || !image.width) {
+    const box = result.portrait && result.portrait.box;
+    const hasRegion = Array.isArray(region) && region.length === 4;
+    // A side without a zone that shows a face (a card's front): the face is drawn.
+    if ((!hasRegion && !Array.isArray(box)) || !image || !image.width) {
       svg.removeAttribute("data-drawn");
       $("overlay-caption").textContent = t("no_outline");
       return;
     }
     svg.setAttribute("viewBox", "0 0 " + image.width + " " + image.height);
     svg.setAttribute("preserveAspectRatio", "none");
-    const polygon = document.createElementNS("http://www.w3.org/2000/svg", "polygon");
-    polygon.setAttribute("points", region.map((p) => p[0] + "," + p[1]).join(" "));
-    polygon.setAttribute("class", "region " + (result.status || ""));
-    polygon.setAttribute("vector-effect", "non-scaling-stroke");
-    svg.appendChild(polygon);
+    if (hasRegion) {
+      const polygon = document.createElementNS("http://www.w3.org/2000/svg", "polygon");
+      polygon.setAttribute("points", region.map((p) => p[0] + "," + p[1]).join(" "));
+      polygon.setAttribute("class", "region " + (result.status || ""));
+      polygon.setAttribute("vector-effect", "non-scaling-stroke");
+      svg.appendChild(polygon);
+    }
     // The page by the format's layout, and where its portrait is printed.
     const corners = result.document && result.document.corners;
     if (Array.isArray(corners) && corners.length === 4) {
@@ -481,7 +488,6 @@
       page.setAttribute("vector-effect", "non-scaling-stroke");
       svg.appendChild(page);
     }
-    const box = result.portrait && result.portrait.box;
     if (Array.isArray(box) && box.length === 4) {
       const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
       rect.setAttribute("x", box[0]);
@@ -493,7 +499,8 @@
       svg.appendChild(rect);
     }
     svg.setAttribute("data-drawn", "true");
-    $("overlay-caption").textContent = t(Array.isArray(corners) ? "outline_page" : "outline");
+    $("overlay-caption").textContent =
+      t(!hasRegion ? "outline_face" : Array.isArray(corners) ? "outline_page" : "outline");
   }
 
   function show(result) {
@@ -509,6 +516,13 @@
     // Advice comes first: on a failed read it is what a person needs.
     showList("diagnostics", (result.diagnostics || []).filter((d) => d.code !== "corrected"),
       (d) => advice(d, !result.image));
+    const other = result.other_side;
+    if (other) {
+      const what = other.status !== "no_mrz" ? t("other_zone")
+        : other.portrait && other.portrait.face_found ? t("other_face") : t("other_nothing");
+      item($("diagnostics"), t("other_side_seen", { file: otherSideName(other), what: what }));
+      $("diagnostics").closest("section").hidden = false;
+    }
     $("raw").textContent = JSON.stringify(result, null, 2);
     keepJson(result);
     drawRegion(result);
@@ -677,21 +691,40 @@
     };
   }
 
+  /** The names of the photo and of the other side last sent, for the words about the pair. */
+  let scannedNames = ["", ""];
+
+  /** The file name of the side the result is not of. */
+  function otherSideName(other) {
+    return scannedNames[other.photo === 1 ? 0 : 1];
+  }
+
+  /** Shows `file` as the preview the result is drawn over. */
+  function previewOf(file) {
+    if (photoUrl) URL.revokeObjectURL(photoUrl);
+    // Browsers show JPEG, PNG, WebP and BMP; HEIC, TIFF and PDF are read without a preview.
+    photoUrl = /^image\/(jpeg|png|webp|bmp|gif)$/.test(file.type) ? URL.createObjectURL(file) : null;
+    if (photoUrl) $("photo").src = photoUrl;
+  }
+
   async function scanSelected(file) {
     if (!file) {
       setStatus(t("s_choose_first"), false);
       $("image").focus();
       return;
     }
-    if (photoUrl) URL.revokeObjectURL(photoUrl);
-    // Browsers show JPEG, PNG, WebP and BMP; HEIC, TIFF and PDF are read without a preview.
-    photoUrl = /^image\/(jpeg|png|webp|bmp|gif)$/.test(file.type) ? URL.createObjectURL(file) : null;
-    if (photoUrl) $("photo").src = photoUrl;
+    previewOf(file);
     setStatus(t("s_reading"), true);
     $("scan-button").disabled = true;
     try {
       const { retainHours, referenceDate } = options();
-      show(await scanFile(file, retainHours, referenceDate));
+      const otherSide = $("other_side").files[0] || null;
+      scannedNames = [file.name || "photo", otherSide ? otherSide.name || "other side" : ""];
+      const result = await scanFile(file, retainHours, referenceDate, otherSide);
+      // The result is of the side with the better reading: when that is the other side's
+      // photo, its geometry is drawn over that photo.
+      if (otherSide && result.other_side && result.other_side.photo === 1) previewOf(otherSide);
+      show(result);
     } catch (error) {
       fail(error);
     } finally {

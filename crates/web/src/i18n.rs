@@ -144,6 +144,23 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     ("options", "Options", "Opções"),
     (
+        "other_side",
+        "The card's other side (optional: both sides are read together)",
+        "O outro lado do cartão (opcional: os dois lados são lidos juntos)",
+    ),
+    (
+        "other_side_seen",
+        "Read with the other side ({file}): {what}.",
+        "Lido com o outro lado ({file}): {what}.",
+    ),
+    ("other_face", "a face, no zone", "um rosto, sem zona"),
+    ("other_nothing", "no zone and no face", "nem zona nem rosto"),
+    (
+        "other_zone",
+        "a zone too (the better reading is shown)",
+        "também uma zona (a melhor leitura é mostrada)",
+    ),
+    (
         "retain",
         "Keep the result for (hours, 0 keeps nothing)",
         "Guardar o resultado por (horas; 0 não guarda nada)",
@@ -174,6 +191,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "outline_page",
         "The outline marks where the machine readable zone was found; the dashed line, where the document's page lies by the format's layout; the box, where its portrait is printed.",
         "O contorno marca onde a zona de leitura mecânica foi encontrada; a linha tracejada, onde fica a página do documento segundo o leiaute do formato; o retângulo, onde o retrato está impresso.",
+    ),
+    (
+        "outline_face",
+        "No machine readable zone on this photo; the box marks the face found.",
+        "Nenhuma zona de leitura mecânica nesta foto; o retângulo marca o rosto encontrado.",
     ),
     (
         "no_outline",
@@ -339,6 +361,16 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "d_no_mrz_found",
         "No machine readable zone was seen. Photograph the page so that the two or three lines with < signs at the bottom are in view, sharp and not washed out by light.",
         "Nenhuma zona de leitura mecânica foi vista. Fotografe a página de modo que as duas ou três linhas com sinais < na parte de baixo apareçam inteiras, nítidas e sem reflexo.",
+    ),
+    (
+        "d_turn_over",
+        "This side shows a face but no machine readable zone: it looks like the front of an ID card or residence permit. Turn the card over and photograph the back, where the lines with < signs are; for a passport, photograph the page with the portrait and the lines at its foot.",
+        "Este lado mostra um rosto mas nenhuma zona de leitura mecânica: parece a frente de uma carteira de identidade ou de um título de residência. Vire o cartão e fotografe o verso, onde estão as linhas com sinais <; para um passaporte, fotografe a página com a foto e as linhas ao pé.",
+    ),
+    (
+        "d_another_mrz",
+        "The photo shows a second machine readable zone, of another document or page: only the one shown here was read. Photograph each document on its own.",
+        "A foto mostra uma segunda zona de leitura mecânica, de outro documento ou página: só a mostrada aqui foi lida. Fotografe cada documento separadamente.",
     ),
     (
         "d_mrz_cut_at_edge",

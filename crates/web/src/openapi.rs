@@ -124,7 +124,8 @@ fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
         "description": "Reads the MRZ of a photo. A photo without a readable MRZ is still a result (status partial or no_mrz, with diagnostics). With retain_hours above 0 a fully read result is kept for get; the answer is then 201 with Location. The photo may be the body itself (image/*, application/pdf or application/octet-stream; retain_hours and reference_date then go in the query), a multipart form or JSON.",
         "parameters": [
             { "name": "retain_hours", "in": "query", "required": false, "description": "With the photo as the body: keep the result this many hours.", "schema": retain_hours },
-            { "name": "reference_date", "in": "query", "required": false, "description": "With the photo as the body: YYYY-MM-DD.", "schema": reference_date }
+            { "name": "reference_date", "in": "query", "required": false, "description": "With the photo as the body: YYYY-MM-DD.", "schema": reference_date },
+            { "name": "include_images", "in": "query", "required": false, "description": "With the photo as the body: true to answer the page and the portrait as images.", "schema": { "type": "string", "enum": ["true", "false", "1", "0"] } }
         ],
         "requestBody": {
             "required": true,
@@ -137,12 +138,17 @@ fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
                         "type": "object",
                         "properties": {
                             "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF)." },
+                            "other_side": { "type": "string", "contentMediaType": "application/octet-stream", "description": "A photo of the document's other side (a card's front or back, either order), read together with 'image': the result is of the side with the MRZ, other_side names the other." },
+                            "include_images": { "type": "string", "enum": ["true", "false", "1", "0"], "description": "true: also answer the page, straightened, and the portrait as JPEG images (images in the result); never kept." },
                             "retain_hours": retain_hours,
                             "reference_date": reference_date
                         },
                         "required": ["image"]
                     },
-                    "encoding": { "image": { "contentType": "image/*, application/pdf, application/octet-stream" } }
+                    "encoding": {
+                        "image": { "contentType": "image/*, application/pdf, application/octet-stream" },
+                        "other_side": { "contentType": "image/*, application/pdf, application/octet-stream" }
+                    }
                 },
                 "application/json": {
                     "schema": {
@@ -150,6 +156,9 @@ fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
                         "properties": {
                             "image_base64": { "type": "string", "contentEncoding": "base64", "description": "The photo encoded as base64 (a data: URL also works)." },
                             "image_url": { "type": "string", "format": "uri", "description": "An https URL of the photo; the server fetches it (public addresses only, 3 redirects, 10 s, the body limit)." },
+                            "other_side_base64": { "type": "string", "contentEncoding": "base64", "description": "The document's other side (a card's front or back, either order), as base64, read together with the photo: the result is of the side with the MRZ, other_side names the other." },
+                            "other_side_url": { "type": "string", "format": "uri", "description": "The document's other side as an https URL, fetched as image_url is." },
+                            "include_images": { "type": "boolean", "default": false, "description": "Also answer the page, straightened, and the portrait as JPEG images (images in the result, 8 pixels per page millimetre); never kept." },
                             "retain_hours": retain_hours,
                             "reference_date": reference_date
                         },

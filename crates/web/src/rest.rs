@@ -50,6 +50,10 @@ fn private_json(status: StatusCode, body: impl Serialize) -> Response {
 struct ScanJson {
     image_base64: Option<String>,
     image_url: Option<String>,
+    other_side_base64: Option<String>,
+    other_side_url: Option<String>,
+    #[serde(default)]
+    include_images: bool,
     #[serde(default)]
     retain_hours: i64,
     reference_date: Option<String>,
@@ -58,6 +62,10 @@ struct ScanJson {
 /// What `POST /v1/scans` was asked to do, whatever the body's media type.
 struct ScanInput {
     image: Vec<u8>,
+    /// The document's other side, read together with `image`.
+    other_side: Option<Vec<u8>>,
+    /// What to answer besides the reading.
+    extras: service::Extras,
     retain_hours: i64,
     reference_date: Option<String>,
 }
@@ -90,8 +98,10 @@ pub(crate) async fn create_scan(
         &shared.state,
         &principal,
         input.image,
+        input.other_side,
         input.retain_hours,
         input.reference_date.as_deref(),
+        input.extras,
     )
     .await?;
     let Some(id) = result.scan_id.as_deref() else {
@@ -120,7 +130,7 @@ async fn from_json(state: &AppState, request: Request<Body>) -> Result<ScanInput
     let fetched = request.extensions().get::<mrtd_service::FetchedImage>().cloned();
     let bytes = Bytes::from_request(request, &()).await?;
     // A photo's JSON runs to megabytes: it is parsed and decoded off the async workers.
-    let (input, url) = tokio::task::spawn_blocking(move || {
+    let parsed = tokio::task::spawn_blocking(move || {
         let body: ScanJson = serde_json::from_slice(&bytes).map_err(|error| {
             ApiError::bad_request(format!("The JSON body is not valid: {error}"))
         })?;
@@ -134,27 +144,55 @@ async fn from_json(state: &AppState, request: Request<Body>) -> Result<ScanInput
                 return Err(ApiError::bad_request("Give the photo as image_base64 or image_url."));
             }
         };
+        let other_side = match (body.other_side_base64, body.other_side_url) {
+            (Some(encoded), None) => Some(Side::Bytes(service::decode_base64(&encoded)?)),
+            (None, Some(url)) => Some(Side::Url(url)),
+            (Some(_), Some(_)) => {
+                return Err(ApiError::bad_request(
+                    "Give other_side_base64 or other_side_url, not both.",
+                ));
+            }
+            (None, None) => None,
+        };
         let input = ScanInput {
             image,
+            other_side: None,
+            extras: service::Extras { images: body.include_images },
             retain_hours: body.retain_hours,
             reference_date: body.reference_date,
         };
-        Ok((input, url))
+        Ok((input, url, other_side))
     })
     .await
     .unwrap_or_else(|_| Err(ApiError::bad_request("The JSON body could not be read.")))?;
-    match url {
-        Some(url) => {
-            let image = service::image_from_url(state, &url, fetched.as_ref()).await?;
-            Ok(ScanInput { image, ..input })
-        }
-        None => Ok(input),
+    let (mut input, url, other_side) = parsed;
+    if let Some(url) = url {
+        input.image = service::image_from_url(state, &url, fetched.as_ref()).await?;
     }
+    input.other_side = match other_side {
+        Some(Side::Bytes(bytes)) => Some(bytes),
+        // The other side's URL is fetched here, inside the recognition slot.
+        Some(Side::Url(url)) => Some(service::fetch_image(state, &url).await?),
+        None => None,
+    };
+    Ok(input)
+}
+
+/// The other side of a document as the JSON body gives it.
+enum Side {
+    Bytes(Vec<u8>),
+    Url(String),
 }
 
 async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
     let mut multipart = Multipart::from_request(request, &()).await?;
-    let mut input = ScanInput { image: Vec::new(), retain_hours: 0, reference_date: None };
+    let mut input = ScanInput {
+        image: Vec::new(),
+        other_side: None,
+        extras: service::Extras::default(),
+        retain_hours: 0,
+        reference_date: None,
+    };
     let mut has_image = false;
     while let Some(field) = multipart.next_field().await? {
         let name = field.name().unwrap_or_default().to_owned();
@@ -162,6 +200,12 @@ async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
             "image" => {
                 input.image = field.bytes().await?.to_vec();
                 has_image = true;
+            }
+            "other_side" => {
+                input.other_side = Some(field.bytes().await?.to_vec()).filter(|b| !b.is_empty());
+            }
+            "include_images" => {
+                input.extras.images = yes(&field.text().await?, "include_images")?;
             }
             "retain_hours" => {
                 let text = field.text().await?;
@@ -175,8 +219,8 @@ async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
             }
             other => {
                 return Err(ApiError::bad_request(format!(
-                    "unknown form field '{other}'; this endpoint takes: image, retain_hours, \
-                     reference_date"
+                    "unknown form field '{other}'; this endpoint takes: image, other_side, \
+                     include_images, retain_hours, reference_date"
                 )));
             }
         }
@@ -194,13 +238,15 @@ struct RawQuery {
     #[serde(default)]
     retain_hours: Option<String>,
     reference_date: Option<String>,
+    include_images: Option<String>,
 }
 
 /// The photo as the body itself; `retain_hours` and `reference_date` in the query.
 async fn from_raw(request: Request<Body>) -> Result<ScanInput, ApiError> {
     let query = axum::extract::Query::<RawQuery>::try_from_uri(request.uri()).map_err(|_| {
         ApiError::bad_request(
-            "The query is not valid; this endpoint takes retain_hours and reference_date.",
+            "The query is not valid; this endpoint takes retain_hours, reference_date and \
+             include_images.",
         )
     })?;
     let retain_hours = match query.retain_hours.as_deref().map(str::trim) {
@@ -210,11 +256,30 @@ async fn from_raw(request: Request<Body>) -> Result<ScanInput, ApiError> {
         })?,
     };
     let reference_date = query.0.reference_date.filter(|t| !t.trim().is_empty());
+    let images = match query.0.include_images.as_deref() {
+        None => false,
+        Some(text) => yes(text, "include_images")?,
+    };
     let image = Bytes::from_request(request, &()).await?.to_vec();
     if image.is_empty() {
         return Err(ApiError::bad_request("The body is empty: send the photo as the body."));
     }
-    Ok(ScanInput { image, retain_hours, reference_date })
+    Ok(ScanInput {
+        image,
+        other_side: None,
+        extras: service::Extras { images },
+        retain_hours,
+        reference_date,
+    })
+}
+
+/// A yes-or-no form field or query parameter: `true`/`1` or `false`/`0` (empty is no).
+fn yes(text: &str, name: &str) -> Result<bool, ApiError> {
+    match text.trim() {
+        "true" | "1" => Ok(true),
+        "false" | "0" | "" => Ok(false),
+        _ => Err(ApiError::bad_request(format!("'{name}' must be true or false"))),
+    }
 }
 
 /// The query of `GET /v1/scans`.

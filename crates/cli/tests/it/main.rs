@@ -21,5 +21,6 @@ mod probes;
 mod robustness;
 mod scan;
 mod shutdown;
+mod sides;
 mod stdio_protocol;
 mod web;

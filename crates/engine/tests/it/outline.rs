@@ -4,7 +4,7 @@
 use std::io::Cursor;
 use std::path::PathBuf;
 
-use mrtd_engine::{EngineBuilder, ImageReading, ParseOptions, Status};
+use mrtd_engine::{DiagnosticCode, EngineBuilder, ImageReading, ParseOptions, Status};
 
 /// `tests/data/images` at the workspace root.
 fn data_dir() -> PathBuf {
@@ -81,4 +81,104 @@ fn a_portrait_zone_painted_over_holds_no_face() {
     assert_eq!(painted.status, Status::Read, "the zone is untouched");
     let zone = painted.portrait.expect("the layout still places the portrait");
     assert!(!zone.face_found);
+}
+
+/// The part of a specimen between rows `top` and `bottom`, as a PNG.
+fn rows_of(name: &str, top: u32, bottom: u32) -> Vec<u8> {
+    let picture = image::open(data_dir().join(name)).expect("a specimen").to_rgb8();
+    let band = image::imageops::crop_imm(&picture, 0, top, picture.width(), bottom - top);
+    let mut png = Cursor::new(Vec::new());
+    band.to_image().write_to(&mut png, image::ImageFormat::Png).expect("encodes");
+    png.into_inner()
+}
+
+#[test]
+fn the_side_with_the_portrait_and_no_zone_is_named_with_the_advice_to_turn_it_over() {
+    // The German specimen's page above its MRZ (which starts below row 1050 of 1326): what a
+    // card's front shows, a portrait and printed fields.
+    let front = read(&rows_of("100_pass-bdr.jpg", 0, 1000));
+    assert_eq!(front.status, Status::NoMrz);
+    let first = &front.diagnostics[0];
+    assert_eq!(first.code, DiagnosticCode::TurnOver, "{:?}", front.diagnostics);
+    assert!(first.message.contains("Turn the card over"), "{}", first.message);
+    assert!(front.diagnostics.iter().any(|d| d.code == DiagnosticCode::NoMrzFound));
+    let portrait = front.portrait.expect("the face found is the portrait");
+    assert!(portrait.face_found);
+    // The face lies inside the printed portrait (measured by hand: 77, 255 to 600, 934).
+    let [x0, y0, x1, y1] = portrait.bbox;
+    assert!(x0 >= 60.0 && y0 >= 240.0 && x1 <= 620.0 && y1 <= 950.0, "{:?}", portrait.bbox);
+    assert!(
+        (x1 - x0) * (y1 - y0) > 0.15 * 523.0 * 679.0,
+        "a face, not a speck: {:?}",
+        portrait.bbox
+    );
+}
+
+#[test]
+fn a_photo_without_a_zone_or_a_face_gets_no_advice_to_turn_it_over() {
+    // The same page's printed fields right of the portrait: text, no face.
+    let picture = image::open(data_dir().join("100_pass-bdr.jpg")).expect("a specimen").to_rgb8();
+    let fields = image::imageops::crop_imm(&picture, 640, 0, 1234, 1000).to_image();
+    let mut png = Cursor::new(Vec::new());
+    fields.write_to(&mut png, image::ImageFormat::Png).expect("encodes");
+    let reading = read(&png.into_inner());
+    assert_eq!(reading.status, Status::NoMrz);
+    assert!(
+        reading.diagnostics.iter().all(|d| d.code != DiagnosticCode::TurnOver),
+        "{:?}",
+        reading.diagnostics
+    );
+    assert!(reading.portrait.is_none());
+}
+
+#[test]
+fn the_straightened_page_reads_the_same_and_the_portrait_shows_a_face() {
+    let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
+    // The Latvian booklet lies turned 90 degrees in its photo.
+    for (name, size) in [("0_pass-lva.jpg", (1000, 704)), ("100_pass-bdr.jpg", (1000, 704))] {
+        let bytes = std::fs::read(data_dir().join(name)).expect("a specimen image");
+        let reading = engine.read(&bytes, &options).expect("a decodable image");
+        let crops = engine.crops(&bytes, &reading, 8.0);
+        let page = crops.page.expect("a page");
+        assert_eq!((page.width, page.height), size, "{name}: 125 x 88 mm at 8 px/mm");
+        let again = engine.read(&page.jpeg, &options).expect("a JPEG");
+        assert_eq!(again.status, Status::Read, "{name}: {:?}", again.diagnostics);
+        assert_eq!(
+            again.reading.map(|r| r.lines),
+            reading.reading.as_ref().map(|r| r.lines.clone())
+        );
+        assert!(again.rotation_degrees.abs() < 2.0, "{name}: upright, {}", again.rotation_degrees);
+        let portrait = crops.portrait.expect("a portrait");
+        assert_eq!((portrait.width, portrait.height), (280, 368), "35 x 46 mm at 8 px/mm");
+        let face = engine.read(&portrait.jpeg, &options).expect("a JPEG");
+        assert_eq!(
+            face.diagnostics[0].code,
+            DiagnosticCode::TurnOver,
+            "{name}: a face and no zone"
+        );
+    }
+}
+
+#[test]
+fn a_card_back_gives_its_page_and_no_portrait_and_a_front_its_face() {
+    let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
+    let bytes = std::fs::read(data_dir().join("100_id-si.jpg")).expect("a specimen image");
+    let reading = engine.read(&bytes, &options).expect("a decodable image");
+    let crops = engine.crops(&bytes, &reading, 8.0);
+    assert_eq!(crops.page.map(|page| (page.width, page.height)), Some((685, 432)));
+    assert!(crops.portrait.is_none(), "the back of a TD1 card shows no portrait");
+    let front = rows_of("100_pass-bdr.jpg", 0, 1000);
+    let reading = engine.read(&front, &options).expect("a PNG");
+    let crops = engine.crops(&front, &reading, 8.0);
+    assert!(crops.page.is_none(), "no zone, no outline");
+    let portrait = crops.portrait.expect("the face found, with a margin");
+    let face = engine.read(&portrait.jpeg, &options).expect("a JPEG");
+    assert_eq!(face.diagnostics[0].code, DiagnosticCode::TurnOver);
+    // A scaling asked beyond the most is drawn at the most.
+    let bytes = std::fs::read(data_dir().join("100_pass-uto.jpg")).expect("a specimen image");
+    let reading = engine.read(&bytes, &options).expect("a decodable image");
+    let page = engine.crops(&bytes, &reading, 1000.0).page.expect("a page");
+    assert_eq!(page.width, (125.0 * mrtd_engine::MAX_PIXELS_PER_MM) as u32);
 }

@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use mrtd_engine::{EngineBuilder, ParseOptions, Status};
+use mrtd_engine::{DiagnosticCode, EngineBuilder, ParseOptions, Status};
 use support::{data_dir, manifest};
 
 #[test]
@@ -40,4 +40,33 @@ fn the_rotated_booklet_reports_its_rotation_and_region() {
     assert!(region.iter().all(|&(x, _)| x < 400.0), "{region:?}");
     let height = (region[1].1 - region[0].1).abs();
     assert!(height > 900.0, "{region:?}");
+}
+
+/// Two specimens side by side on one light canvas, as one PNG: two documents in one photo.
+fn side_by_side(left: &str, right: &str) -> Vec<u8> {
+    let open = |name: &str| image::open(data_dir().join(name)).expect("a specimen").to_rgb8();
+    let (left, right) = (open(left), open(right));
+    let (width, height) =
+        (left.width() + right.width() + 60, left.height().max(right.height()) + 40);
+    let mut canvas = image::RgbImage::from_pixel(width, height, image::Rgb([225, 225, 220]));
+    image::imageops::replace(&mut canvas, &left, 20, 20);
+    image::imageops::replace(&mut canvas, &right, i64::from(left.width()) + 40, 20);
+    let mut png = std::io::Cursor::new(Vec::new());
+    canvas.write_to(&mut png, image::ImageFormat::Png).expect("encodes");
+    png.into_inner()
+}
+
+#[test]
+fn a_second_document_in_the_photo_is_named_and_one_alone_is_not() {
+    let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
+    let two = engine.read(&side_by_side("100_pass-uto.jpg", "100_id-si.jpg"), &options).unwrap();
+    assert_eq!(two.status, Status::Read, "{:?}", two.diagnostics);
+    let codes: Vec<DiagnosticCode> = two.diagnostics.iter().map(|d| d.code).collect();
+    assert!(codes.contains(&DiagnosticCode::AnotherMrz), "{:?}", two.diagnostics);
+    for name in ["100_pass-uto.jpg", "100_id-si.jpg", "100_pass-bdr.jpg"] {
+        let bytes = std::fs::read(data_dir().join(name)).expect("a specimen image");
+        let one = engine.read(&bytes, &options).unwrap();
+        assert!(one.diagnostics.iter().all(|d| d.code != DiagnosticCode::AnotherMrz), "{name}");
+    }
 }

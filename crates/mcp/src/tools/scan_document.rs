@@ -36,8 +36,17 @@ const MRZ_TEXT: &str = "mrz_text";
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 
 /// The arguments the tool takes: its input schema's properties.
-pub(super) const ARGUMENTS: &[&str] =
-    &["image_base64", "image_url", "image_path", "retain_hours", "reference_date"];
+pub(super) const ARGUMENTS: &[&str] = &[
+    "image_base64",
+    "image_url",
+    "image_path",
+    "other_side_base64",
+    "other_side_url",
+    "other_side_path",
+    "include_images",
+    "retain_hours",
+    "reference_date",
+];
 
 pub(super) fn input_schema() -> Value {
     mrtd_service::schema::input::<mrtd_service::arguments::ScanArguments>()
@@ -85,50 +94,35 @@ pub(super) async fn call(
         let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
         let reference_date = arguments.string("reference_date")?;
         service::reference_date(reference_date).map_err(|e| e.to_string())?;
-        let given = [
-            arguments.string("image_base64")?.map(Image::Encoded),
-            arguments.string("image_url")?.map(Image::Url),
-            arguments.string("image_path")?.map(Image::File),
-        ];
-        let mut given = given.into_iter().flatten();
-        let (Some(image), None) = (given.next(), given.next()) else {
-            return Err(
-                "give the image as exactly one of image_base64, image_url or image_path".into()
-            );
-        };
-        Ok((image, retain_hours, reference_date))
+        let image = source(arguments, "the image", ["image_base64", "image_url", "image_path"])?
+            .ok_or("give the image as exactly one of image_base64, image_url or image_path")?;
+        let names = ["other_side_base64", "other_side_url", "other_side_path"];
+        let other_side = source(arguments, "the other side", names)?;
+        let extras =
+            service::Extras { images: arguments.boolean("include_images")?.unwrap_or(false) };
+        Ok((image, other_side, retain_hours, reference_date, extras))
     });
-    let (image, retain_hours, reference_date) = match parsed {
+    let (image, other_side, retain_hours, reference_date, extras) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return Ok(failure(message).into()),
     };
-    let image = match image {
-        Image::Encoded(encoded) => match service::decode_base64_owned(encoded.to_owned()).await {
-            Ok(bytes) => bytes,
-            Err(error) => return Ok(service_failure(&error).into()),
-        },
-        Image::File(path) => match state.image_dir() {
-            // A path, or the `mrtd://images/...` URI resources/list gives for it.
-            Some(dir) => match dir
-                .read(&crate::resources::image_path_of(path).unwrap_or_else(|| path.to_owned()))
-                .await
-            {
-                Ok(bytes) => bytes,
-                Err(error) => return Ok(failure(error.to_string()).into()),
-            },
-            None => return Ok(failure(ImageFileError::Disabled.to_string()).into()),
-        },
-        Image::Url(url) => match service::image_from_url(state, url, fetched(context)).await {
-            Ok(bytes) => bytes,
-            Err(error) => return Ok(service_failure(&error).into()),
-        },
+    let image = match bytes_of(state, image, fetched(context)).await {
+        Ok(bytes) => bytes,
+        Err(failed) => return Ok(failed.into()),
     };
-
+    let other_side = match other_side {
+        // The other side's URL is fetched here, inside the recognition slot.
+        Some(other) => match bytes_of(state, other, None).await {
+            Ok(bytes) => Some(bytes),
+            Err(failed) => return Ok(failed.into()),
+        },
+        None => None,
+    };
     let date = match service::reference_date(reference_date) {
         Ok(date) => date,
         Err(error) => return Ok(service_failure(&error).into()),
     };
-    let mut result = match service::recognise(state, image, date).await {
+    let mut result = match service::recognise_sides(state, image, other_side, date, extras).await {
         Ok(result) => result,
         Err(error) => return Ok(service_failure(&error).into()),
     };
@@ -156,6 +150,51 @@ pub(super) async fn call(
         return Ok(super::success(advice, structured).into());
     }
     Ok(finish(state, principal, result, retain_hours).await.into())
+}
+
+/// The one image source among `names` (base64, URL, path) the arguments give for `what`,
+/// if any.
+fn source<'a>(
+    arguments: &Arguments<'a>,
+    what: &str,
+    names: [&str; 3],
+) -> Result<Option<Image<'a>>, String> {
+    let [encoded, url, path] = names;
+    let given = [
+        arguments.string(encoded)?.map(Image::Encoded),
+        arguments.string(url)?.map(Image::Url),
+        arguments.string(path)?.map(Image::File),
+    ];
+    let mut given = given.into_iter().flatten();
+    let image = given.next();
+    if given.next().is_some() {
+        return Err(format!("give {what} as exactly one of {encoded}, {url} or {path}"));
+    }
+    Ok(image)
+}
+
+/// The bytes of an image source, or the tool result that says why there are none.
+async fn bytes_of(
+    state: &AppState,
+    image: Image<'_>,
+    fetched: Option<&mrtd_service::FetchedImage>,
+) -> Result<Vec<u8>, CallToolResult> {
+    match image {
+        Image::Encoded(encoded) => service::decode_base64_owned(encoded.to_owned())
+            .await
+            .map_err(|error| service_failure(&error)),
+        Image::File(path) => match state.image_dir() {
+            // A path, or the `mrtd://images/...` URI resources/list gives for it.
+            Some(dir) => dir
+                .read(&crate::resources::image_path_of(path).unwrap_or_else(|| path.to_owned()))
+                .await
+                .map_err(|error| failure(error.to_string())),
+            None => Err(failure(ImageFileError::Disabled.to_string())),
+        },
+        Image::Url(url) => service::image_from_url(state, url, fetched)
+            .await
+            .map_err(|error| service_failure(&error)),
+    }
 }
 
 /// Whether this request may be answered with `input_required` elicitation.

@@ -431,3 +431,53 @@ async fn a_document_is_checked_without_its_fields() {
     api.check("POST", "/v1/check", &plain);
     assert_error(&plain, 415, "unsupported_media_type");
 }
+
+/// A photo of one of the two sides in `tests/data/sides`.
+fn side(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/sides");
+    std::fs::read(path.join(name)).expect("the side's photo exists")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_sides_of_a_document_are_read_in_one_request_as_a_form_or_as_json() {
+    let server = support::start().await;
+    let api = OpenApi::fetch(server.addr).await;
+    let (portrait_side, mrz_side) = (side("portrait-side.jpg"), side("mrz-side.jpg"));
+    let (content_type, body) = multipart(&[
+        ("image", Some("portrait-side.jpg"), &portrait_side),
+        ("other_side", Some("mrz-side.jpg"), &mrz_side),
+    ]);
+    let form =
+        request(server.addr, "POST", "/v1/scans", &[("Content-Type", &content_type)], &body).await;
+    api.check("POST", "/v1/scans", &form);
+    let result = form.json();
+    assert_eq!(result["status"], "read", "{result}");
+    assert_eq!(result["fields"]["surname"], "MUSTERMANN");
+    assert_eq!(result["other_side"]["photo"], 1, "the first photo is the other side");
+    assert_eq!(result["other_side"]["status"], "no_mrz");
+    assert_eq!(result["other_side"]["portrait"]["face_found"], true);
+
+    let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    assert!(result.get("images").is_none(), "images only when asked for");
+    let body = json!({
+        "image_base64": encode(&mrz_side),
+        "other_side_base64": encode(&portrait_side),
+        "include_images": true,
+    });
+    let reply = post_json(server.addr, "/v1/scans", &body).await;
+    api.check("POST", "/v1/scans", &reply);
+    let json_result = reply.json();
+    assert_eq!(json_result["status"], "read");
+    assert_eq!(json_result["other_side"]["photo"], 2);
+    assert_eq!(json_result["images"]["page"]["height"], 704, "125 x 88 mm at 8 px/mm");
+    assert!(json_result["other_side"]["images"]["portrait"]["data_base64"].is_string());
+    assert_eq!(json_result["lines"], result["lines"]);
+
+    let both = json!({
+        "image_base64": encode(&mrz_side),
+        "other_side_base64": encode(&portrait_side),
+        "other_side_url": "https://example.com/side.jpg",
+    });
+    let refused = post_json(server.addr, "/v1/scans", &both).await;
+    assert_error(&refused, 400, "invalid_request");
+}

@@ -1,0 +1,231 @@
+//! The page and the portrait a reading located, drawn upright from the photo in colour, for
+//! a caller who asks for them: the page through the perspective its four corners give, at a
+//! stated number of pixels per millimetre of the page; the portrait as the layout's zone of
+//! that page, or, on a side without an MRZ, the face found with a margin round it.
+
+use std::io::Cursor;
+
+use image::RgbImage;
+
+use crate::error::ImageError;
+use crate::image::{DecodeLimits, decode, decode_upright_rgb};
+use crate::outline::Layout;
+use crate::types::ImageReading;
+
+/// The most pixels per page millimetre a caller may ask for: 20 (about 500 dpi) draws a
+/// passport page 2,500 pixels wide, more than any photo holds.
+pub const MAX_PIXELS_PER_MM: f32 = 20.0;
+
+/// The JPEG quality of the images.
+const QUALITY: u8 = 90;
+
+/// A face's box is widened by this share of its size on every side to take in the head and
+/// the shoulders, as a printed portrait shows them.
+const FACE_MARGIN: f32 = 0.4;
+
+/// One image drawn from the photo.
+#[derive(Clone, Debug)]
+pub struct Crop {
+    /// The image, JPEG-encoded.
+    pub jpeg: Vec<u8>,
+    /// Its width in pixels.
+    pub width: u32,
+    /// Its height in pixels.
+    pub height: u32,
+}
+
+/// The page and the portrait of a reading.
+#[derive(Clone, Debug, Default)]
+pub struct Crops {
+    /// The document's page, straightened, when the reading has an outline.
+    pub page: Option<Crop>,
+    /// The holder's portrait, upright, when the reading places one.
+    pub portrait: Option<Crop>,
+}
+
+/// Draws the page and the portrait of `reading`, which [`crate::Engine::read`] gave for
+/// `bytes`, at `pixels_per_mm` (clamped to 1 to [`MAX_PIXELS_PER_MM`]). The photo is decoded
+/// again in colour (in gray where only its luma can be, a HEIC). Nothing is drawn from a
+/// PDF's page images, nor from a photo over the pixel limit (read from a reduced decode).
+pub(crate) fn crops(
+    bytes: &[u8],
+    reading: &ImageReading,
+    limits: DecodeLimits,
+    pixels_per_mm: f32,
+) -> Crops {
+    let wanted = reading.document.is_some() || reading.portrait.is_some();
+    if !wanted || reading.page.is_some() {
+        return Crops::default();
+    }
+    let photo = match decode_upright_rgb(bytes, limits) {
+        Ok(rgb) => rgb,
+        Err(ImageError::UnsupportedFormat) => match decode(bytes, limits) {
+            Ok(decoded) => gray_to_rgb(decoded.gray),
+            Err(_) => return Crops::default(),
+        },
+        Err(_) => return Crops::default(),
+    };
+    if (photo.width() as usize, photo.height() as usize)
+        != (reading.image_width, reading.image_height)
+    {
+        return Crops::default();
+    }
+    let scale = pixels_per_mm.clamp(1.0, MAX_PIXELS_PER_MM);
+    let layout = reading.reading.as_ref().map(|r| Layout::of(r.format));
+    let page = match (&reading.document, &layout) {
+        (Some(document), Some(layout)) => Some((document.corners, layout)),
+        _ => None,
+    };
+    let page_crop = page.and_then(|(corners, layout)| {
+        let (width, height) = layout.size;
+        let map = Homography::between(
+            [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)],
+            corners,
+        )?;
+        encode(&draw(&photo, &map, [0.0, 0.0, width, height], scale))
+    });
+    let portrait_crop = match (page, reading.portrait) {
+        (Some((corners, layout)), Some(_)) => layout.portrait.and_then(|zone| {
+            let (width, height) = layout.size;
+            let page = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
+            let map = Homography::between(page, corners)?;
+            encode(&draw(&photo, &map, zone, scale))
+        }),
+        // A side without a zone: the face found, with the head and shoulders round it.
+        (None, Some(face)) => {
+            let [x0, y0, x1, y1] = face.bbox;
+            let (dx, dy) = ((x1 - x0) * FACE_MARGIN, (y1 - y0) * FACE_MARGIN);
+            let (left, top) = ((x0 - dx).max(0.0) as u32, (y0 - dy).max(0.0) as u32);
+            let right = ((x1 + dx) as u32).min(photo.width());
+            let bottom = ((y1 + dy * 1.5) as u32).min(photo.height());
+            (right > left && bottom > top)
+                .then(|| {
+                    image::imageops::crop_imm(&photo, left, top, right - left, bottom - top)
+                        .to_image()
+                })
+                .and_then(|cut| encode(&cut))
+        }
+        _ => None,
+    };
+    Crops { page: page_crop, portrait: portrait_crop }
+}
+
+fn gray_to_rgb(gray: crate::gray::Gray) -> RgbImage {
+    let (width, height) = (gray.width as u32, gray.height as u32);
+    RgbImage::from_fn(width, height, |x, y| {
+        let value = gray.data[y as usize * gray.width + x as usize];
+        image::Rgb([value; 3])
+    })
+}
+
+/// Draws the page rectangle `zone` (millimetres: left, top, right, bottom) upright at `scale`
+/// pixels per millimetre, each pixel sampled bilinearly where `map` puts it in `photo`; what
+/// lies outside the photo is mid gray.
+fn draw(photo: &RgbImage, map: &Homography, zone: [f32; 4], scale: f32) -> RgbImage {
+    let [left, top, right, bottom] = zone;
+    let width = ((right - left) * scale).round().max(1.0) as u32;
+    let height = ((bottom - top) * scale).round().max(1.0) as u32;
+    RgbImage::from_fn(width, height, |column, row| {
+        let page = (left + (column as f32 + 0.5) / scale, top + (row as f32 + 0.5) / scale);
+        let (x, y) = map.apply(page);
+        sample(photo, x, y)
+    })
+}
+
+/// The photo's colour at `(x, y)` (pixel centres at half-integers), bilinear; mid gray outside.
+fn sample(photo: &RgbImage, x: f32, y: f32) -> image::Rgb<u8> {
+    let (width, height) = (photo.width() as f32, photo.height() as f32);
+    if !(0.0..width).contains(&x) || !(0.0..height).contains(&y) {
+        return image::Rgb([128, 128, 128]);
+    }
+    let (xf, yf) = ((x - 0.5).clamp(0.0, width - 1.0), (y - 0.5).clamp(0.0, height - 1.0));
+    let (x0, y0) = (xf.floor() as u32, yf.floor() as u32);
+    let (x1, y1) = ((x0 + 1).min(photo.width() - 1), (y0 + 1).min(photo.height() - 1));
+    let (ax, ay) = (xf - x0 as f32, yf - y0 as f32);
+    let [p00, p10, p01, p11] =
+        [(x0, y0), (x1, y0), (x0, y1), (x1, y1)].map(|(x, y)| photo.get_pixel(x, y).0);
+    image::Rgb(std::array::from_fn(|channel| {
+        let value = |p: [u8; 3]| f32::from(p[channel]);
+        let top = value(p00) * (1.0 - ax) + value(p10) * ax;
+        let bottom = value(p01) * (1.0 - ax) + value(p11) * ax;
+        (top * (1.0 - ay) + bottom * ay).round().clamp(0.0, 255.0) as u8
+    }))
+}
+
+fn encode(picture: &RgbImage) -> Option<Crop> {
+    let mut jpeg = Vec::new();
+    let encoder =
+        image::codecs::jpeg::JpegEncoder::new_with_quality(Cursor::new(&mut jpeg), QUALITY);
+    picture.write_with_encoder(encoder).ok()?;
+    Some(Crop { jpeg, width: picture.width(), height: picture.height() })
+}
+
+/// A plane projective map (a perspective), fitted to four point pairs.
+#[derive(Clone, Copy, Debug)]
+struct Homography([f64; 8]);
+
+impl Homography {
+    /// The map taking each of `from` to the same corner of `to`; `None` when three of the
+    /// points lie on a line.
+    fn between(from: [(f32, f32); 4], to: [(f32, f32); 4]) -> Option<Homography> {
+        // x' = (h0 x + h1 y + h2) / (h6 x + h7 y + 1), y' = (h3 x + h4 y + h5) / (...).
+        let mut rows = [[0.0f64; 9]; 8];
+        for (k, ((x, y), (u, v))) in from.into_iter().zip(to).enumerate() {
+            let (x, y, u, v) = (f64::from(x), f64::from(y), f64::from(u), f64::from(v));
+            rows[2 * k] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, u];
+            rows[2 * k + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
+        }
+        solve(rows).map(Homography)
+    }
+
+    fn apply(&self, (x, y): (f32, f32)) -> (f32, f32) {
+        let h = self.0;
+        let (x, y) = (f64::from(x), f64::from(y));
+        let w = h[6] * x + h[7] * y + 1.0;
+        (((h[0] * x + h[1] * y + h[2]) / w) as f32, ((h[3] * x + h[4] * y + h[5]) / w) as f32)
+    }
+}
+
+/// Gaussian elimination with partial pivoting on an 8 × 8 system (augmented: 9 columns).
+fn solve(mut rows: [[f64; 9]; 8]) -> Option<[f64; 8]> {
+    for column in 0..8 {
+        let pivot =
+            (column..8).max_by(|&a, &b| rows[a][column].abs().total_cmp(&rows[b][column].abs()))?;
+        if rows[pivot][column].abs() < 1e-9 {
+            return None;
+        }
+        rows.swap(column, pivot);
+        let pivot_row = rows[column];
+        for (index, row) in rows.iter_mut().enumerate() {
+            if index != column {
+                let factor = row[column] / pivot_row[column];
+                for (value, pivot_value) in row.iter_mut().zip(pivot_row).skip(column) {
+                    *value -= factor * pivot_value;
+                }
+            }
+        }
+    }
+    Some(std::array::from_fn(|k| rows[k][8] / rows[k][k]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_takes_each_corner_to_its_own_and_a_square_to_a_square() {
+        let page = [(0.0, 0.0), (125.0, 0.0), (125.0, 88.0), (0.0, 88.0)];
+        let photo = [(40.0, 30.0), (900.0, 80.0), (880.0, 700.0), (20.0, 640.0)];
+        let map = Homography::between(page, photo).expect("four points in general position");
+        for (from, to) in page.into_iter().zip(photo) {
+            let got = map.apply(from);
+            assert!((got.0 - to.0).abs() < 1e-3 && (got.1 - to.1).abs() < 1e-3, "{got:?} {to:?}");
+        }
+        let scaled = page.map(|(x, y)| (2.0 * x + 5.0, 2.0 * y + 7.0));
+        let map = Homography::between(page, scaled).expect("a scaling");
+        let (x, y) = map.apply((10.0, 20.0));
+        assert!((x - 25.0).abs() < 1e-3 && (y - 47.0).abs() < 1e-3);
+        let collinear = [(0.0, 0.0), (1.0, 1.0), (2.0, 2.0), (3.0, 3.0)];
+        assert!(Homography::between(collinear, page).is_none(), "no map from points on a line");
+    }
+}
