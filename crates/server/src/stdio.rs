@@ -1,15 +1,24 @@
 //! The stdio transport: one JSON-RPC message per line on stdin and stdout.
 //!
-//! rmcp does the protocol; this module sits on both pipes so that a line that is not
-//! JSON gets a `-32700` reply instead of ending the connection, and so that nothing
-//! but protocol messages ever reaches stdout.
+//! rmcp does the protocol; this module is its transport, so that a line that is not JSON
+//! gets a `-32700` reply instead of ending the connection, and so that nothing but
+//! protocol messages ever reaches stdout. Each line is parsed once, into the protocol
+//! layer's own message type, and handed to it as it is; only a line that does not read as
+//! a message is looked at again, to answer it.
 
-use rmcp::{ServerHandler, ServiceExt};
+use std::future::Future;
+
+use rmcp::{
+    RoleServer, ServerHandler, ServiceExt,
+    model::{ClientJsonRpcMessage, ClientRequest, ErrorData, ServerJsonRpcMessage},
+    transport::{Transport, async_rw::JsonRpcMessageCodec},
+};
 use serde_json::Value;
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
     sync::mpsc,
 };
+use tokio_util::codec::Decoder;
 
 use crate::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR};
 
@@ -29,9 +38,12 @@ pub enum StdioError {
 /// error (carrying its id when the id can be read) and the connection goes on.
 pub const MAX_LINE_BYTES: usize = 36 * 1024 * 1024;
 
-/// The protocol layer's own line limit, set above ours so that every line this module
-/// passes on is read (its default, 16 MiB, would drop longer lines without a reply).
-const PROTOCOL_LINE_BYTES: usize = MAX_LINE_BYTES + 1024;
+/// Messages parsed ahead of the protocol layer: reading waits while one is queued, so that
+/// at most one line of the client's is held beyond what the protocol layer has taken.
+const MESSAGES_AHEAD: usize = 1;
+
+/// Lines queued for stdout.
+const LINES_AHEAD: usize = 256;
 
 /// Serves `handler` over `input`/`output` until `input` reaches end of file.
 pub async fn serve<H, R, W>(handler: H, input: R, output: W) -> Result<(), StdioError>
@@ -40,16 +52,12 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (to_protocol, protocol_input) = tokio::io::duplex(1 << 20);
-    let (protocol_output, from_protocol) = tokio::io::duplex(1 << 20);
+    let (line_tx, mut line_rx) = mpsc::channel::<String>(LINES_AHEAD);
+    let (message_tx, message_rx) = mpsc::channel::<ClientJsonRpcMessage>(MESSAGES_AHEAD);
+    let transport = LineTransport { messages: message_rx, lines: line_tx.clone() };
     // The handshake (or a modern request without one) arrives through the reader loop
     // below, so the service must start in its own task rather than be awaited here.
     let service = tokio::spawn(async move {
-        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
-            protocol_input,
-            protocol_output,
-        )
-        .with_max_line_length(PROTOCOL_LINE_BYTES);
         match handler.serve(transport).await {
             Ok(running) => {
                 let _ = running.waiting().await;
@@ -57,8 +65,6 @@ where
             Err(error) => tracing::warn!(%error, "the MCP session over stdio ended early"),
         }
     });
-
-    let (line_tx, mut line_rx) = mpsc::channel::<String>(256);
 
     // Writer: the only task that touches `output`.
     let writer = tokio::spawn(async move {
@@ -71,19 +77,7 @@ where
         Ok::<_, std::io::Error>(())
     });
 
-    // Protocol replies go to the writer line by line.
-    let replies_tx = line_tx.clone();
-    let relay = tokio::spawn(async move {
-        let mut lines = BufReader::new(from_protocol).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if replies_tx.send(line).await.is_err() {
-                break;
-            }
-        }
-    });
-
-    // Reader: checks each line and passes the good ones to the protocol layer.
-    let mut to_protocol = to_protocol;
+    // Reader: reads each line and passes the messages to the protocol layer.
     let mut reader = BufReader::new(input);
     let mut buffer = Vec::new();
     loop {
@@ -96,7 +90,7 @@ where
         if line.is_empty() {
             continue;
         }
-        if buffer.len() > MAX_LINE_BYTES {
+        let incoming = if buffer.len() > MAX_LINE_BYTES {
             let reply = jsonrpc::error_body(
                 leading_id(&buffer).unwrap_or(Value::Null),
                 INVALID_REQUEST,
@@ -105,55 +99,140 @@ where
                     MAX_LINE_BYTES / (1024 * 1024)
                 ),
             );
-            let _ = line_tx.send(reply.to_string()).await;
-            continue;
-        }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Object(message)) => {
-                // The protocol layer answers params it cannot read as an unknown method;
-                // they are invalid params, as over HTTP.
-                if let (Some(hint), Some(id)) = (
-                    jsonrpc::unreadable_params(&message),
-                    message.get("id").filter(|id| id.is_string() || id.is_number()),
-                ) {
-                    let reply = jsonrpc::error_body(
-                        id.clone(),
-                        jsonrpc::INVALID_PARAMS,
-                        &format!("Invalid params: {hint}"),
-                    );
-                    let _ = line_tx.send(reply.to_string()).await;
-                    continue;
+            Incoming::Reply(reply.to_string())
+        } else {
+            read_message(line)
+        };
+        match incoming {
+            Incoming::Message(message) => {
+                if message_tx.send(*message).await.is_err() {
+                    return Err(StdioError::Io(std::io::Error::new(
+                        std::io::ErrorKind::BrokenPipe,
+                        "the MCP session has ended",
+                    )));
                 }
-                to_protocol.write_all(line).await?;
-                to_protocol.write_all(b"\n").await?;
             }
-            Ok(Value::Array(_)) => {
-                let _ = line_tx
-                    .send(error_line(
-                        INVALID_REQUEST,
-                        "Invalid Request: JSON-RPC batches are not supported over stdio",
-                    ))
-                    .await;
+            Incoming::Reply(reply) => {
+                let _ = line_tx.send(reply).await;
             }
-            Ok(_) => {
-                let _ = line_tx
-                    .send(error_line(INVALID_REQUEST, "Invalid Request: expected a JSON object"))
-                    .await;
-            }
-            Err(_) => {
-                let _ = line_tx
-                    .send(error_line(PARSE_ERROR, "Parse error: the line is not valid JSON"))
-                    .await;
-            }
+            Incoming::Ignored => {}
         }
     }
     // End of input: close the protocol side and let pending replies drain.
-    drop(to_protocol);
+    drop(message_tx);
     let _ = service.await;
-    let _ = relay.await;
     drop(line_tx);
     writer.await.map_err(|e| StdioError::Start(e.to_string()))??;
     Ok(())
+}
+
+/// rmcp's side of the pipes: the messages the reader parsed, and the lines for stdout.
+struct LineTransport {
+    messages: mpsc::Receiver<ClientJsonRpcMessage>,
+    lines: mpsc::Sender<String>,
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let lines = self.lines.clone();
+        let line = serde_json::to_string(&item);
+        async move {
+            let line = line.map_err(std::io::Error::from)?;
+            lines.send(line).await.map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed")
+            })
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
+        self.messages.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.messages.close();
+        Ok(())
+    }
+}
+
+/// What one line of input comes to.
+enum Incoming {
+    /// A message for the protocol layer.
+    Message(Box<ClientJsonRpcMessage>),
+    /// A reply written here, without the protocol layer.
+    Reply(String),
+    /// Nothing: a line the protocol layer ignores (a notification it does not know).
+    Ignored,
+}
+
+/// Reads one line (trimmed, not empty): parsed once into the protocol layer's message type
+/// when it is one, and otherwise told apart on a second look to be answered.
+fn read_message(line: &[u8]) -> Incoming {
+    if line.first() == Some(&b'{')
+        && let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(line)
+    {
+        return match invalid_params(&message) {
+            Some(reply) => Incoming::Reply(reply),
+            None => Incoming::Message(Box::new(message)),
+        };
+    }
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(message)) => {
+            // Params the protocol layer cannot read are invalid params (as in `invalid_params`),
+            // also where the rest of the message is not one it reads.
+            if let (Some(hint), Some(id)) = (
+                jsonrpc::unreadable_params(&message),
+                message.get("id").filter(|id| id.is_string() || id.is_number()),
+            ) {
+                return Incoming::Reply(invalid_params_reply(id.clone(), hint));
+            }
+            not_a_message(line)
+        }
+        Ok(Value::Array(_)) => error_line(
+            INVALID_REQUEST,
+            "Invalid Request: JSON-RPC batches are not supported over stdio",
+        ),
+        Ok(_) => error_line(INVALID_REQUEST, "Invalid Request: expected a JSON object"),
+        Err(_) => error_line(PARSE_ERROR, "Parse error: the line is not valid JSON"),
+    }
+}
+
+/// The protocol layer reads a request whose params it cannot read as an unknown method,
+/// and answers it so; for the methods whose params have a fixed shape, they are invalid
+/// params, as over HTTP.
+fn invalid_params(message: &ClientJsonRpcMessage) -> Option<String> {
+    let ClientJsonRpcMessage::Request(request) = message else { return None };
+    let ClientRequest::CustomRequest(custom) = &request.request else { return None };
+    let hint = jsonrpc::params_hint(&custom.method)?;
+    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+    Some(invalid_params_reply(id, hint))
+}
+
+fn invalid_params_reply(id: Value, hint: &str) -> String {
+    let message = format!("Invalid params: {hint}");
+    jsonrpc::error_body(id, jsonrpc::INVALID_PARAMS, &message).to_string()
+}
+
+/// A JSON object that is not a message of the protocol layer's: what that layer's own
+/// line transport makes of it (it ignores notifications it does not know, and answers
+/// the rest as invalid requests).
+fn not_a_message(line: &[u8]) -> Incoming {
+    let mut bytes = bytes::BytesMut::from(line);
+    match JsonRpcMessageCodec::<ClientJsonRpcMessage>::default().decode_eof(&mut bytes) {
+        Ok(Some(message)) => Incoming::Message(Box::new(message)),
+        Ok(None) => Incoming::Ignored,
+        Err(_) => {
+            let reply = ServerJsonRpcMessage::error(
+                ErrorData::invalid_request("Invalid request", None),
+                None,
+            );
+            Incoming::Reply(serde_json::to_string(&reply).unwrap_or_default())
+        }
+    }
 }
 
 /// Reads one line, keeping at most `MAX_LINE_BYTES + 1` bytes of it.
@@ -230,13 +309,113 @@ fn trim_line(buffer: &[u8]) -> &[u8] {
 }
 
 /// An error reply to a line whose id cannot be known.
-fn error_line(code: i64, message: &str) -> String {
-    jsonrpc::error_body(Value::Null, code, message).to_string()
+fn error_line(code: i64, message: &str) -> Incoming {
+    Incoming::Reply(jsonrpc::error_body(Value::Null, code, message).to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use tokio::io::{DuplexStream, Lines};
+
+    #[derive(Clone)]
+    struct Quiet;
+
+    impl ServerHandler for Quiet {}
+
+    /// A session over in-memory pipes: what the client writes, and the lines it reads.
+    struct Session {
+        input: DuplexStream,
+        output: Lines<BufReader<DuplexStream>>,
+        served: tokio::task::JoinHandle<Result<(), StdioError>>,
+    }
+
+    impl Session {
+        async fn start() -> Session {
+            let (input, server_input) = tokio::io::duplex(1 << 16);
+            let (server_output, output) = tokio::io::duplex(1 << 16);
+            let served = tokio::spawn(serve(Quiet, server_input, server_output));
+            let mut session = Session { input, output: BufReader::new(output).lines(), served };
+            let initialize = serde_json::json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": { "name": "stdio-unit", "version": "1" }
+                }
+            });
+            let answer = session.ask(initialize.to_string().as_bytes()).await;
+            assert_eq!(answer["id"], 1, "{answer}");
+            assert!(answer["result"]["protocolVersion"].is_string(), "{answer}");
+            session.write(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+            session
+        }
+
+        async fn write(&mut self, line: &[u8]) {
+            self.input.write_all(line).await.unwrap();
+            self.input.write_all(b"\n").await.unwrap();
+        }
+
+        async fn ask(&mut self, line: &[u8]) -> Value {
+            self.write(line).await;
+            let read =
+                tokio::time::timeout(std::time::Duration::from_secs(10), self.output.next_line());
+            let line = read.await.expect("an answer in time").unwrap().expect("a line");
+            serde_json::from_str(&line).expect("every line out is JSON")
+        }
+
+        /// The next answer is the one to a ping: nothing was written for what came before.
+        async fn still_serving(&mut self, id: i64) {
+            let ping = serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": "ping" });
+            let answer = self.ask(ping.to_string().as_bytes()).await;
+            assert_eq!(answer, serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": {} }));
+        }
+
+        async fn close(self) {
+            drop(self.input);
+            self.served.await.unwrap().unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn lines_that_are_no_message_are_answered_here_and_the_session_goes_on() {
+        let mut session = Session::start().await;
+        let cases: [(&[u8], i64); 5] = [
+            (b"{this is not json", PARSE_ERROR),
+            (b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xff\"}", PARSE_ERROR),
+            (b"[1, 2, 3]", INVALID_REQUEST),
+            (b"\"ping\"", INVALID_REQUEST),
+            // JSON, but no message the protocol layer reads: answered as it answers them.
+            (br#"{"jsonrpc":"2.0","id":5}"#, INVALID_REQUEST),
+        ];
+        for (index, (line, code)) in cases.into_iter().enumerate() {
+            let answer = session.ask(line).await;
+            assert_eq!(answer["error"]["code"], code, "{answer}");
+            assert!(answer["id"].is_null(), "{answer}");
+            session.still_serving(100 + index as i64).await;
+        }
+        session.close().await;
+    }
+
+    #[tokio::test]
+    async fn unreadable_params_are_invalid_params_with_the_request_id() {
+        let mut session = Session::start().await;
+        let no_name =
+            br#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"arguments":{}}}"#;
+        let answer = session.ask(no_name).await;
+        assert_eq!(answer["error"]["code"], jsonrpc::INVALID_PARAMS, "{answer}");
+        assert_eq!(answer["id"], "a");
+        // Also when the rest of the message is not one the protocol layer reads.
+        let old = br#"{"jsonrpc":"1.0","id":3,"method":"resources/read","params":{}}"#;
+        let answer = session.ask(old).await;
+        assert_eq!(answer["error"]["code"], jsonrpc::INVALID_PARAMS, "{answer}");
+        assert_eq!(answer["id"], 3);
+        // A notification the protocol layer does not know gets no answer at all.
+        session.write(br#"{"jsonrpc":"1.0","method":"made/up"}"#).await;
+        session.still_serving(4).await;
+        session.close().await;
+    }
 
     #[test]
     fn the_id_of_a_cut_message_is_found_when_it_comes_first() {

@@ -18,6 +18,7 @@ use super::{
 use crate::{
     body::{BodyError, BudgetShare},
     jsonrpc::{self, INVALID_REQUEST},
+    observe::{RpcMethod, RpcMethodSlot},
 };
 
 /// JSON-RPC code for a request refused by authentication or authorization (the
@@ -156,49 +157,8 @@ async fn check(
     }
 
     // The body is read whole, within its limits, before anything scarce is taken.
-    let has_body = matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH);
-    let (mut request, mut body_share, mut requirement) = if has_body {
-        let (parts, body) = request.into_parts();
-        let (bytes, share) = crate::body::read(&parts.headers, body, &inner.body_limits)
-            .await
-            .map_err(|error| (body_denial(error, inner.body_limits.max_bytes), Value::Null))?;
-        let (requirement, well_formed_json) = if on_endpoint {
-            // One pass over the body gives the scopes and whether it is well-formed JSON,
-            // which the endpoint then need not check again. Skipped values are not checked
-            // for UTF-8 by the parser, so the whole body is.
-            let rules = inner.access.clone();
-            let scanned = crate::blocking::for_large(bytes.clone(), move |body| {
-                let requirement = rules.for_mcp_body(body);
-                let well_formed = requirement.is_some() && std::str::from_utf8(body).is_ok();
-                (requirement, well_formed)
-            })
-            .await;
-            match scanned {
-                Some((requirement, well_formed)) => {
-                    (requirement.unwrap_or_default(), Some(well_formed))
-                }
-                None => (scopes::Requirement::default(), None),
-            }
-        } else {
-            let mut requirement = inner.access.for_rest(&parts.method, parts.uri.path());
-            if requirement.recognition && inner.prefetch.is_some() {
-                requirement.fetch = inner.access.fetched_url_in_json(&bytes);
-            }
-            (requirement, None)
-        };
-        let mut request = Request::from_parts(parts, Body::from(bytes));
-        request.extensions_mut().insert(crate::body::Vetted { well_formed_json });
-        (request, Some(share), requirement)
-    } else {
-        let requirement = if on_endpoint {
-            scopes::Requirement::default()
-        } else {
-            inner.access.for_rest(request.method(), request.uri().path())
-        };
-        let mut request = request;
-        request.extensions_mut().insert(crate::body::Vetted { well_formed_json: None });
-        (request, None, requirement)
-    };
+    let (mut request, mut body_share, mut requirement) =
+        read_body(inner, request, on_endpoint).await.map_err(|denial| (denial, Value::Null))?;
     let id = requirement.id.clone().unwrap_or(Value::Null);
 
     if requirement.batch && !matches!(inner.mode, AuthMode::None) {
@@ -272,6 +232,62 @@ async fn check(
     request.extensions_mut().insert(principal);
     let tool = requirement.tool.map(crate::observe::ToolLabel);
     Ok(Checked { request, tool, permit, body_share })
+}
+
+/// The request with its body read whole, the share of the body budget it holds, and what
+/// it needs. On the MCP endpoint, the body's JSON-RPC method is left for the metrics layer
+/// in the request's [`RpcMethodSlot`], once the body is read.
+async fn read_body(
+    inner: &super::GuardInner,
+    request: Request<Body>,
+    on_endpoint: bool,
+) -> Result<(Request<Body>, Option<BudgetShare>, scopes::Requirement), Denial> {
+    let has_body = matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH);
+    if !has_body {
+        let requirement = if on_endpoint {
+            scopes::Requirement::default()
+        } else {
+            inner.access.for_rest(request.method(), request.uri().path())
+        };
+        let mut request = request;
+        request.extensions_mut().insert(crate::body::Vetted { well_formed_json: None });
+        return Ok((request, None, requirement));
+    }
+    let (parts, body) = request.into_parts();
+    let (bytes, share) = crate::body::read(&parts.headers, body, &inner.body_limits)
+        .await
+        .map_err(|error| body_denial(error, inner.body_limits.max_bytes))?;
+    let (requirement, well_formed_json) = if on_endpoint {
+        // One pass over the body gives the scopes, the method and whether it is well-formed
+        // JSON, which the endpoint then need not check again. Skipped values are not checked
+        // for UTF-8 by the parser, so the whole body is.
+        let rules = inner.access.clone();
+        let scanned = crate::blocking::for_large(bytes.clone(), move |body| {
+            let requirement = rules.for_mcp_body(body);
+            let well_formed = requirement.is_some() && std::str::from_utf8(body).is_ok();
+            (requirement, well_formed)
+        })
+        .await;
+        match scanned {
+            Some((requirement, well_formed)) => {
+                if let Some(slot) = parts.extensions.get::<RpcMethodSlot>() {
+                    let method = requirement.as_ref().and_then(|r| r.method);
+                    slot.set(method.unwrap_or(RpcMethod::INVALID));
+                }
+                (requirement.unwrap_or_default(), Some(well_formed))
+            }
+            None => (scopes::Requirement::default(), None),
+        }
+    } else {
+        let mut requirement = inner.access.for_rest(&parts.method, parts.uri.path());
+        if requirement.recognition && inner.prefetch.is_some() {
+            requirement.fetch = inner.access.fetched_url_in_json(&bytes);
+        }
+        (requirement, None)
+    };
+    let mut request = Request::from_parts(parts, Body::from(bytes));
+    request.extensions_mut().insert(crate::body::Vetted { well_formed_json });
+    Ok((request, Some(share), requirement))
 }
 
 /// What failed authentications, and callers without credentials, are counted under: an

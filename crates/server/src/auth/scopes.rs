@@ -16,6 +16,7 @@ use serde::{
 };
 
 use super::{SCOPE_READ, SCOPE_WRITE};
+use crate::observe::RpcMethod;
 
 /// What the operations behind the guard need, declared by the crates that define them.
 /// An operation without a rule needs a valid caller and no scope (the protocol layer
@@ -79,6 +80,8 @@ pub(super) struct Requirement {
     pub tool: Option<String>,
     /// The URL a recognition names in [`AccessRules::fetched_argument`].
     pub fetch: Option<String>,
+    /// The metrics label of an MCP body's JSON-RPC method (`batch` for a batch).
+    pub method: Option<RpcMethod>,
 }
 
 /// What the guard reads of a message; strings are borrowed from the body where they hold
@@ -92,6 +95,13 @@ struct Message<'a> {
     method: Option<Borrowed<'a>>,
     #[serde(borrow)]
     params: Option<Params<'a>>,
+}
+
+/// A message's `method` alone, for a message that does not read as a [`Message`].
+#[derive(Deserialize)]
+struct MethodAlone<'a> {
+    #[serde(borrow)]
+    method: Option<Borrowed<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -208,12 +218,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Borrowed<'a> {
 }
 
 impl AccessRules {
-    /// The requirement of an MCP request body. `None` when the body is not JSON at all,
-    /// which the endpoint answers with a parse error without dispatching anything.
+    /// The requirement of an MCP request body, with its method's metrics label. `None` when
+    /// the body is not JSON at all, which the endpoint answers with a parse error without
+    /// dispatching anything.
     pub(super) fn for_mcp_body(&self, bytes: &[u8]) -> Option<Requirement> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         let batch = first == Some(&b'[');
-        let mut requirement = Requirement { batch, ..Requirement::default() };
+        let method = batch.then_some(RpcMethod::BATCH);
+        let mut requirement = Requirement { batch, method, ..Requirement::default() };
         let parsed = if batch {
             serde_json::from_slice::<Vec<Message<'_>>>(bytes).map(|mut messages| {
                 for message in &messages {
@@ -226,11 +238,19 @@ impl AccessRules {
         } else {
             serde_json::from_slice::<Message<'_>>(bytes).map(|message| {
                 self.add_message(&mut requirement, &message);
+                requirement.method =
+                    Some(RpcMethod::of(message.method.as_ref().map(|m| m.as_str())));
                 requirement.id = message.id;
             })
         };
         if parsed.is_err() {
             serde_json::from_slice::<IgnoredAny>(bytes).ok()?;
+            if !batch {
+                // Rare, and only for the label: a second look for the method alone.
+                let alone = serde_json::from_slice::<MethodAlone<'_>>(bytes).ok();
+                let method = alone.as_ref().and_then(|m| m.method.as_ref()).map(Borrowed::as_str);
+                requirement.method = Some(RpcMethod::of(method));
+            }
             requirement.scopes.extend([SCOPE_READ, SCOPE_WRITE]);
             requirement.recognition = true;
         }
@@ -441,6 +461,33 @@ mod tests {
         // Arguments that are no object cannot be read: fail closed.
         assert_eq!(scopes(&call("check", r#"["scan_id"]"#)), [SCOPE_READ, SCOPE_WRITE]);
         assert!(rules().for_mcp_body(b"not json").is_none());
+    }
+
+    #[test]
+    fn the_method_label_comes_from_the_same_reading() {
+        let label = |body: &str| rules().for_mcp_body(body.as_bytes()).unwrap().method.unwrap();
+        let label_str = |body: &str| label(body).as_str();
+        assert_eq!(label_str(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#), "tools/list");
+        let late =
+            r#"{"params":{"method":"ping","x":[1,{"method":"y"}]},"id":"a","method":"tools/call"}"#;
+        assert_eq!(label_str(late), "tools/call");
+        // Escapes spell the same method, as for the scopes.
+        assert_eq!(label_str(r#"{"method":"tools\/list"}"#), "tools/list");
+        let tricky = r#"{"a":"\"method\":\"ping","b":"}","method":"prompts/get"}"#;
+        assert_eq!(label_str(tricky), "prompts/get");
+        // A message the guard cannot read whole still has its method named.
+        assert_eq!(label_str(&call("check", r#"["scan_id"]"#)), "tools/call");
+        assert_eq!(label(r#"{"method":"evil/one"}"#), RpcMethod::OTHER);
+        let long = format!(r#"{{"method":"{}"}}"#, "x".repeat(10_000));
+        assert_eq!(label(&long), RpcMethod::OTHER);
+        assert_eq!(label(r#"{"a":"method","b":"tools/list"}"#), RpcMethod::INVALID);
+        assert_eq!(label(r#"{"method":7}"#), RpcMethod::INVALID);
+        assert_eq!(label(r#"{"method":{"a":1}}"#), RpcMethod::INVALID);
+        assert_eq!(label(r#"{"id":1}"#), RpcMethod::INVALID);
+        assert_eq!(label(r#""tools/list""#), RpcMethod::INVALID);
+        assert_eq!(label(r#"[{"method":"ping"}]"#), RpcMethod::BATCH);
+        // Not JSON at all (a cut batch too): no requirement, and the guard labels it invalid.
+        assert!(rules().for_mcp_body(b"[{\"method\":\"ping\"").is_none());
     }
 
     #[test]

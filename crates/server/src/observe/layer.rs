@@ -1,9 +1,6 @@
 //! The request middleware: a tracing span and the request metrics for every request.
 
-use std::{
-    sync::{Arc, Mutex, PoisonError},
-    time::Instant,
-};
+use std::{sync::Arc, time::Instant};
 
 use axum::{
     body::Body,
@@ -12,12 +9,9 @@ use axum::{
     response::Response,
 };
 use http::{Method, Request};
-use http_body_util::BodyExt;
 use tracing::{Instrument, field::Empty};
 
-use super::{
-    HTTP_IN_FLIGHT, HTTP_REQUEST_DURATION, HTTP_REQUESTS, RequestSpan, sniff::MethodSniffer,
-};
+use super::{HTTP_IN_FLIGHT, HTTP_REQUEST_DURATION, HTTP_REQUESTS, RequestSpan, RpcMethodSlot};
 
 /// What the middleware needs to know about the server.
 #[derive(Debug)]
@@ -57,22 +51,11 @@ pub(super) async fn track(
     );
     request.extensions_mut().insert(RequestSpan(span.clone()));
 
-    // The body is watched as the inner layers read it, never read here: the guard must be
-    // the first to look at a request.
-    let sniffer = Arc::new(Mutex::new(MethodSniffer::new()));
-    if is_mcp {
-        let watcher = sniffer.clone();
-        request = request.map(|body| {
-            Body::new(body.map_frame(move |frame| {
-                if let Some(data) = frame.data_ref() {
-                    let mut sniffer = watcher.lock().unwrap_or_else(PoisonError::into_inner);
-                    if !sniffer.is_done() {
-                        sniffer.feed(data);
-                    }
-                }
-                frame
-            }))
-        });
+    // The body is never read here: the guard must be the first to look at a request. The
+    // guard, which reads and parses it, leaves the JSON-RPC method's label in this slot.
+    let rpc_method = is_mcp.then(RpcMethodSlot::default);
+    if let Some(slot) = &rpc_method {
+        request.extensions_mut().insert(slot.clone());
     }
 
     let in_flight = InFlight::enter();
@@ -80,11 +63,7 @@ pub(super) async fn track(
     drop(in_flight);
 
     let elapsed = start.elapsed();
-    let method = if is_mcp {
-        sniffer.lock().unwrap_or_else(PoisonError::into_inner).label()
-    } else {
-        http_method
-    };
+    let method = rpc_method.map_or(http_method, |slot| slot.get().as_str());
     let status = response.status();
     span.record("rpc.method", method);
     span.record("http.status", status.as_u16());

@@ -47,15 +47,16 @@
 //! and store failures in `mrtd-service`, the tool calls in `mrtd-mcp`) and hand their
 //! histogram buckets to [`Observability::install_with`].
 //!
-//! JSON-RPC methods outside the MCP set are labelled `other`, bodies without one
-//! `invalid`, batches `batch` and bodies nobody read (refused first) `unread`, so clients
-//! cannot create series at will.
+//! The JSON-RPC method is named by the auth guard, which reads and parses the body (see
+//! [`RpcMethodSlot`]). Methods outside the MCP set are labelled `other`, bodies without one
+//! `invalid`, batches `batch` and bodies nobody read (refused first, or no guard in front
+//! of the endpoint) `unread`, so clients cannot create series at will.
 
 mod health;
 mod layer;
 #[cfg(feature = "otel")]
 pub mod otel;
-pub mod sniff;
+mod rpc_method;
 pub mod trace;
 
 use std::{
@@ -68,7 +69,7 @@ use http::{HeaderValue, StatusCode, header};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 pub use health::{CHECK_CACHE, CHECK_TIMEOUT, Readiness};
-pub use sniff::{MethodSniffer, sniff_method};
+pub use rpc_method::{RpcMethod, RpcMethodSlot};
 pub use trace::{TraceParent, valid_tracestate};
 
 use crate::HttpConfig;

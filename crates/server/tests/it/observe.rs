@@ -88,6 +88,39 @@ async fn requests_are_counted_by_json_rpc_method_and_status() {
 }
 
 #[tokio::test]
+async fn batches_and_requests_refused_unread_get_their_own_labels() {
+    let key = "mrtd_observe_label_key";
+    let mode = AuthMode::ApiKey(Arc::new(StaticApiKeys::from_secrets([("labels", key)])));
+    let (obs, app) = front(mode, Readiness::new());
+    // Refused for its credentials before the body is read: whatever the body says.
+    let refused = send(&app, mcp_request("tools/list", json!({}), None)).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    // Refused for its declared length before a byte of it is read.
+    let mut too_long = mcp_request("tools/list", json!({}), None);
+    too_long.headers_mut().insert("x-api-key", key.parse().unwrap());
+    too_long.headers_mut().insert("content-length", (64u64 << 30).into());
+    assert_eq!(send(&app, too_long).await.status, StatusCode::PAYLOAD_TOO_LARGE);
+    // A batch is refused when authentication is on, once it has been read.
+    let mut batch = mcp_request("tools/list", json!({}), None);
+    batch.headers_mut().insert("x-api-key", key.parse().unwrap());
+    *batch.body_mut() = Body::from(r#"[{"jsonrpc":"2.0","id":1,"method":"made/up/batch"}]"#);
+    assert_eq!(send(&app, batch).await.status, StatusCode::BAD_REQUEST);
+    // Read, with credentials: labelled by its method.
+    let mut ping = mcp_request("ping", json!({}), None);
+    ping.headers_mut().insert("x-api-key", key.parse().unwrap());
+    let ping = send(&app, ping).await.status.as_u16();
+
+    let text = obs.render();
+    let count = |labels: &str| series(&text, &format!("mrtd_http_requests_total{{{labels}}}"));
+    assert!(count(r#"route="/mcp",method="unread",status="401""#) >= Some(1.0), "{text}");
+    assert!(count(r#"route="/mcp",method="unread",status="413""#) >= Some(1.0), "{text}");
+    assert!(count(r#"route="/mcp",method="batch",status="400""#) >= Some(1.0), "{text}");
+    let read = format!(r#"route="/mcp",method="ping",status="{ping}""#);
+    assert!(count(&read) >= Some(1.0), "{text}");
+    assert!(!text.contains("made/up"), "client text never becomes a label");
+}
+
+#[tokio::test]
 async fn unmatched_paths_share_one_label() {
     let (obs, app) = front(AuthMode::None, Readiness::new());
     let (status, _) = get(&app, "/no/such/path/12345", &[]).await;
