@@ -767,6 +767,13 @@
     $("image").addEventListener("change", () => {
       if ($("image").files[0]) scanSelected($("image").files[0]);
     });
+    // The other side of a card is read with the photo: at once when one is chosen already.
+    $("other_side").addEventListener("change", () => {
+      const other = $("other_side").files[0];
+      $("other-side-name").textContent = other ? other.name : "";
+      const photo = $("image").files[0] || $("camera").files[0];
+      if (other && photo) scanSelected(photo);
+    });
     // The camera (on phones; elsewhere another file picker) reads the same way.
     $("camera").addEventListener("change", () => {
       if ($("camera").files[0]) scanSelected($("camera").files[0]);

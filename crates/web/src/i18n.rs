@@ -145,8 +145,8 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ("options", "Options", "Opções"),
     (
         "other_side",
-        "The card's other side (optional: both sides are read together)",
-        "O outro lado do cartão (opcional: os dois lados são lidos juntos)",
+        "Add the card's other side (read together with the photo)",
+        "Adicionar o outro lado do cartão (lido junto com a foto)",
     ),
     (
         "other_side_seen",
