@@ -8,8 +8,9 @@
 #     `mrtd serve` reads (`mrtd serve --help` lists them);
 #   - deploy/container/Containerfile: built offline and inspected (scripts/container.sh), then
 #     removed;
-#   - the release files (scripts/package.sh): the Debian package and the archive made from the
-#     binary under test, unpacked and checked.
+#   - the release files (scripts/package.sh): the Debian package, the archive and the SBOM made
+#     from the binary under test, unpacked and checked; the package then installed with dpkg
+#     (which needs root), run, its unit verified, and removed.
 #
 #   scripts/deploy-check.sh BINARY
 set -euo pipefail
@@ -52,5 +53,23 @@ else
 fi
 if ! scripts/package.sh "$binary" "$work/dist"; then
     status=1
+elif [ "$(id -u)" -ne 0 ]; then
+    echo "deploy: the Debian package was not installed: that needs root" >&2
+    status=1
+elif dpkg -s mrtd >/dev/null 2>&1; then
+    echo "deploy: the Debian package was not installed: a package named mrtd is installed already" >&2
+    status=1
+else
+    # Installed as a user would, run, its unit verified where it landed, and removed.
+    deb=$(ls "$work"/dist/mrtd_*.deb)
+    if dpkg -i "$deb" >"$work/dpkg.log" 2>&1 && [ "$(/usr/bin/mrtd --version)" = "$("$binary" --version)" ] &&
+        systemd-analyze verify /lib/systemd/system/mrtd.service >>"$work/dpkg.log" 2>&1; then
+        echo "ok: $(basename "$deb") installs, runs and its unit verifies"
+    else
+        echo "deploy: installing $(basename "$deb"):" >&2
+        cat "$work/dpkg.log" >&2
+        status=1
+    fi
+    dpkg -r mrtd >/dev/null 2>&1 || { echo "deploy: dpkg -r mrtd failed" >&2; status=1; }
 fi
 exit "$status"

@@ -5,12 +5,17 @@
 #     not enabled or started on install), the licences; Depends from the glibc symbol
 #     versions the binary uses;
 #   - mrtd-VERSION-TRIPLE.tar.gz: the binary, the unit, README, SECURITY.md and the licences;
-#   - SHA256SUMS over both.
+#   - mrtd-VERSION.cdx.json: a CycloneDX 1.5 SBOM of every crate the binary links (from
+#     `cargo tree` over Cargo.lock, build scripts and proc-macros left out);
+#   - SHA256SUMS over the three.
+#
+# The files are reproducible: every time stamp in them is SOURCE_DATE_EPOCH (default: the last
+# commit's time), owners are root, entries sorted; the script makes them twice and compares.
 #
 #   scripts/package.sh [BINARY] [OUT_DIR]    default: target/release/mrtd, target/dist
 #
 # Build the binary first: `cargo build --release --locked -p mrtd`. Needs dpkg-deb (Debian and
-# Ubuntu have it), objdump and strip (binutils); MRTD_DEB_MAINTAINER sets the package's
+# Ubuntu have it), objdump and strip (binutils), jq, and cargo for the SBOM; MRTD_DEB_MAINTAINER sets the package's
 # Maintainer field (default: git's user.name and user.email). Installing: `sudo apt install ./target/dist/mrtd_*.deb`, then
 # `sudo systemctl enable --now mrtd`.
 set -euo pipefail
@@ -19,6 +24,8 @@ binary="${1:-target/release/mrtd}"
 out="${2:-target/dist}"
 [ -x "$binary" ] || { echo "package: no binary at $binary (cargo build --release --locked -p mrtd)" >&2; exit 1; }
 command -v dpkg-deb >/dev/null || { echo "package: needs dpkg-deb (Debian's dpkg)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "package: needs jq" >&2; exit 1; }
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
 
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 [ -n "$version" ] || { echo "package: no version in Cargo.toml" >&2; exit 1; }
@@ -40,34 +47,44 @@ description=$(sed -n 's/^description = "\(.*\)"/\1/p' crates/cli/Cargo.toml)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$out"
 
-# --- the Debian package --------------------------------------------------------------------
-root="$work/deb"
-install -D -m 0755 "$binary" "$root/usr/bin/mrtd"
-strip --strip-debug "$root/usr/bin/mrtd" 2>/dev/null || true
-install -d "$root/lib/systemd/system"
-sed 's|/usr/local/bin/mrtd|/usr/bin/mrtd|g' deploy/systemd/mrtd.service > "$root/lib/systemd/system/mrtd.service"
-chmod 0644 "$root/lib/systemd/system/mrtd.service"
-doc="$root/usr/share/doc/mrtd"
-install -d "$doc"
-{
-    echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
-    echo "Upstream-Name: mrtd"
-    echo
-    echo "Files: *"
-    echo "License: MIT or Apache-2.0"
-    echo
-    echo "License: MIT"
-    sed 's/^$/./; s/^/ /' LICENSE-MIT
-    echo
-    echo "License: Apache-2.0"
-    echo " On Debian systems the full text is in /usr/share/common-licenses/Apache-2.0."
-} > "$doc/copyright"
-install -m 0644 README.md SECURITY.md "$doc/"
-install -d "$root/DEBIAN"
-installed_kib=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-cat > "$root/DEBIAN/control" <<EOF
+# The crates the binary links, as CycloneDX components.
+cargo tree -p mrtd -e normal,no-proc-macro --prefix none --format '{p}' --locked --offline \
+    | sed 's/ (.*)$//' | sort -u > "$work/crates.txt"
+crates="$work/crates.txt"
+[ -s "$crates" ] || { echo "package: cargo tree listed no crates" >&2; exit 1; }
+
+# Makes the release files in the folder $1, from the work folder $2.
+make_release() {
+    local out="$1" work="$2"
+    mkdir -p "$out" "$work"
+
+    # --- the Debian package --------------------------------------------------------------------
+    root="$work/deb"
+    install -D -m 0755 "$binary" "$root/usr/bin/mrtd"
+    strip --strip-debug "$root/usr/bin/mrtd" 2>/dev/null || true
+    install -d "$root/lib/systemd/system"
+    sed 's|/usr/local/bin/mrtd|/usr/bin/mrtd|g' deploy/systemd/mrtd.service > "$root/lib/systemd/system/mrtd.service"
+    chmod 0644 "$root/lib/systemd/system/mrtd.service"
+    doc="$root/usr/share/doc/mrtd"
+    install -d "$doc"
+    {
+        echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
+        echo "Upstream-Name: mrtd"
+        echo
+        echo "Files: *"
+        echo "License: MIT or Apache-2.0"
+        echo
+        echo "License: MIT"
+        sed 's/^$/./; s/^/ /' LICENSE-MIT
+        echo
+        echo "License: Apache-2.0"
+        echo " On Debian systems the full text is in /usr/share/common-licenses/Apache-2.0."
+    } > "$doc/copyright"
+    install -m 0644 README.md SECURITY.md "$doc/"
+    install -d "$root/DEBIAN"
+    installed_kib=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+    cat > "$root/DEBIAN/control" <<EOF
 Package: mrtd
 Version: $version
 Architecture: $arch
@@ -82,28 +99,62 @@ Description: $description
  serves it over MCP (stdio and Streamable HTTP), a REST API, a web page
  and a command line. The unit mrtd.service is installed but not enabled.
 EOF
-# The unit is the package's; systemd is told of it (and of its removal), nothing is started.
-for script in postinst postrm; do
-    cat > "$root/DEBIAN/$script" <<'EOF'
+    # The unit is the package's; systemd is told of it (and of its removal), nothing is started.
+    for script in postinst postrm; do
+        cat > "$root/DEBIAN/$script" <<'EOF'
 #!/bin/sh
 set -e
 if [ -d /run/systemd/system ]; then
     systemctl daemon-reload >/dev/null 2>&1 || true
 fi
 EOF
-    chmod 0755 "$root/DEBIAN/$script"
-done
+        chmod 0755 "$root/DEBIAN/$script"
+    done
+    deb="$out/mrtd_${version}_${arch}.deb"
+    find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+    dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null
+
+    # --- the archive -----------------------------------------------------------------------------
+    name="mrtd-$version-$triple"
+    tree="$work/$name"
+    install -D -m 0755 "$root/usr/bin/mrtd" "$tree/mrtd"
+    install -m 0644 deploy/systemd/mrtd.service README.md SECURITY.md LICENSE-MIT LICENSE-APACHE "$tree/"
+    tar -C "$work" --owner=0 --group=0 --numeric-owner --sort=name --mtime="@$SOURCE_DATE_EPOCH" \
+        -cf - "$name" | gzip -n -9 > "$out/$name.tar.gz"
+
+    # --- the SBOM --------------------------------------------------------------------------------
+    local stamp serial
+    stamp=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+    serial=$(sha256sum "$crates" | cut -c1-32 | sed -E 's/(.{8})(.{4})(.{4})(.{4})(.{12})/\1-\2-\3-\4-\5/')
+    jq -R -s --arg version "$version" --arg stamp "$stamp" --arg serial "urn:uuid:$serial" '
+        split("\n") | map(select(length > 0) | split(" v") | {name: .[0], version: .[1]}) as $crates
+        | {
+            bomFormat: "CycloneDX", specVersion: "1.5", serialNumber: $serial, version: 1,
+            metadata: {
+              timestamp: $stamp,
+              component: {type: "application", name: "mrtd", version: $version,
+                          "bom-ref": "pkg:cargo/mrtd@\($version)", purl: "pkg:cargo/mrtd@\($version)"}
+            },
+            components: [$crates[] | select(.name != "mrtd") | {
+              type: "library", name, version,
+              "bom-ref": "pkg:cargo/\(.name)@\(.version)", purl: "pkg:cargo/\(.name)@\(.version)"
+            }]
+          }' "$crates" > "$out/mrtd-$version.cdx.json"
+
+    (cd "$out" && sha256sum "$(basename "$deb")" "$name.tar.gz" "mrtd-$version.cdx.json" > SHA256SUMS)
+}
+
+make_release "$out" "$work/make"
+# Made again from the same binary, the files are the same byte for byte.
+make_release "$work/again" "$work/make-again"
+if ! cmp -s "$out/SHA256SUMS" "$work/again/SHA256SUMS"; then
+    echo "package: the release files are not reproducible:" >&2
+    diff "$out/SHA256SUMS" "$work/again/SHA256SUMS" >&2 || true
+    exit 1
+fi
 deb="$out/mrtd_${version}_${arch}.deb"
-dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null
-
-# --- the archive -----------------------------------------------------------------------------
 name="mrtd-$version-$triple"
-tree="$work/$name"
-install -D -m 0755 "$root/usr/bin/mrtd" "$tree/mrtd"
-install -m 0644 deploy/systemd/mrtd.service README.md SECURITY.md LICENSE-MIT LICENSE-APACHE "$tree/"
-tar -C "$work" --owner=0 --group=0 --sort=name -czf "$out/$name.tar.gz" "$name"
 
-(cd "$out" && sha256sum "$(basename "$deb")" "$name.tar.gz" > SHA256SUMS)
 
 # --- what was made, checked --------------------------------------------------------------------
 check="$work/check"
@@ -129,8 +180,20 @@ fi
 tar -tzf "$out/$name.tar.gz" > "$work/archive.txt"
 grep -qx "$name/mrtd" "$work/archive.txt" || failures+=("no binary in the archive")
 (cd "$out" && sha256sum --quiet -c SHA256SUMS) || failures+=("SHA256SUMS")
+# The SBOM names every linked crate at the version Cargo.lock pins, and the lock's every
+# package it names exists.
+sbom="$out/mrtd-$version.cdx.json"
+jq -e '.bomFormat == "CycloneDX" and (.components | length) > 100' "$sbom" >/dev/null ||
+    failures+=("the SBOM is not a CycloneDX document listing the crates")
+jq -r '.components[] | "\(.name) \(.version)"' "$sbom" | sort > "$work/sbom.txt"
+awk '/^name = /{gsub(/"/, "", $3); name=$3} /^version = /{gsub(/"/, "", $3); print name, $3}' Cargo.lock \
+    | sort -u > "$work/lock.txt"
+missing=$(comm -23 "$work/sbom.txt" "$work/lock.txt")
+[ -z "$missing" ] || failures+=("SBOM components not in Cargo.lock: $missing")
+[ "$(wc -l < "$work/sbom.txt")" -eq "$(grep -vc '^mrtd v' "$crates")" ] ||
+    failures+=("the SBOM does not list every linked crate")
 if [ ${#failures[@]} -gt 0 ]; then
     printf 'package: %s\n' "${failures[@]}" >&2
     exit 1
 fi
-echo "ok: $deb ($(du -h "$deb" | cut -f1)), $out/$name.tar.gz, $out/SHA256SUMS"
+echo "ok: $deb ($(du -h "$deb" | cut -f1)), $out/$name.tar.gz, $sbom ($(wc -l < "$work/sbom.txt") crates), $out/SHA256SUMS; made twice, the same"
