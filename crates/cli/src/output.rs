@@ -143,52 +143,49 @@ pub(crate) fn reading_table(reading: &Value) -> String {
     let checks = reading["checks"].as_array().map(Vec::as_slice).unwrap_or_default();
     let printed: Vec<&Value> = checks.iter().filter(|c| c["status"] != "absent").collect();
     let verified = printed.iter().filter(|c| c["status"] == "verified").count();
-    let read = reading["status"].as_str().is_none_or(|status| status == "read");
-    let verdict_line = if reading["valid"] == true && read {
-        format!("VALID: all {} check digits verified", printed.len())
-    } else if reading["valid"] == true {
+    // The verdict as the result states it (`verdict`), in this table's words.
+    let stated = &reading["verdict"];
+    let verdict_line = match stated["check_digits"].as_str() {
+        Some("all_hold") if stated["safe_to_use"] == true => {
+            format!("VALID: all {} check digits verified", printed.len())
+        }
         // Check digits cannot vouch for what they do not cover (names, a doubtful cell).
-        format!(
+        Some("all_hold") => format!(
             "NOT READ WITH CONFIDENCE: all {} check digits hold, but see the advice below",
             printed.len()
-        )
-    } else {
-        let refuted: Vec<&str> = printed
-            .iter()
-            .filter(|c| c["status"] == "refuted")
-            .filter_map(|c| c["name"].as_str())
-            .collect();
-        if refuted.is_empty() {
-            // Every check digit holds on what was read, but the reader does not vouch for it
-            // (a zone the photo cuts, characters that could read otherwise): the advice says why.
-            format!(
-                "NOT VALID: {verified} of {} check digits hold on what was read, but they do not prove it; see the advice below",
-                printed.len()
-            )
-        } else {
+        ),
+        Some("refuted") => {
+            let refuted: Vec<&str> = stated["refuted"]
+                .as_array()
+                .map(|names| names.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             format!(
                 "NOT VALID: {verified} of {} check digits verified; refuted: {}",
                 printed.len(),
                 refuted.join(", ")
             )
         }
+        // Every check digit holds on what was read, but the reader does not vouch for it (a
+        // zone the photo cuts, characters that could read otherwise): the advice says why.
+        _ => format!(
+            "NOT VALID: {verified} of {} check digits hold on what was read, but they do not prove it; see the advice below",
+            printed.len()
+        ),
     };
     let _ = writeln!(out, "{:<20} {}", "Format", reading["format"].as_str().unwrap_or("?"));
     let _ = writeln!(out, "{:<20} {verdict_line}", "Verdict");
     // Whether the document is in date, right under the check digits' verdict: a valid zone
     // on an expired document is not a usable document.
-    if let Some(expired) = reading["derived"]["expired"].as_bool() {
-        let derived = &reading["derived"];
-        let days = derived["days_to_expiry"].as_i64().unwrap_or_default();
-        let text = if expired {
-            format!(
-                "EXPIRED {} days before {}",
-                -days,
-                derived["reference_date"].as_str().unwrap_or("?")
-            )
-        } else {
-            format!("in date for {days} more days")
-        };
+    let derived = &reading["derived"];
+    let days = derived["days_to_expiry"].as_i64().unwrap_or_default();
+    let on = derived["reference_date"].as_str().unwrap_or("?");
+    let expiry = match stated["expiry"].as_str() {
+        Some("expired") => Some(format!("EXPIRED {} days before {on}", -days)),
+        Some("expires_soon") => Some(format!("EXPIRES SOON: in date for {days} more days")),
+        Some("in_date") => Some(format!("in date for {days} more days")),
+        _ => None,
+    };
+    if let Some(text) = expiry {
         let _ = writeln!(out, "{:<20} {text}", "Expiry");
     }
     for (key, label) in FIELD_LABELS {
@@ -275,20 +272,40 @@ mod tests {
     fn a_reading_not_valid_without_a_refuted_check_digit_says_why_not_an_empty_list() {
         let check =
             |name: &str, status: &str| serde_json::json!({ "name": name, "status": status });
-        let partial = |checks: Vec<Value>| {
+        // The verdicts as `mrtd_service::result::Verdict` states them.
+        let partial = |checks: Vec<Value>, check_digits: &str, refuted: Vec<&str>| {
             serde_json::json!({
                 "format": "TD3", "valid": false, "status": "partial", "fields": {}, "checks": checks,
+                "verdict": { "check_digits": check_digits, "refuted": refuted, "safe_to_use": false },
             })
         };
-        let holding =
-            partial(vec![check("document_number", "verified"), check("composite", "verified")]);
+        let holding = partial(
+            vec![check("document_number", "verified"), check("composite", "verified")],
+            "hold_unproven",
+            vec![],
+        );
         let line = verdict(&holding);
         assert!(line.contains("2 of 2 check digits hold on what was read"), "{line}");
         assert!(!line.contains("refuted:"), "{line}");
-        let failing =
-            partial(vec![check("document_number", "refuted"), check("composite", "verified")]);
+        let failing = partial(
+            vec![check("document_number", "refuted"), check("composite", "verified")],
+            "refuted",
+            vec!["document_number"],
+        );
         assert!(
             verdict(&failing).contains("1 of 2 check digits verified; refuted: document_number")
         );
+    }
+
+    #[test]
+    fn typed_lines_with_a_wrong_check_digit_name_it_and_an_expired_document_says_so() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C37UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let result = mrtd_service::ops::parse(&lines, Some("2026-01-01"), false).unwrap();
+        let table = reading_table(&result.to_value());
+        assert!(table.contains("refuted: document_number, composite"), "{table}");
+        assert!(table.contains("EXPIRED 5009 days before 2026-01-01"), "{table}");
     }
 }

@@ -87,9 +87,9 @@ pub enum FieldName {
     IssuingOffice,
 }
 
-/// A check digit, as named in the JSON output.
+/// A check digit, as named in the JSON output (and read back from it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CheckName {

@@ -46,7 +46,7 @@ pub struct KeptScan {
 /// version; renaming or removing one, or changing what one means, raises it, with the step
 /// that brings an older kept result up to it in [`KeptScan::from_kept`]. Results kept before
 /// versions were stored (version 0) have today's shape.
-pub const KEPT_VERSION: u64 = 1;
+pub const KEPT_VERSION: u64 = 2;
 
 /// The key of [`KEPT_VERSION`] in the stored JSON (never shown to callers).
 pub(crate) const KEPT_VERSION_KEY: &str = "kept_version";
@@ -83,8 +83,14 @@ impl KeptScan {
             Some(version) => version.as_u64().ok_or(KeptError::NotAnObject)?,
         };
         match version {
-            // Version 0 (kept before versions were stored) has version 1's shape.
-            0 | KEPT_VERSION => {}
+            // Versions 0 (kept before versions were stored) and 1 lack the verdict, which
+            // version 2 carries: it is decided from what they hold, as for a new result.
+            0 | 1 => {
+                let verdict = crate::result::Verdict::of_kept(&result);
+                let verdict = serde_json::to_value(verdict).map_err(|_| KeptError::NotAnObject)?;
+                result.insert("verdict".to_owned(), verdict);
+            }
+            KEPT_VERSION => {}
             newer => return Err(KeptError::Newer(newer)),
         }
         Ok(KeptScan::new(result, scan_id, expires_at))
@@ -187,14 +193,42 @@ mod tests {
             KeptScan::from_kept(stored, "scn_1".to_owned(), "2030-01-01T00:00:00Z".to_owned())
         };
         let expected = json!({ "status": "read", "lines": ["A", "B"], "scan_id": "scn_1", "expires_at": "2030-01-01T00:00:00Z" });
-        // Kept before versions were stored, and kept at this version: served alike.
-        assert_eq!(at(None).unwrap().to_value(), expected);
+        // Kept at this version: served as kept.
         assert_eq!(at(Some(json!(KEPT_VERSION))).unwrap().to_value(), expected);
         // Kept by a newer build: not served under a schema it may not fit.
-        assert_eq!(at(Some(json!(KEPT_VERSION + 1))).unwrap_err(), KeptError::Newer(2));
+        assert_eq!(at(Some(json!(KEPT_VERSION + 1))).unwrap_err(), KeptError::Newer(3));
         assert_eq!(at(Some(json!("1"))).unwrap_err(), KeptError::NotAnObject);
         let not_an_object = KeptScan::from_kept(json!([1]), String::new(), String::new());
         assert_eq!(not_an_object.unwrap_err(), KeptError::NotAnObject);
+    }
+
+    #[test]
+    fn a_result_kept_before_the_verdict_gets_the_one_a_new_result_has() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C37UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        for on in ["2010-01-01", "2012-03-01", "2020-01-01"] {
+            let today = crate::ops::parse(&lines, Some(on), false).unwrap().to_value();
+            let mut old = today.clone();
+            old.as_object_mut().unwrap().remove("verdict");
+            for version in [None, Some(json!(0)), Some(json!(1))] {
+                let mut stored = old.clone();
+                if let Some(version) = version.clone() {
+                    stored[KEPT_VERSION_KEY] = version;
+                }
+                let kept =
+                    KeptScan::from_kept(stored, "scn_1".into(), "2030-01-01T00:00:00Z".into());
+                let served = kept.unwrap().to_value();
+                assert_eq!(served["verdict"], today["verdict"], "{on} {version:?}");
+            }
+        }
+        let nothing = KeptScan::from_kept(
+            json!({ "status": "no_mrz", "format": null }),
+            String::new(),
+            String::new(),
+        );
+        assert_eq!(nothing.unwrap().to_value()["verdict"]["headline"], "no_mrz");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! they are `null` or empty.
 
 use mrtd_engine::{Diagnostic, DiagnosticCode, ImageReading, Status};
-use mrtd_mrz::Reading;
+use mrtd_mrz::{CheckStatus, Reading};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -18,6 +18,10 @@ use serde_json::Value;
 pub struct DocumentResult {
     /// `read`, `partial` or `no_mrz`.
     pub status: Status,
+    /// The verdict in one vocabulary, which every front end renders: whether the result may
+    /// be used without a person looking, what the check digits say, whether the document is
+    /// in date.
+    pub verdict: Verdict,
     /// The reading, or its empty shape.
     #[serde(flatten)]
     pub reading: ReadingPart,
@@ -115,6 +119,227 @@ pub struct OtherSide {
     /// Its page and portrait as images, when asked for (`include_images`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<ImagesPart>,
+}
+
+/// The verdict on a result: each question in its own words, decided here once.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Verdict {
+    /// The one word for the headline and its colour: `read` (read, every check digit holds,
+    /// in date or its expiry unknown), `expired` (read, but the document has expired),
+    /// `read_invalid` (read as printed, but a check digit fails: typed lines), `partial`,
+    /// `no_mrz`.
+    pub headline: Headline,
+    /// Whether a pipeline may use the result without a person looking (status `read`).
+    pub safe_to_use: bool,
+    /// What the check digits say: `all_hold` (every one printed verified on what was seen,
+    /// and the result is `valid`), `hold_unproven` (they hold on what was read, but the
+    /// reading is not `valid`: see the diagnostics), `refuted` (some fail: `refuted` names
+    /// them), `none` (no reading).
+    pub check_digits: CheckDigits,
+    /// The refuted check digits, in line order (`document_number`, `birth_date`,
+    /// `expiry_date`, `optional_data`, `composite`, ...); empty unless `check_digits` is
+    /// `refuted`.
+    pub refuted: Vec<mrtd_mrz::CheckName>,
+    /// `in_date`, `expires_soon` (within 183 days of the reference date), `expired` or
+    /// `unknown` (no reading or no complete expiry date).
+    pub expiry: Expiry,
+    /// The verdict in one English sentence, for people and for a tool result's text.
+    pub summary: String,
+}
+
+/// The headline's word: see [`Verdict::headline`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Headline {
+    /// Read, every check digit holds, in date or its expiry unknown.
+    Read,
+    /// Read, but the document has expired.
+    Expired,
+    /// Read as printed, but a check digit fails.
+    ReadInvalid,
+    /// Found but not read with confidence.
+    Partial,
+    /// No MRZ.
+    NoMrz,
+}
+
+/// What the check digits say: see [`Verdict::check_digits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckDigits {
+    /// Every printed check digit verified, and the reading is `valid`.
+    AllHold,
+    /// They hold on what was read, but the reading is not `valid`.
+    HoldUnproven,
+    /// Some fail.
+    Refuted,
+    /// No reading.
+    None,
+}
+
+/// Whether the document is in date: see [`Verdict::expiry`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Expiry {
+    /// In date for more than 183 days.
+    InDate,
+    /// In date, for 183 days or fewer.
+    ExpiresSoon,
+    /// Expired.
+    Expired,
+    /// No reading or no complete expiry date.
+    Unknown,
+}
+
+/// Days before its expiry from which a document "expires soon": six months.
+const EXPIRES_SOON_DAYS: i64 = 183;
+
+/// What a verdict is decided from: a result's status, whether its lines were typed, and
+/// what its reading says, from the reading itself or from a kept result's JSON.
+struct Facts {
+    status: Status,
+    typed: bool,
+    reading: Option<ReadingFacts>,
+}
+
+/// What a reading says that the verdict needs.
+struct ReadingFacts {
+    format: Option<String>,
+    valid: bool,
+    refuted: Vec<mrtd_mrz::CheckName>,
+    expired: Option<bool>,
+    days_to_expiry: Option<i64>,
+}
+
+impl ReadingFacts {
+    fn of(reading: &Reading) -> Self {
+        let refuted = reading.checks.iter().filter(|c| c.status == CheckStatus::Refuted);
+        let format = serde_json::to_value(reading.format).ok();
+        ReadingFacts {
+            format: format.as_ref().and_then(Value::as_str).map(str::to_owned),
+            valid: reading.valid,
+            refuted: refuted.map(|check| check.name).collect(),
+            expired: reading.derived.expired,
+            days_to_expiry: reading.derived.days_to_expiry,
+        }
+    }
+
+    /// The same from a result's JSON; `None` without a reading (`format` null).
+    fn from_json(result: &serde_json::Map<String, Value>) -> Option<Self> {
+        let format = result.get("format")?.as_str()?.to_owned();
+        let checks = result.get("checks").and_then(Value::as_array);
+        let refuted = checks
+            .into_iter()
+            .flatten()
+            .filter(|check| check["status"] == "refuted")
+            .filter_map(|check| serde_json::from_value(check["name"].clone()).ok())
+            .collect();
+        let derived = result.get("derived");
+        let derived = |key: &str| derived.and_then(|d| d.get(key)).cloned().unwrap_or(Value::Null);
+        Some(ReadingFacts {
+            format: Some(format),
+            valid: result.get("valid").and_then(Value::as_bool).unwrap_or(false),
+            refuted,
+            expired: derived("expired").as_bool(),
+            days_to_expiry: derived("days_to_expiry").as_i64(),
+        })
+    }
+}
+
+impl Verdict {
+    /// The verdict on a result of `status` with `reading`, read from a photo or `typed`.
+    fn of(status: Status, reading: Option<&Reading>, typed: bool) -> Verdict {
+        Self::decide(Facts { status, typed, reading: reading.map(ReadingFacts::of) })
+    }
+
+    /// The verdict on a result kept before results carried one, from its JSON.
+    pub(crate) fn of_kept(result: &serde_json::Map<String, Value>) -> Verdict {
+        let status = match result.get("status").and_then(Value::as_str) {
+            Some("read") => Status::Read,
+            Some("partial") => Status::Partial,
+            _ => Status::NoMrz,
+        };
+        let typed = !result.contains_key("image");
+        Self::decide(Facts { status, typed, reading: ReadingFacts::from_json(result) })
+    }
+
+    fn decide(facts: Facts) -> Verdict {
+        let Facts { status, typed, reading } = facts;
+        let refuted = reading.as_ref().map(|r| r.refuted.clone()).unwrap_or_default();
+        let check_digits = match &reading {
+            None => CheckDigits::None,
+            Some(_) if !refuted.is_empty() => CheckDigits::Refuted,
+            Some(reading) if reading.valid => CheckDigits::AllHold,
+            Some(_) => CheckDigits::HoldUnproven,
+        };
+        let expiry = match reading.as_ref().map(|r| (r.expired, r.days_to_expiry)) {
+            Some((Some(true), _)) => Expiry::Expired,
+            Some((Some(false), Some(days))) if days <= EXPIRES_SOON_DAYS => Expiry::ExpiresSoon,
+            Some((Some(false), _)) => Expiry::InDate,
+            _ => Expiry::Unknown,
+        };
+        let headline = match status {
+            Status::NoMrz => Headline::NoMrz,
+            Status::Partial => Headline::Partial,
+            Status::Read if check_digits != CheckDigits::AllHold => Headline::ReadInvalid,
+            Status::Read if expiry == Expiry::Expired => Headline::Expired,
+            Status::Read => Headline::Read,
+        };
+        let summary =
+            Self::sentence(status, reading.as_ref(), typed, check_digits, &refuted, expiry);
+        Verdict {
+            headline,
+            safe_to_use: status == Status::Read,
+            check_digits,
+            refuted,
+            expiry,
+            summary,
+        }
+    }
+
+    fn sentence(
+        status: Status,
+        reading: Option<&ReadingFacts>,
+        typed: bool,
+        check_digits: CheckDigits,
+        refuted: &[mrtd_mrz::CheckName],
+        expiry: Expiry,
+    ) -> String {
+        // "an MRZ (TD3)", or "an MRZ" when its format is not known: never "a no format MRZ".
+        let zone = match reading.and_then(|reading| reading.format.as_deref()) {
+            Some(format) => format!("an MRZ ({format})"),
+            None => "an MRZ".to_owned(),
+        };
+        let read = match status {
+            Status::NoMrz => return "No machine readable zone was found.".to_owned(),
+            _ if typed => format!("Parsed {zone}"),
+            Status::Read => format!("Read {zone}"),
+            Status::Partial => format!("Found {zone} but could not read it with confidence"),
+        };
+        let digits = match check_digits {
+            CheckDigits::AllHold if status == Status::Read => "every check digit holds".to_owned(),
+            CheckDigits::AllHold => {
+                "every check digit holds, but the result is not safe to use without looking"
+                    .to_owned()
+            }
+            CheckDigits::HoldUnproven => {
+                "the check digits hold on what was read but do not prove it".to_owned()
+            }
+            CheckDigits::Refuted => {
+                let names: Vec<&str> = refuted.iter().map(|name| name.label()).collect();
+                format!("the check digit of the {} fails", names.join(" and of the "))
+            }
+            CheckDigits::None => String::new(),
+        };
+        let days = reading.and_then(|reading| reading.days_to_expiry).unwrap_or_default();
+        let count = |days: i64| if days == 1 { "1 day".to_owned() } else { format!("{days} days") };
+        let date = match expiry {
+            Expiry::Expired => format!("; the document expired {} ago", count(-days)),
+            Expiry::ExpiresSoon => format!("; the document expires in {}", count(days)),
+            Expiry::InDate | Expiry::Unknown => String::new(),
+        };
+        format!("{read}: {digits}{date}.")
+    }
 }
 
 /// The reading, or what stands for it when no MRZ could be decoded.
@@ -227,12 +452,14 @@ impl DocumentResult {
             Some(reading) if status == Status::Read => mrtd_chip::chip_access(reading),
             _ => None,
         };
+        let verdict = Verdict::of(status, reading.as_ref(), photo.is_none());
         let reading = match reading {
             Some(reading) => ReadingPart::Reading(Box::new(reading)),
             None => ReadingPart::None(NoReading::default()),
         };
         DocumentResult {
             status,
+            verdict,
             reading,
             diagnostics,
             photo,
@@ -409,34 +636,21 @@ fn typing_advice(reading: &Reading) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// A one-line summary for people (a tool result's text), without any document field.
+/// A one-line summary for people (a tool result's text), without any document field: the
+/// verdict's sentence, the diagnostics, and where the result is kept.
 pub fn summary(result: &Value) -> String {
-    let status = result["status"].as_str().unwrap_or("unknown");
-    // "an MRZ (TD3)", or "an MRZ" when its format is not known: never "a no format MRZ".
-    let zone = match result["format"].as_str() {
-        Some(format) => format!("an MRZ ({format})"),
-        None => "an MRZ".to_owned(),
-    };
-    let valid = result["valid"].as_bool().unwrap_or(false);
-    let n_corrections = result["corrections"].as_array().map_or(0, Vec::len);
     let diagnostics: Vec<&str> = result["diagnostics"]
         .as_array()
         .map(|items| items.iter().filter_map(|d| d["message"].as_str()).collect())
         .unwrap_or_default();
-    let mut text = match status {
-        "read" => format!(
-            "Read {zone}; {}; {}.",
-            if valid { "every check digit holds" } else { "not every check digit holds" },
-            match n_corrections {
-                0 => "no correction".to_owned(),
-                1 => "1 correction".to_owned(),
-                n => format!("{n} corrections"),
-            }
-        ),
-        "partial" => format!("Found {zone} but could not read it with confidence."),
-        "no_mrz" => "No machine readable zone was found.".to_owned(),
-        other => format!("Status: {other}."),
-    };
+    let mut text = result["verdict"]["summary"].as_str().unwrap_or("").to_owned();
+    let n_corrections = result["corrections"].as_array().map_or(0, Vec::len);
+    if n_corrections > 0 {
+        text.push_str(&match n_corrections {
+            1 => " 1 character was corrected.".to_owned(),
+            n => format!(" {n} characters were corrected."),
+        });
+    }
     if !diagnostics.is_empty() {
         text.push(' ');
         text.push_str(&diagnostics.join(" "));
@@ -444,7 +658,7 @@ pub fn summary(result: &Value) -> String {
     if let Some(id) = result["scan_id"].as_str() {
         text.push_str(&format!(" Kept as scan {id}."));
     }
-    text
+    text.trim_start().to_owned()
 }
 
 #[cfg(test)]
@@ -500,7 +714,12 @@ mod tests {
             json!({
                 "status": "no_mrz", "format": null, "lines": [], "valid": false,
                 "fields": null, "checks": [], "corrections": [], "warnings": [],
-                "diagnostics": []
+                "diagnostics": [],
+                "verdict": {
+                    "headline": "no_mrz", "safe_to_use": false, "check_digits": "none",
+                    "refuted": [], "expiry": "unknown",
+                    "summary": "No machine readable zone was found."
+                }
             })
         );
     }
@@ -554,25 +773,46 @@ mod tests {
     }
 
     #[test]
-    fn the_summary_names_the_zone_in_words_whatever_its_format() {
-        let with = |status: &str, format: Value, corrections: usize| {
-            summary(&json!({
-                "status": status, "format": format, "valid": true,
-                "corrections": vec![json!({}); corrections], "diagnostics": []
-            }))
+    fn the_verdict_says_each_thing_in_its_own_words_and_the_summary_is_its_sentence() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let parsed = |lines: &[&str], on: &str| {
+            let result = crate::ops::parse(lines, Some(on), false).unwrap();
+            (result.verdict.clone(), summary(&result.to_value()))
         };
+        let (verdict, text) = parsed(&lines, "2010-01-01");
+        assert_eq!(verdict.headline, Headline::Read);
+        assert!(verdict.safe_to_use);
+        assert_eq!((verdict.check_digits, verdict.expiry), (CheckDigits::AllHold, Expiry::InDate));
+        assert_eq!(text, "Parsed an MRZ (TD3): every check digit holds.");
+        let (verdict, text) = parsed(&lines, "2012-01-01");
+        assert_eq!((verdict.headline, verdict.expiry), (Headline::Read, Expiry::ExpiresSoon));
         assert_eq!(
-            with("read", json!("TD3"), 0),
-            "Read an MRZ (TD3); every check digit holds; no correction."
+            text,
+            "Parsed an MRZ (TD3): every check digit holds; the document expires in 105 days."
         );
+        let (verdict, text) = parsed(&lines, "2012-04-16");
+        assert_eq!((verdict.headline, verdict.expiry), (Headline::Expired, Expiry::Expired));
+        assert!(text.ends_with("; the document expired 1 day ago."), "{text}");
+        let broken = [lines[0], "L898902C37UTO7408122F1204159ZE184226B<<<<<10"];
+        let (verdict, text) = parsed(&broken, "2010-01-01");
+        assert_eq!(verdict.headline, Headline::Partial);
+        assert!(!verdict.safe_to_use);
+        assert_eq!(verdict.check_digits, CheckDigits::Refuted);
         assert_eq!(
-            with("read", json!("MRVB"), 2),
-            "Read an MRZ (MRVB); every check digit holds; 2 corrections."
+            verdict.refuted,
+            [mrtd_mrz::CheckName::DocumentNumber, mrtd_mrz::CheckName::Composite]
         );
-        assert_eq!(
-            with("partial", Value::Null, 0),
-            "Found an MRZ but could not read it with confidence."
+        assert!(
+            text.starts_with(
+                "Parsed an MRZ (TD3): the check digit of the document number and of the"
+            ),
+            "{text}"
         );
+        let nothing = DocumentResult::new(Status::NoMrz, None, Vec::new(), None);
+        assert_eq!(nothing.verdict.summary, "No machine readable zone was found.");
     }
 
     /// Errors of `value` under the published schema.
@@ -641,6 +881,7 @@ mod tests {
         let object = expected.as_object_mut().unwrap();
         object.insert("status".into(), json!("read"));
         object.insert("diagnostics".into(), json!([]));
+        object.insert("verdict".into(), value["verdict"].clone());
         object.insert(
             "chip_access".into(),
             json!({

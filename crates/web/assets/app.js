@@ -100,28 +100,13 @@
     return new Intl.DateTimeFormat(LANG, { dateStyle: "long", timeZone: "UTC" }).format(date);
   }
 
-  /** YYYY-MM-DD plus some months (the day kept, or the month's last day). */
-  function addMonths(iso, months) {
-    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso || "");
-    if (!match) return null;
-    const year = Number(match[1]);
-    const month = Number(match[2]) - 1 + months;
-    const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-    const date = new Date(Date.UTC(year, month, Math.min(Number(match[3]), last)));
-    return date.toISOString().slice(0, 10);
-  }
-
   /**
-   * The expiry badge: expired, soon (within 6 months of the reference date) or valid; null
-   * without a complete expiry date.
+   * The expiry badge, from the result's verdict: expired, soon (within 183 days of the
+   * reference date) or valid; null without a complete expiry date.
    */
   function expiryOf(result) {
-    const expiry = result.fields && result.fields.expiry_date;
-    const derived = result.derived || {};
-    if (!expiry || typeof derived.expired !== "boolean") return null;
-    if (derived.expired) return "expired";
-    const horizon = addMonths(derived.reference_date, 6);
-    return horizon && expiry <= horizon ? "soon" : "valid";
+    const kinds = { expired: "expired", expires_soon: "soon", in_date: "valid" };
+    return kinds[(result.verdict || {}).expiry] || null;
   }
 
   /** Headers for an API call, with the API key when one was given. */
@@ -257,10 +242,10 @@
     }
     if (result.status === "partial") {
       // Typed lines (no photo) whose check digits fail were mistyped, not misread: say which.
-      const refuted = (result.checks || []).filter((c) => c.status === "refuted");
-      const own = refuted.filter((c) => c.name !== "composite");
+      const refuted = (result.verdict || {}).refuted || [];
+      const own = refuted.filter((name) => name !== "composite");
       if (!result.image && refuted.length > 0) {
-        const names = (own.length > 0 ? own : refuted).map((c) => t("f_" + c.name).toLowerCase());
+        const names = (own.length > 0 ? own : refuted).map((name) => t("f_" + name).toLowerCase());
         return t("s_typed_refuted", { checks: names.join(", ") });
       }
       const partial = t("s_partial", { format: format });
@@ -276,10 +261,9 @@
   }
 
   /** One word for the summary's colour: read, read_invalid, expired, partial or no_mrz. */
+  /** The headline's colour: the result's verdict, decided by the server. */
   function verdictOf(result) {
-    if (result.status !== "read") return result.status;
-    if ((result.derived || {}).expired === true) return "expired";
-    return result.valid ? "read" : "read_invalid";
+    return (result.verdict || {}).headline || result.status;
   }
 
   /** The field a cell belongs to, for the fields no check digit covers; null otherwise. */

@@ -345,7 +345,8 @@ async fn the_openapi_document_is_whole() {
     );
     // Each of the three statuses, and only they, on a result without a reading.
     for status in ["read", "partial", "no_mrz"] {
-        let empty = serde_json::json!({ "status": status, "format": null, "valid": false, "lines": [], "fields": null, "checks": [], "corrections": [], "warnings": [], "diagnostics": [] });
+        let verdict = serde_json::json!({ "headline": status, "safe_to_use": false, "check_digits": "none", "refuted": [], "expiry": "unknown", "summary": "" });
+        let empty = serde_json::json!({ "status": status, "verdict": verdict, "format": null, "valid": false, "lines": [], "fields": null, "checks": [], "corrections": [], "warnings": [], "diagnostics": [] });
         assert_eq!(api.errors(result, &empty), Vec::<String>::new(), "{status}");
     }
 }
