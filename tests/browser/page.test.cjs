@@ -375,6 +375,12 @@ async function test(name, body) {
           && document.getElementById("status").dataset.verdict !== "", null, { timeout: 60000 });
         const status = await pdfPage.textContent("#status");
         assert.ok(status.includes(words), status);
+        // The browser cannot show a PDF: the server's preview of the page is shown, with the
+        // zone drawn over it, and is not part of the JSON the page offers.
+        assert.equal(await pdfPage.isVisible("#preview"), true);
+        await pdfPage.waitForFunction(() => document.getElementById("photo").naturalWidth > 100);
+        assert.equal(await pdfPage.getAttribute("#overlay", "data-drawn"), "true");
+        assert.ok(!(await pdfPage.textContent("#raw")).includes("data_base64"), "no image in the JSON");
         await pdfPage.close();
       }
     });

@@ -1,7 +1,9 @@
 //! The page and the portrait a reading located, drawn upright from the photo in colour, for
 //! a caller who asks for them: the page through the perspective its four corners give, at a
 //! stated number of pixels per millimetre of the page; the portrait as the layout's zone of
-//! that page, or, on a side without an MRZ, the face found with a margin round it.
+//! that page, or, on a side without an MRZ, the face found with a margin round it; and the
+//! photo itself, upright and shrunk, to draw the reading's geometry over where a browser
+//! cannot show the file (HEIC, TIFF, a PDF's page).
 
 use std::io::Cursor;
 
@@ -18,6 +20,9 @@ pub const MAX_PIXELS_PER_MM: f32 = 20.0;
 
 /// The JPEG quality of the images.
 const QUALITY: u8 = 90;
+
+/// The longest side of the photo's preview, in pixels.
+pub const PREVIEW_PX: u32 = 1600;
 
 /// A face's box is widened by this share of its size on every side to take in the head and
 /// the shoulders, as a printed portrait shows them.
@@ -41,35 +46,30 @@ pub struct Crops {
     pub page: Option<Crop>,
     /// The holder's portrait, upright, when the reading places one.
     pub portrait: Option<Crop>,
+    /// The photo (for a PDF, the page image the reading is of), upright, its longest side at
+    /// most [`PREVIEW_PX`]: the reading's geometry scaled by `width / image_width` falls on it.
+    pub photo: Option<Crop>,
 }
 
 /// Draws the page and the portrait of `reading`, which [`crate::Engine::read`] gave for
 /// `bytes`, at `pixels_per_mm` (clamped to 1 to [`MAX_PIXELS_PER_MM`]). The photo is decoded
-/// again in colour (in gray where only its luma can be, a HEIC). Nothing is drawn from a
-/// PDF's page images, nor from a photo over the pixel limit (read from a reduced decode).
+/// again in colour (in gray where only its luma can be, a HEIC; a PDF's page image as it is
+/// stored). Nothing is drawn from a photo over the pixel limit (read from a reduced decode).
 pub(crate) fn crops(
     bytes: &[u8],
     reading: &ImageReading,
     limits: DecodeLimits,
     pixels_per_mm: f32,
 ) -> Crops {
-    let wanted = reading.document.is_some() || reading.portrait.is_some();
-    if !wanted || reading.page.is_some() {
+    let Some(photo) = decode_again(bytes, reading.page, limits) else {
         return Crops::default();
-    }
-    let photo = match decode_upright_rgb(bytes, limits) {
-        Ok(rgb) => rgb,
-        Err(ImageError::UnsupportedFormat) => match decode(bytes, limits) {
-            Ok(decoded) => gray_to_rgb(decoded.gray),
-            Err(_) => return Crops::default(),
-        },
-        Err(_) => return Crops::default(),
     };
     if (photo.width() as usize, photo.height() as usize)
         != (reading.image_width, reading.image_height)
     {
         return Crops::default();
     }
+    let preview = encode(&shrunk(&photo));
     let scale = pixels_per_mm.clamp(1.0, MAX_PIXELS_PER_MM);
     let layout = reading.reading.as_ref().map(|r| Layout::of(r.format));
     let page = match (&reading.document, &layout) {
@@ -107,7 +107,39 @@ pub(crate) fn crops(
         }
         _ => None,
     };
-    Crops { page: page_crop, portrait: portrait_crop }
+    Crops { page: page_crop, portrait: portrait_crop, photo: preview }
+}
+
+/// The photo the reading is of, decoded again in colour: for a PDF, the image of `page`.
+fn decode_again(bytes: &[u8], page: Option<u32>, limits: DecodeLimits) -> Option<RgbImage> {
+    if let Some(page) = page {
+        use crate::pdf::{PageImage, Pdf};
+        let pdf = Pdf::parse(bytes, limits).ok()?;
+        let (planned, _) = pdf.images_to_read(limits);
+        let planned = planned.into_iter().find(|planned| planned.page == page)?;
+        return match pdf.image(&planned.image, limits).ok()? {
+            PageImage::Jpeg(jpeg) => decode_upright_rgb(jpeg, limits).ok(),
+            PageImage::Gray(gray) => Some(gray_to_rgb(gray)),
+        };
+    }
+    match decode_upright_rgb(bytes, limits) {
+        Ok(rgb) => Some(rgb),
+        Err(ImageError::UnsupportedFormat) => {
+            decode(bytes, limits).ok().map(|d| gray_to_rgb(d.gray))
+        }
+        Err(_) => None,
+    }
+}
+
+/// The photo with its longest side at most [`PREVIEW_PX`].
+fn shrunk(photo: &RgbImage) -> RgbImage {
+    let longest = photo.width().max(photo.height());
+    if longest <= PREVIEW_PX {
+        return photo.clone();
+    }
+    let scale = f64::from(PREVIEW_PX) / f64::from(longest);
+    let size = |side: u32| ((f64::from(side) * scale).round() as u32).max(1);
+    image::imageops::thumbnail(photo, size(photo.width()), size(photo.height()))
 }
 
 fn gray_to_rgb(gray: crate::gray::Gray) -> RgbImage {

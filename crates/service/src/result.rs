@@ -69,6 +69,11 @@ pub struct ImagesPart {
     /// the face found with the head and shoulders round it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub portrait: Option<EncodedImage>,
+    /// The photo itself (for a PDF, the page image read), upright, at most 1,600 pixels on
+    /// its longest side: `region`, `document` and `portrait` scaled by `width / image.width`
+    /// fall on it. For showing the reading where the file cannot be shown (HEIC, TIFF, PDF).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub photo: Option<EncodedImage>,
 }
 
 /// An image, encoded.
@@ -98,6 +103,7 @@ impl ImagesPart {
             pixels_per_mm: f64::from(pixels_per_mm),
             page: crops.page.map(encoded),
             portrait: crops.portrait.map(encoded),
+            photo: crops.photo.map(encoded),
         }
     }
 }

@@ -140,9 +140,10 @@
     return body;
   }
 
-  async function scanFile(file, retainHours, referenceDate, otherSide) {
+  async function scanFile(file, retainHours, referenceDate, otherSide, includeImages) {
     const form = new FormData();
     form.append("image", file, file.name || "photo");
+    if (includeImages) form.append("include_images", "true");
     if (otherSide) form.append("other_side", otherSide, otherSide.name || "other side");
     if (retainHours) form.append("retain_hours", String(retainHours));
     if (referenceDate) form.append("reference_date", referenceDate);
@@ -704,10 +705,20 @@
       const { retainHours, referenceDate } = options();
       const otherSide = $("other_side").files[0] || null;
       scannedNames = [file.name || "photo", otherSide ? otherSide.name || "other side" : ""];
-      const result = await scanFile(file, retainHours, referenceDate, otherSide);
+      // A file the browser cannot show (HEIC, TIFF, PDF): the server sends a preview of it,
+      // which is shown, not kept in the JSON the page offers.
+      const wantsPreview = !photoUrl;
+      const result = await scanFile(file, retainHours, referenceDate, otherSide, wantsPreview);
+      const served = result.images && result.images.photo;
+      if (wantsPreview) delete result.images;
       // The result is of the side with the better reading: when that is the other side's
       // photo, its geometry is drawn over that photo.
-      if (otherSide && result.other_side && result.other_side.photo === 1) previewOf(otherSide);
+      if (otherSide && result.other_side && result.other_side.photo === 1) {
+        previewOf(otherSide);
+      } else if (wantsPreview && served) {
+        photoUrl = "data:" + served.mime_type + ";base64," + served.data_base64;
+        $("photo").src = photoUrl;
+      }
       show(result);
     } catch (error) {
       fail(error);

@@ -182,3 +182,31 @@ fn a_card_back_gives_its_page_and_no_portrait_and_a_front_its_face() {
     let page = engine.crops(&bytes, &reading, 1000.0).page.expect("a page");
     assert_eq!(page.width, (125.0 * mrtd_engine::MAX_PIXELS_PER_MM) as u32);
 }
+
+#[test]
+fn a_pdf_page_and_a_heic_give_their_images_and_a_preview_of_the_photo() {
+    let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
+    let data = data_dir().join("..");
+    for name in ["pdf/blank-then-100_pass-uto.pdf", "heic/100_pass-uto.heic"] {
+        let bytes = std::fs::read(data.join(name)).expect("a test file");
+        let reading = engine.read(&bytes, &options).expect("a readable file");
+        assert_eq!(reading.status, Status::Read, "{name}");
+        let crops = engine.crops(&bytes, &reading, 8.0);
+        let page = crops.page.expect("the page");
+        assert_eq!((page.width, page.height), (1000, 704), "{name}");
+        let photo = crops.photo.expect("a preview");
+        assert_eq!(
+            (photo.width as usize, photo.height as usize),
+            (reading.image_width, reading.image_height),
+            "{name}: a photo under 1,600 px is previewed at its size"
+        );
+        let again = engine.read(&photo.jpeg, &options).expect("a JPEG");
+        assert_eq!(again.reading.map(|r| r.lines), reading.reading.map(|r| r.lines), "{name}");
+    }
+    // A large photo is previewed at 1,600 px on its longest side.
+    let bytes = std::fs::read(data_dir().join("100_pass-bdr.jpg")).expect("a specimen");
+    let reading = engine.read(&bytes, &options).expect("a JPEG");
+    let photo = engine.crops(&bytes, &reading, 8.0).photo.expect("a preview");
+    assert_eq!((photo.width, photo.height), (1600, 1132));
+}
