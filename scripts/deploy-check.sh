@@ -10,7 +10,7 @@
 #     removed;
 #   - the release files (scripts/package.sh): the Debian package, the archive and the SBOM made
 #     from the binary under test, unpacked and checked; the package then installed with dpkg
-#     (which needs root), run, its unit verified, and removed.
+#     (which needs root), run, its unit verified, and purged.
 #
 #   scripts/deploy-check.sh BINARY
 set -euo pipefail
@@ -56,7 +56,7 @@ if ! scripts/package.sh "$binary" "$work/dist"; then
 elif [ "$(id -u)" -ne 0 ]; then
     echo "deploy: the Debian package was not installed: that needs root" >&2
     status=1
-elif dpkg -s mrtd >/dev/null 2>&1; then
+elif dpkg-query -W -f='${Status}' mrtd 2>/dev/null | grep -q 'ok installed'; then
     echo "deploy: the Debian package was not installed: a package named mrtd is installed already" >&2
     status=1
 else
@@ -70,6 +70,6 @@ else
         cat "$work/dpkg.log" >&2
         status=1
     fi
-    dpkg -r mrtd >/dev/null 2>&1 || { echo "deploy: dpkg -r mrtd failed" >&2; status=1; }
+    dpkg -P mrtd >/dev/null 2>&1 || { echo "deploy: dpkg -P mrtd failed" >&2; status=1; }
 fi
 exit "$status"
