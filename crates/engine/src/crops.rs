@@ -10,6 +10,7 @@ use std::io::Cursor;
 use image::RgbImage;
 
 use crate::error::ImageError;
+use crate::geometry::Homography;
 use crate::image::{DecodeLimits, decode, decode_upright_rgb};
 use crate::outline::Layout;
 use crate::types::ImageReading;
@@ -71,26 +72,24 @@ pub(crate) fn crops(
     }
     let preview = encode(&shrunk(&photo));
     let scale = pixels_per_mm.clamp(1.0, MAX_PIXELS_PER_MM);
-    let layout = reading.reading.as_ref().map(|r| Layout::of(r.format));
-    let page = match (&reading.document, &layout) {
-        (Some(document), Some(layout)) => Some((document.corners, layout)),
+    // The map from the page (millimetres) into the photo, through its outline's corners.
+    let page = match (&reading.document, &reading.reading) {
+        (Some(document), Some(read)) => {
+            let layout = Layout::of(read.format);
+            let (width, height) = layout.size;
+            let rectangle = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
+            Homography::from_corners(rectangle, document.corners).map(|map| (map, layout))
+        }
         _ => None,
     };
-    let page_crop = page.and_then(|(corners, layout)| {
+    let page_crop = page.as_ref().and_then(|(map, layout)| {
         let (width, height) = layout.size;
-        let map = Homography::between(
-            [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)],
-            corners,
-        )?;
-        encode(&draw(&photo, &map, [0.0, 0.0, width, height], scale))
+        encode(&draw(&photo, map, [0.0, 0.0, width, height], scale))
     });
-    let portrait_crop = match (page, reading.portrait) {
-        (Some((corners, layout)), Some(_)) => layout.portrait.and_then(|zone| {
-            let (width, height) = layout.size;
-            let page = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
-            let map = Homography::between(page, corners)?;
-            encode(&draw(&photo, &map, zone, scale))
-        }),
+    let portrait_crop = match (&page, reading.portrait) {
+        (Some((map, layout)), Some(_)) => {
+            layout.portrait.and_then(|zone| encode(&draw(&photo, map, zone, scale)))
+        }
         // A side without a zone: the face found, with the head and shoulders round it.
         (None, Some(face)) => {
             let [x0, y0, x1, y1] = face.bbox;
@@ -190,74 +189,4 @@ fn encode(picture: &RgbImage) -> Option<Crop> {
         image::codecs::jpeg::JpegEncoder::new_with_quality(Cursor::new(&mut jpeg), QUALITY);
     picture.write_with_encoder(encoder).ok()?;
     Some(Crop { jpeg, width: picture.width(), height: picture.height() })
-}
-
-/// A plane projective map (a perspective), fitted to four point pairs.
-#[derive(Clone, Copy, Debug)]
-struct Homography([f64; 8]);
-
-impl Homography {
-    /// The map taking each of `from` to the same corner of `to`; `None` when three of the
-    /// points lie on a line.
-    fn between(from: [(f32, f32); 4], to: [(f32, f32); 4]) -> Option<Homography> {
-        // x' = (h0 x + h1 y + h2) / (h6 x + h7 y + 1), y' = (h3 x + h4 y + h5) / (...).
-        let mut rows = [[0.0f64; 9]; 8];
-        for (k, ((x, y), (u, v))) in from.into_iter().zip(to).enumerate() {
-            let (x, y, u, v) = (f64::from(x), f64::from(y), f64::from(u), f64::from(v));
-            rows[2 * k] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, u];
-            rows[2 * k + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
-        }
-        solve(rows).map(Homography)
-    }
-
-    fn apply(&self, (x, y): (f32, f32)) -> (f32, f32) {
-        let h = self.0;
-        let (x, y) = (f64::from(x), f64::from(y));
-        let w = h[6] * x + h[7] * y + 1.0;
-        (((h[0] * x + h[1] * y + h[2]) / w) as f32, ((h[3] * x + h[4] * y + h[5]) / w) as f32)
-    }
-}
-
-/// Gaussian elimination with partial pivoting on an 8 × 8 system (augmented: 9 columns).
-fn solve(mut rows: [[f64; 9]; 8]) -> Option<[f64; 8]> {
-    for column in 0..8 {
-        let pivot =
-            (column..8).max_by(|&a, &b| rows[a][column].abs().total_cmp(&rows[b][column].abs()))?;
-        if rows[pivot][column].abs() < 1e-9 {
-            return None;
-        }
-        rows.swap(column, pivot);
-        let pivot_row = rows[column];
-        for (index, row) in rows.iter_mut().enumerate() {
-            if index != column {
-                let factor = row[column] / pivot_row[column];
-                for (value, pivot_value) in row.iter_mut().zip(pivot_row).skip(column) {
-                    *value -= factor * pivot_value;
-                }
-            }
-        }
-    }
-    Some(std::array::from_fn(|k| rows[k][8] / rows[k][k]))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_map_takes_each_corner_to_its_own_and_a_square_to_a_square() {
-        let page = [(0.0, 0.0), (125.0, 0.0), (125.0, 88.0), (0.0, 88.0)];
-        let photo = [(40.0, 30.0), (900.0, 80.0), (880.0, 700.0), (20.0, 640.0)];
-        let map = Homography::between(page, photo).expect("four points in general position");
-        for (from, to) in page.into_iter().zip(photo) {
-            let got = map.apply(from);
-            assert!((got.0 - to.0).abs() < 1e-3 && (got.1 - to.1).abs() < 1e-3, "{got:?} {to:?}");
-        }
-        let scaled = page.map(|(x, y)| (2.0 * x + 5.0, 2.0 * y + 7.0));
-        let map = Homography::between(page, scaled).expect("a scaling");
-        let (x, y) = map.apply((10.0, 20.0));
-        assert!((x - 25.0).abs() < 1e-3 && (y - 47.0).abs() < 1e-3);
-        let collinear = [(0.0, 0.0), (1.0, 1.0), (2.0, 2.0), (3.0, 3.0)];
-        assert!(Homography::between(collinear, page).is_none(), "no map from points on a line");
-    }
 }
