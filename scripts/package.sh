@@ -2,8 +2,9 @@
 # Makes mrtd's release files from a built binary, and checks what it made:
 #
 #   - mrtd_VERSION_ARCH.deb: /usr/bin/mrtd, the systemd unit (deploy/systemd/mrtd.service,
-#     not enabled or started on install), the licences; Depends from the glibc symbol
-#     versions the binary uses;
+#     not enabled or started on install) reading /etc/mrtd/config.toml (a conffile, every
+#     setting commented out), the licences; Depends from the glibc symbol versions the binary
+#     uses;
 #   - mrtd-VERSION-TRIPLE.tar.gz: the binary, the unit, README, SECURITY.md and the licences;
 #   - mrtd-VERSION.cdx.json: a CycloneDX 1.5 SBOM of every crate the binary links (from
 #     `cargo tree` over Cargo.lock, build scripts and proc-macros left out);
@@ -64,8 +65,25 @@ make_release() {
     install -D -m 0755 "$binary" "$root/usr/bin/mrtd"
     strip --strip-debug "$root/usr/bin/mrtd" 2>/dev/null || true
     install -d "$root/lib/systemd/system"
-    sed 's|/usr/local/bin/mrtd|/usr/bin/mrtd|g' deploy/systemd/mrtd.service > "$root/lib/systemd/system/mrtd.service"
+    sed -e 's|/usr/local/bin/mrtd|/usr/bin/mrtd|g' \
+        -e 's|^Environment=MRTD_LOG_FORMAT=json$|&\nEnvironment=MRTD_CONFIG=/etc/mrtd/config.toml|' \
+        deploy/systemd/mrtd.service > "$root/lib/systemd/system/mrtd.service"
     chmod 0644 "$root/lib/systemd/system/mrtd.service"
+    # The settings file: every key a serve flag, commented out; the unit's Environment lines
+    # (listen, data_dir, log_format) come before it.
+    install -d "$root/etc/mrtd"
+    {
+        echo "# mrtd serve's settings: the keys are its flags' names with underscores"
+        echo "# (\`mrtd serve --help\` says what each does). The unit's Environment= lines, and"
+        echo "# a drop-in from \`systemctl edit mrtd\`, come before this file."
+        echo "#"
+        echo "# auth = \"api-key\"                 # then: mrtd keys create NAME --data-dir /var/lib/mrtd"
+        echo "# csca_dir = \"/etc/mrtd/csca\"      # trusted CSCA certificates for chip verification"
+        echo "# database_url = \"postgres://...\"  # for replicas behind a load balancer"
+        echo "# max_concurrent_scans = 2"
+        echo "# max_decoded_megapixels = 80"
+    } > "$root/etc/mrtd/config.toml"
+    chmod 0644 "$root/etc/mrtd/config.toml"
     doc="$root/usr/share/doc/mrtd"
     install -d "$doc"
     {
@@ -83,6 +101,7 @@ make_release() {
     } > "$doc/copyright"
     install -m 0644 README.md SECURITY.md "$doc/"
     install -d "$root/DEBIAN"
+    echo /etc/mrtd/config.toml > "$root/DEBIAN/conffiles"
     installed_kib=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
     cat > "$root/DEBIAN/control" <<EOF
 Package: mrtd
@@ -163,10 +182,16 @@ dpkg-deb -x "$deb" "$check"
 failures=()
 [ "$(dpkg-deb -f "$deb" Package)" = mrtd ] || failures+=("Package field")
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || failures+=("Version field")
-for path in usr/bin/mrtd lib/systemd/system/mrtd.service usr/share/doc/mrtd/copyright; do
+for path in usr/bin/mrtd lib/systemd/system/mrtd.service etc/mrtd/config.toml usr/share/doc/mrtd/copyright; do
     [ -f "$check/$path" ] || failures+=("no /$path in the package")
 done
 [ "$("$check/usr/bin/mrtd" --version)" = "mrtd $version" ] || failures+=("the packaged binary does not run")
+grep -qx 'Environment=MRTD_CONFIG=/etc/mrtd/config.toml' "$check/lib/systemd/system/mrtd.service" ||
+    failures+=("the unit does not read /etc/mrtd/config.toml")
+# The packaged settings file is one `mrtd serve` takes: it starts with it, and is stopped.
+timeout 5 "$check/usr/bin/mrtd" serve --config "$check/etc/mrtd/config.toml" --listen 127.0.0.1:0 \
+    --data-dir "$work/state" 2>"$work/serve.log" && true
+grep -q 'serving MCP at' "$work/serve.log" || failures+=("mrtd serve refuses the packaged config.toml: $(head -n 3 "$work/serve.log")")
 grep -q '^ExecStart=/usr/bin/mrtd serve$' "$check/lib/systemd/system/mrtd.service" ||
     failures+=("the unit does not start /usr/bin/mrtd")
 # Verified where it was unpacked: the unit pointed at the binary beside it.
