@@ -49,6 +49,8 @@ mod reading;
 mod recognised;
 mod shape;
 mod solve;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 
 pub use candidates::CellCandidates;
 pub use check_digit::{

@@ -9,31 +9,12 @@ const LINES: [&str; 2] = [
     "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
 ];
 
-/// Candidates for the specimen: each cell's true character with `p` and an unlikely other
-/// one; `misread` cells put a wrong character on top instead.
+/// Candidates for the specimen ([`mrtd_mrz::test_support::candidates`]).
 fn candidates(
     p: impl Fn(usize, usize) -> f32,
     misread: &[(usize, usize)],
 ) -> Vec<Vec<CellCandidates>> {
-    LINES
-        .iter()
-        .enumerate()
-        .map(|(line, text)| {
-            text.chars()
-                .enumerate()
-                .map(|(column, truth)| {
-                    let other = if truth == 'X' { 'Y' } else { 'X' };
-                    let p = p(line, column);
-                    let options = if misread.contains(&(line, column)) {
-                        vec![(other, 0.85), (truth, 0.15)]
-                    } else {
-                        vec![(truth, p), (other, 0.01)]
-                    };
-                    CellCandidates::new(options)
-                })
-                .collect()
-        })
-        .collect()
+    mrtd_mrz::test_support::candidates(&LINES, p, misread)
 }
 
 #[test]

@@ -128,31 +128,12 @@ fn a_cell_the_classifier_is_lost_on_may_hold_anything_it_may_hold() {
     );
 }
 
-/// Candidates for the specimen: each cell's true character with `p` and an unlikely other
-/// one; `misread` cells put a wrong character on top instead.
+/// Candidates for the specimen ([`crate::test_support::candidates`]).
 fn candidates(
     p: impl Fn(usize, usize) -> f32,
     misread: &[(usize, usize)],
 ) -> Vec<Vec<CellCandidates>> {
-    LINES
-        .iter()
-        .enumerate()
-        .map(|(line, text)| {
-            text.chars()
-                .enumerate()
-                .map(|(column, truth)| {
-                    let other = if truth == 'X' { 'Y' } else { 'X' };
-                    let p = p(line, column);
-                    let options = if misread.contains(&(line, column)) {
-                        vec![(other, 0.85), (truth, 0.15)]
-                    } else {
-                        vec![(truth, p), (other, 0.01)]
-                    };
-                    CellCandidates::new(options)
-                })
-                .collect()
-        })
-        .collect()
+    crate::test_support::candidates(&LINES, p, misread)
 }
 
 /// The corrections left unproven when alternatives count from `plausible`.
