@@ -155,7 +155,9 @@ step "interop: the official TypeScript and Python MCP SDKs against mrtd (stdio a
 scripts/interop.sh --bin "$MRTD_BIN"
 
 step "web page in headless Chromium (upload, fields, outline, keyboard, WebMCP)"
-scripts/browser-test.sh
+# The screenshots (desktop light and dark, phone, pt-BR, a card's two sides) are kept.
+SCREENSHOT_DIR="$target_dir/screenshots" scripts/browser-test.sh
+echo "screenshots kept in $target_dir/screenshots: $(ls "$target_dir/screenshots" | tr '\n' ' ')"
 
 # --- Load and faults ------------------------------------------------------------------------------
 step "load smoke: 64 connections mixing scan_document, get_scan and tools/list"

@@ -490,6 +490,7 @@ async function test(name, body) {
       // The zone is drawn over the photo it was read on: the MRZ side's (1124 px wide).
       await pair.waitForFunction(() => document.getElementById("photo").naturalWidth === 1124);
       assert.equal(await pair.getAttribute("#overlay", "viewBox"), "0 0 1124 195");
+      await pair.screenshot({ path: screenshotPath("page-two-sides.png"), fullPage: true });
       await pair.close();
     });
 

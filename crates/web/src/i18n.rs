@@ -143,11 +143,7 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "Experimente um exemplo (um passaporte de espécime de Utopia)",
     ),
     ("options", "Options", "Opções"),
-    (
-        "other_side",
-        "Add the card's other side (read together with the photo)",
-        "Adicionar o outro lado do cartão (lido junto com a foto)",
-    ),
+    ("other_side", "Add the card's other side", "Adicionar o outro lado do cartão"),
     (
         "other_side_seen",
         "Read with the other side ({file}): {what}.",
