@@ -93,16 +93,16 @@ pub(super) async fn call(
     let parsed = arguments.only(ARGUMENTS).and_then(|()| {
         let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
         let reference_date = arguments.string("reference_date")?;
-        service::reference_date(reference_date).map_err(|e| e.to_string())?;
+        let date = service::reference_date(reference_date).map_err(|e| e.to_string())?;
         let image = source(arguments, "the image", ["image_base64", "image_url", "image_path"])?
             .ok_or("give the image as exactly one of image_base64, image_url or image_path")?;
         let names = ["other_side_base64", "other_side_url", "other_side_path"];
         let other_side = source(arguments, "the other side", names)?;
         let extras =
             service::Extras { images: arguments.boolean("include_images")?.unwrap_or(false) };
-        Ok((image, other_side, retain_hours, reference_date, extras))
+        Ok((image, other_side, retain_hours, (reference_date, date), extras))
     });
-    let (image, other_side, retain_hours, reference_date, extras) = match parsed {
+    let (image, other_side, retain_hours, (reference_date, date), extras) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return Ok(failure(message).into()),
     };
@@ -117,10 +117,6 @@ pub(super) async fn call(
             Err(failed) => return Ok(failed.into()),
         },
         None => None,
-    };
-    let date = match service::reference_date(reference_date) {
-        Ok(date) => date,
-        Err(error) => return Ok(service_failure(&error).into()),
     };
     let mut result = match service::recognise_sides(state, image, other_side, date, extras).await {
         Ok(result) => result,
