@@ -48,8 +48,9 @@ pub(crate) fn turn_over() -> Diagnostic {
 pub(crate) fn another_mrz() -> Diagnostic {
     diagnostic(
         DiagnosticCode::AnotherMrz,
-        "The photo shows a second machine readable zone, of another document or page: only the \
-         one described here was read. Photograph each document on its own."
+        "The photo shows a second machine readable zone, of another document or page: it was \
+         read too, and is given in brief beside this one. Photograph each document on its own \
+         for its whole result."
             .to_owned(),
     )
 }
@@ -330,6 +331,7 @@ fn no_reading(gray: &Gray, diagnostics: Vec<Diagnostic>) -> ImageReading {
         image_format: "raw",
         page: None,
         timing_ms: 0.0,
+        others: Vec::new(),
     }
 }
 

@@ -416,8 +416,14 @@ impl Engine {
         }
         let cells = best.as_ref().map(|b| b.cells.clone());
         let mut result = crate::diagnose::conclude(best, &report, gray, work.scale, options);
-        if report.another_zone && result.reading.is_some() {
+        // The second document, concluded as the first: its own status and diagnostics.
+        if let Some(other) = report.another_zone.clone()
+            && result.reading.is_some()
+        {
             result.diagnostics.push(crate::diagnose::another_mrz());
+            let second =
+                crate::diagnose::conclude(Some(*other), &report, gray, work.scale, options);
+            result.others.push(second);
         }
         result.image_width = gray.width;
         result.image_height = gray.height;
@@ -490,8 +496,9 @@ impl Engine {
                 .skip(read)
                 .filter(|candidate| !overlaps(candidate, &found.cells, work.scale));
             for candidate in elsewhere {
-                if reader.read_candidate(candidate).first().is_some_and(is_confident) {
-                    report.another_zone = true;
+                let attempt = reader.read_candidate(candidate).into_iter().next();
+                if let Some(other) = attempt.filter(is_confident) {
+                    report.another_zone = Some(Box::new(other));
                     break;
                 }
             }
@@ -617,6 +624,7 @@ fn at_full_size(mut reading: ImageReading, half: &crate::image::ReducedDecoded) 
             *value *= factor;
         }
     }
+    reading.others = reading.others.into_iter().map(|other| at_full_size(other, half)).collect();
     reading.image_width = half.full_width;
     reading.image_height = half.full_height;
     reading.image_format = half.format;

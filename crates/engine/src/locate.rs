@@ -91,9 +91,9 @@ pub(crate) struct LocateReport {
     pub(crate) longest_row: Option<TextRow>,
     /// Number of groups of rows that could be an MRZ.
     pub(crate) n_candidates: usize,
-    /// Whether a second zone, away from the one read, read with confidence too: two
-    /// documents in one photo.
-    pub(crate) another_zone: bool,
+    /// A second zone, away from the one read, that read with confidence too: two documents
+    /// (or pages) in one photo.
+    pub(crate) another_zone: Option<Box<crate::attempt::Attempt>>,
 }
 
 /// Working-image setup: how much the original was scaled.
@@ -543,7 +543,7 @@ pub(crate) fn locate(work: &Gray, darkness: Darkness) -> (Vec<MrzCandidate>, Loc
             .max_by(|a, b| a.length().total_cmp(&b.length()))
             .map(|r| (*r).clone()),
         n_candidates: candidates.len(),
-        another_zone: false,
+        another_zone: None,
     };
     (candidates, report)
 }

@@ -94,4 +94,7 @@ pub struct ImageReading {
     pub page: Option<u32>,
     /// Time spent, in milliseconds.
     pub timing_ms: f64,
+    /// The other documents' zones the photo shows that read with confidence too (then the
+    /// diagnostic `another_mrz`), each concluded as this one; their own `others` are empty.
+    pub others: Vec<ImageReading>,
 }

@@ -50,10 +50,46 @@ pub struct DocumentResult {
     /// back, in either order): the one this result is not of, the side without the MRZ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_side: Option<OtherSide>,
+    /// The other documents' zones a photo shows that read with confidence too (with the
+    /// diagnostic `another_mrz`): each one's status, verdict, lines and place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_documents: Vec<OtherDocument>,
     /// The page and the portrait as images, when asked for (`include_images`); answered,
     /// never kept with a scan, never logged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<ImagesPart>,
+}
+
+/// Another document in the same photo: what it reads, in brief (scan a photo of it alone
+/// for the whole result).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OtherDocument {
+    /// `read` or `partial`.
+    pub status: Status,
+    /// Its verdict, as the result's own.
+    pub verdict: Verdict,
+    /// Its layout (`TD1`, `TD2`, `TD3`, `MRVA`, `MRVB`, `FRA_ID`).
+    pub format: Option<mrtd_mrz::Format>,
+    /// Its MRZ lines.
+    pub lines: Vec<String>,
+    /// Whether every check digit holds and proves it.
+    pub valid: bool,
+    /// Its zone's corners in image pixels, to a tenth.
+    pub region: Option<[[f64; 2]; 4]>,
+}
+
+impl OtherDocument {
+    fn of(image: &ImageReading) -> Self {
+        let reading = image.reading.as_ref();
+        OtherDocument {
+            status: image.status,
+            verdict: Verdict::of(image.status, reading, false),
+            format: reading.map(|reading| reading.format),
+            lines: reading.map(|reading| reading.lines.clone()).unwrap_or_default(),
+            valid: reading.is_some_and(|reading| reading.valid),
+            region: image.region.map(|region| region.map(|(x, y)| [tenth(x), tenth(y)])),
+        }
+    }
 }
 
 /// The page and the portrait a photo's reading located, drawn upright from the photo.
@@ -475,6 +511,7 @@ impl DocumentResult {
             not_kept: None,
             chip_access,
             other_side: None,
+            other_documents: Vec::new(),
             images: None,
         }
     }
@@ -537,7 +574,10 @@ impl DocumentResult {
             },
             timing_ms: (image.timing_ms * 10.0).round() / 10.0,
         };
-        Self::new(image.status, image.reading.clone(), image.diagnostics.clone(), Some(photo))
+        let mut result =
+            Self::new(image.status, image.reading.clone(), image.diagnostics.clone(), Some(photo));
+        result.other_documents = image.others.iter().map(OtherDocument::of).collect();
+        result
     }
 
     /// The result of parsing typed or pasted lines: `read` exactly when every check

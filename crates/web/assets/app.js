@@ -501,6 +501,13 @@
     // Advice comes first: on a failed read it is what a person needs.
     showList("diagnostics", (result.diagnostics || []).filter((d) => d.code !== "corrected"),
       (d) => advice(d, !result.image));
+    for (const found of result.other_documents || []) {
+      const format = FORMAT_NAMES[found.format] || found.format || t("unknown_format");
+      const status = t(found.status === "read" ? "other_read" : "other_partial");
+      item($("diagnostics"), t("other_document", {
+        format: format, status: status, lines: (found.lines || []).join(" / "),
+      }));
+    }
     const other = result.other_side;
     if (other) {
       const what = other.status !== "no_mrz" ? t("other_zone")

@@ -365,8 +365,15 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     (
         "d_another_mrz",
-        "The photo shows a second machine readable zone, of another document or page: only the one shown here was read. Photograph each document on its own.",
-        "A foto mostra uma segunda zona de leitura mecânica, de outro documento ou página: só a mostrada aqui foi lida. Fotografe cada documento separadamente.",
+        "The photo shows a second machine readable zone, of another document or page; it is listed below in brief. Photograph each document on its own for its whole result.",
+        "A foto mostra uma segunda zona de leitura mecânica, de outro documento ou página; ela aparece abaixo, em resumo. Fotografe cada documento separadamente para o resultado completo.",
+    ),
+    ("other_read", "read, every check digit verified", "lido, todos os dígitos conferidos"),
+    ("other_partial", "not read with confidence", "não lido com confiança"),
+    (
+        "other_document",
+        "Also in the photo: a {format} document ({status}), lines {lines}.",
+        "Também na foto: um documento {format} ({status}), linhas {lines}.",
     ),
     (
         "d_mrz_cut_at_edge",

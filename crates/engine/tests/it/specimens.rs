@@ -64,9 +64,25 @@ fn a_second_document_in_the_photo_is_named_and_one_alone_is_not() {
     assert_eq!(two.status, Status::Read, "{:?}", two.diagnostics);
     let codes: Vec<DiagnosticCode> = two.diagnostics.iter().map(|d| d.code).collect();
     assert!(codes.contains(&DiagnosticCode::AnotherMrz), "{:?}", two.diagnostics);
+    // Both documents are given, each read exactly, the second with its own status and place.
+    let truth: std::collections::HashMap<String, String> = manifest().into_iter().collect();
+    let lines = |reading: &mrtd_engine::ImageReading| {
+        reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default()
+    };
+    assert_eq!(two.others.len(), 1);
+    let other = &two.others[0];
+    let mut read = [lines(&two), lines(other)];
+    read.sort();
+    let mut expected = [truth["100_pass-uto.jpg"].clone(), truth["100_id-si.jpg"].clone()];
+    expected.sort();
+    assert_eq!(read, expected);
+    assert_eq!(other.status, Status::Read);
+    let (x_main, x_other) = (two.region.unwrap()[0].0, other.region.unwrap()[0].0);
+    assert!((x_main - x_other).abs() > 300.0, "two places: {x_main} and {x_other}");
     for name in ["100_pass-uto.jpg", "100_id-si.jpg", "100_pass-bdr.jpg"] {
         let bytes = std::fs::read(data_dir().join(name)).expect("a specimen image");
         let one = engine.read(&bytes, &options).unwrap();
         assert!(one.diagnostics.iter().all(|d| d.code != DiagnosticCode::AnotherMrz), "{name}");
+        assert!(one.others.is_empty(), "{name}");
     }
 }

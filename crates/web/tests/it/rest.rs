@@ -481,3 +481,43 @@ async fn both_sides_of_a_document_are_read_in_one_request_as_a_form_or_as_json()
     let refused = post_json(server.addr, "/v1/scans", &both).await;
     assert_error(&refused, 400, "invalid_request");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_documents_in_one_photo_are_both_given() {
+    let server = support::start().await;
+    let api = OpenApi::fetch(server.addr).await;
+    let open = |name: &str| image::load_from_memory(&support::image(name)).unwrap().to_rgb8();
+    let (left, right) = (open(PHOTO), open("100_id-si.jpg"));
+    let (width, height) =
+        (left.width() + right.width() + 60, left.height().max(right.height()) + 40);
+    let mut canvas = image::RgbImage::from_pixel(width, height, image::Rgb([225, 225, 220]));
+    image::imageops::replace(&mut canvas, &left, 20, 20);
+    image::imageops::replace(&mut canvas, &right, i64::from(left.width()) + 40, 20);
+    let mut png = std::io::Cursor::new(Vec::new());
+    canvas.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    let reply = request(
+        server.addr,
+        "POST",
+        "/v1/scans",
+        &[("Content-Type", "image/png")],
+        &png.into_inner(),
+    )
+    .await;
+    api.check("POST", "/v1/scans", &reply);
+    let result = reply.json();
+    assert_eq!(result["status"], "read", "{result}");
+    let codes: Vec<&str> = result["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"another_mrz"), "{codes:?}");
+    let others = result["other_documents"].as_array().expect("the other document");
+    assert_eq!(others.len(), 1);
+    let mut formats = [result["format"].as_str().unwrap(), others[0]["format"].as_str().unwrap()];
+    formats.sort_unstable();
+    assert_eq!(formats, ["TD1", "TD3"]);
+    assert_eq!(others[0]["verdict"]["safe_to_use"], true);
+    assert_eq!(others[0]["region"].as_array().map(Vec::len), Some(4));
+}
