@@ -141,12 +141,13 @@ fn shrunk(photo: &RgbImage) -> RgbImage {
     image::imageops::thumbnail(photo, size(photo.width()), size(photo.height()))
 }
 
+/// A gray raster as RGB, by the image crate's conversion (an empty image where the raster's
+/// size and data disagree, which `Gray` never lets happen).
 fn gray_to_rgb(gray: crate::gray::Gray) -> RgbImage {
     let (width, height) = (gray.width as u32, gray.height as u32);
-    RgbImage::from_fn(width, height, |x, y| {
-        let value = gray.data[y as usize * gray.width + x as usize];
-        image::Rgb([value; 3])
-    })
+    image::GrayImage::from_raw(width, height, gray.data)
+        .map(|luma| image::DynamicImage::ImageLuma8(luma).into_rgb8())
+        .unwrap_or_default()
 }
 
 /// Draws the page rectangle `zone` (millimetres: left, top, right, bottom) upright at `scale`
