@@ -191,7 +191,7 @@ cat "$fuzz_build_log"
 MRTD_FUZZ_DIR="$target_dir/fuzz" scripts/fuzz.sh 10
 
 step "classifier weights: the background retraining, compared byte for byte"
-collect "$weights_pid" "$weights_log" "the retrained weights differ from crates/engine/model/mrz-cells.bin"
+collect "$weights_pid" "$weights_log" "the retrained weights differ from those in crates/engine/model"
 weights_pid=""
 tail -n 1 "$weights_log"
 

@@ -10,14 +10,11 @@ use crate::face::FaceModel;
 use crate::image::{DecodeLimits, decode, decode_ink, decode_jpeg_reduced, within_pixels};
 use crate::jpeg::Reduction;
 use crate::locate::{LocateReport, MrzCandidate, WorkImage, locate, shrink_factor, work_image};
-use crate::model::Mlp;
+use crate::model::Classifier;
 use crate::recognise::Reader;
 use crate::strokes::{Stroke, erase, find_strokes, strokes_over};
 use crate::types::{DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::ParseOptions;
-
-/// The classifier weights, trained by `mrtd-train` and embedded at build time.
-pub(crate) static MODEL_BYTES: &[u8] = include_bytes!("../model/mrz-cells.bin");
 
 /// JPEGs this long on their longest side (phone photos) are read at half size
 /// first.
@@ -93,8 +90,7 @@ impl EngineBuilder {
 
     /// Makes the engine, loading the embedded classifier.
     pub fn build(self) -> Engine {
-        let model =
-            Mlp::from_bytes(MODEL_BYTES).expect("the embedded classifier weights are well formed");
+        let model = Classifier::embedded();
         let face = FaceModel::embedded().expect("the embedded face model is the one shipped");
         Engine { config: self.config, model, face }
     }
@@ -104,7 +100,7 @@ impl EngineBuilder {
 #[derive(Clone, Debug)]
 pub struct Engine {
     config: EngineConfig,
-    model: Mlp,
+    model: Classifier,
     face: FaceModel,
 }
 

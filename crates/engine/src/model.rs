@@ -1,9 +1,9 @@
-//! The per-cell character classifier: a small multilayer perceptron.
+//! The per-cell character classifier: the mean of two small multilayer perceptrons.
 //!
-//! The network is tiny (one hidden layer) because MRZ characters are a single
+//! Each network is tiny (one hidden layer) because MRZ characters are a single
 //! fixed-pitch font: once the cell is cut out well, telling 37 glyphs apart is
 //! easy, and a few hundred thousand multiply-adds per cell keep reading fast on
-//! one core. The weights live in a small binary file embedded in the library.
+//! one core. The weights live in small binary files embedded in the library.
 
 use crate::cells::CELL_LEN;
 
@@ -15,6 +15,13 @@ pub const N_CLASSES: usize = 37;
 pub const N_HIDDEN: usize = 256;
 
 const MAGIC: &[u8; 8] = b"MRTDMLP1";
+
+/// The embedded networks, each trained by `scripts/train-model.sh` on synthetic photos: on
+/// the training's scenes as they are, and with the handheld faults (security print, shadows,
+/// motion blur, pen strokes) as well. Each alone reads some altered real photos the other
+/// misreads; their mean reads more than either (the engine README).
+static EMBEDDED: [&[u8]; 2] =
+    [include_bytes!("../model/mrz-cells.bin"), include_bytes!("../model/mrz-cells-faults.bin")];
 
 /// Returns the class index of an MRZ symbol.
 pub fn class_of(symbol: u8) -> Option<usize> {
@@ -115,6 +122,67 @@ impl Mlp {
     }
 }
 
+/// The cell classifier: one network, or several whose probabilities are averaged. Networks
+/// trained on different renderings disagree where a cell is unlike their training, and the
+/// mean then says so as doubt rather than taking one network's certainty.
+#[derive(Clone, Debug)]
+pub struct Classifier {
+    members: Vec<Mlp>,
+}
+
+impl Classifier {
+    /// A classifier of the given networks; `None` without one.
+    pub fn new(members: Vec<Mlp>) -> Option<Classifier> {
+        (!members.is_empty()).then_some(Classifier { members })
+    }
+
+    /// The classifier the reader uses: the mean of the embedded networks.
+    pub fn embedded() -> Classifier {
+        let members = EMBEDDED
+            .iter()
+            .map(|bytes| {
+                Mlp::from_bytes(bytes).expect("the embedded classifier weights are well formed")
+            })
+            .collect();
+        Classifier { members }
+    }
+
+    /// The hidden buffer [`Classifier::classify`] needs.
+    pub fn hidden_len(&self) -> usize {
+        self.members.iter().map(|m| m.n_hidden).max().unwrap_or(0)
+    }
+
+    /// Returns the class probabilities of one cell.
+    pub fn probabilities(&self, input: &[f32; CELL_LEN]) -> [f32; N_CLASSES] {
+        let mut hidden = vec![0.0; self.hidden_len()];
+        let mut out = [0.0; N_CLASSES];
+        self.classify(input, &mut hidden, &mut out);
+        out
+    }
+
+    /// Writes the class probabilities of one cell into `out`: the mean of the networks'.
+    pub fn classify(
+        &self,
+        input: &[f32; CELL_LEN],
+        hidden: &mut [f32],
+        out: &mut [f32; N_CLASSES],
+    ) {
+        let mut one = [0.0f32; N_CLASSES];
+        out.fill(0.0);
+        for member in &self.members {
+            member.forward(input, &mut hidden[..member.n_hidden], &mut one);
+            softmax(&mut one);
+            for (sum, p) in out.iter_mut().zip(&one) {
+                *sum += p;
+            }
+        }
+        let n = self.members.len() as f32;
+        for sum in out.iter_mut() {
+            *sum /= n;
+        }
+    }
+}
+
 /// Turns logits into probabilities in place.
 pub fn softmax(values: &mut [f32; N_CLASSES]) {
     let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -171,6 +239,31 @@ mod tests {
         assert_eq!(back.w1, mlp.w1);
         assert_eq!(back.b2, mlp.b2);
         assert!(Mlp::from_bytes(b"MRTDMLP1short").is_err());
+    }
+
+    #[test]
+    fn the_classifier_is_the_mean_of_its_networks() {
+        // Two networks that each answer one class whatever the input: their mean is split.
+        let sure_of = |class: usize| {
+            let mut b2 = vec![0.0; N_CLASSES];
+            b2[class] = 50.0;
+            Mlp {
+                n_hidden: 1,
+                w1: vec![0.0; CELL_LEN],
+                b1: vec![0.0],
+                w2: vec![0.0; N_CLASSES],
+                b2,
+            }
+        };
+        let input = [0.5; CELL_LEN];
+        let one = Classifier::new(vec![sure_of(0)]).unwrap().probabilities(&input);
+        assert!(one[0] > 0.999);
+        let both = Classifier::new(vec![sure_of(0), sure_of(24)]).unwrap().probabilities(&input);
+        assert!((both[0] - 0.5).abs() < 1e-3 && (both[24] - 0.5).abs() < 1e-3, "{both:?}");
+        assert!((both.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(Classifier::new(Vec::new()).is_none());
+        // Every embedded network loads.
+        assert_eq!(Classifier::embedded().members.len(), EMBEDDED.len());
     }
 
     #[test]

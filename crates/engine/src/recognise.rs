@@ -8,7 +8,7 @@ use crate::attempt::{decode, mean_log_confidence};
 use crate::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use crate::gray::Gray;
 use crate::locate::{MrzCandidate, TextRow};
-use crate::model::{ALPHABET, Mlp, N_CLASSES};
+use crate::model::{ALPHABET, Classifier, N_CLASSES};
 
 /// How many alternatives per cell are passed to the decoder.
 const TOP_K: usize = 4;
@@ -486,7 +486,7 @@ fn doubtful(probabilities: &[f32; N_CLASSES]) -> bool {
 
 /// The probabilities of a doubtful cell, `as_cut`, made the mean over it and its nudged cuts.
 fn looked_at_again(
-    model: &Mlp,
+    model: &Classifier,
     image: &Gray,
     cell: &CellGeometry,
     as_cut: &mut [f32; N_CLASSES],
@@ -496,8 +496,7 @@ fn looked_at_again(
     let mut again = [0.0f32; N_CLASSES];
     for nudge in NUDGES {
         sample_cell(image, &nudged(cell, nudge), Margins::Repaint, input);
-        model.forward(input, hidden, &mut again);
-        crate::model::softmax(&mut again);
+        model.classify(input, hidden, &mut again);
         for (sum, p) in as_cut.iter_mut().zip(&again) {
             *sum += p;
         }
@@ -510,9 +509,9 @@ fn looked_at_again(
 /// Classifies cells and keeps the top few symbols of each. The cells are judged as cut,
 /// then the doubtful ones again on nudged cuts, unless most of the line is doubtful
 /// ([`MOST_DOUBTFUL`]).
-fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
+fn classify(model: &Classifier, image: &Gray, cells: &[CellGeometry]) -> Classified {
     let mut input = [0.0f32; CELL_LEN];
-    let mut hidden = vec![0.0f32; model.n_hidden];
+    let mut hidden = vec![0.0f32; model.hidden_len()];
     let mut contrast = Vec::with_capacity(cells.len());
     let mut covered = Vec::with_capacity(cells.len());
     let mut probabilities: Vec<[f32; N_CLASSES]> = Vec::with_capacity(cells.len());
@@ -522,8 +521,7 @@ fn classify(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Classified {
         contrast.push(sampled.contrast);
         covered.push(sampled.covered);
         let mut as_cut = [0.0f32; N_CLASSES];
-        model.forward(&input, &mut hidden, &mut as_cut);
-        crate::model::softmax(&mut as_cut);
+        model.classify(&input, &mut hidden, &mut as_cut);
         probabilities.push(as_cut);
     }
     let n_doubtful = probabilities.iter().filter(|p| doubtful(p)).count();
@@ -592,7 +590,7 @@ fn shifted(row: &TextRow, shift: f32) -> TextRow {
 /// working image's scale, and how to parse.
 #[derive(Clone, Copy)]
 pub(crate) struct Reader<'a> {
-    pub(crate) model: &'a Mlp,
+    pub(crate) model: &'a Classifier,
     pub(crate) original: &'a Gray,
     pub(crate) scale: f32,
     pub(crate) options: &'a ParseOptions,

@@ -5,7 +5,7 @@ use super::{Classified, Reader, classify};
 use crate::attempt::{Attempt, decode, mean_log_confidence};
 use crate::cells::CellGeometry;
 use crate::gray::Gray;
-use crate::model::Mlp;
+use crate::model::Classifier;
 
 /// Where each cell past a line's end is looked for, in shares of a character's height
 /// across the line from where the cell before it puts it: straight on, or, since a page
@@ -18,7 +18,7 @@ const FOLLOW_ACROSS: [f32; 3] = [0.0, -0.15, 0.15];
 /// at whichever of the `offsets` across the line the classifier is surest of a character
 /// (the first on a tie), with what it read there; `None` when the line leaves the image.
 fn follow_line(
-    model: &Mlp,
+    model: &Classifier,
     image: &Gray,
     last: CellGeometry,
     n: usize,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Classifier;
 
 /// A row of glyphs at cells `ks` of a 10-pixel pitch, on a text line
 /// sloping 0.2 against the search direction, moved `across` square to it.
@@ -186,7 +187,7 @@ fn read_photo(name: &str, check: impl FnOnce(&Reader, Attempt)) {
     let gray = crate::image::decode(&bytes, limits).expect("decodes").gray;
     let work = crate::locate::work_image(&gray);
     let (candidates, _) = crate::locate::locate(&work.image, crate::components::Darkness::NORMAL);
-    let model = Mlp::from_bytes(crate::engine::MODEL_BYTES).expect("the weights");
+    let model = Classifier::embedded();
     let options = ParseOptions::default();
     let reader = Reader { model: &model, original: &gray, scale: work.scale, options: &options };
     let best = candidates
@@ -252,14 +253,14 @@ fn a_visa_of_36_cells_is_not_lengthened_over_the_paper_beyond() {
 }
 
 /// The classifier's probabilities for `cell` as cut, without a second look.
-fn as_cut(model: &Mlp, image: &Gray, cell: &CellGeometry) -> [f32; N_CLASSES] {
+fn as_cut(model: &Classifier, image: &Gray, cell: &CellGeometry) -> [f32; N_CLASSES] {
     let mut input = [0.0f32; CELL_LEN];
     sample_cell(image, cell, Margins::Repaint, &mut input);
     model.probabilities(&input)
 }
 
 /// The likeliest symbol `classify` gives each cell of `cells`, and its probability.
-fn classified(model: &Mlp, image: &Gray, cells: &[CellGeometry]) -> Vec<(char, f32)> {
+fn classified(model: &Classifier, image: &Gray, cells: &[CellGeometry]) -> Vec<(char, f32)> {
     classify(model, image, cells).candidates.iter().map(|cell| cell.options[0]).collect()
 }
 
@@ -270,7 +271,7 @@ fn likeliest(probabilities: &[f32; N_CLASSES]) -> (char, f32) {
 }
 
 /// The mean of the probabilities of `cell` as cut and of its nudged cuts.
-fn nudged_mean(model: &Mlp, image: &Gray, cell: &CellGeometry) -> [f32; N_CLASSES] {
+fn nudged_mean(model: &Classifier, image: &Gray, cell: &CellGeometry) -> [f32; N_CLASSES] {
     let mut mean = as_cut(model, image, cell);
     for nudge in NUDGES {
         for (sum, p) in mean.iter_mut().zip(as_cut(model, image, &nudged(cell, nudge))) {

@@ -1,11 +1,12 @@
 //! Measures the cell classifier alone, cell by cell, on real photos and on synthetic
 //! held-out ones, so that a change that helps synthetic cells and hurts real ones shows.
 //!
-//! Usage: `mrtd-cells [--model PATH] [--set MANIFEST:DIR]... [--scenes N] [--seed N]
-//! [--font PATH]`. For each real photo of a set (a manifest in the layout of
+//! Usage: `mrtd-cells [--model PATH]... [--set MANIFEST:DIR]... [--scenes N] [--seed N]
+//! [--font PATH]`. Without `--model` it measures the reader's embedded classifier; with one
+//! or more, the mean of the networks in those files. For each real photo of a set (a manifest in the layout of
 //! `tests/data/images/MANIFEST.tsv`), the reader locates the zone; where it finds one of the
 //! truth's shape (lines and width), every cell is cut at the position the reader found and
-//! classified by the model, and its likeliest symbol compared with the truth. The synthetic
+//! classified, and its likeliest symbol compared with the truth. The synthetic
 //! figure classifies the cells of freshly rendered scenes (the training's degradations, the
 //! MRZ in stroke weights from thin to bold, which the training leaves out, other seeds) at
 //! their exact positions. Both sample cells as the reader does (`Margins::Repaint`). Each set prints its accuracy and the most frequent
@@ -20,19 +21,19 @@ use std::path::{Path, PathBuf};
 use common::{load_font, number, parse_flags, training_options, usage_error};
 use mrtd_engine::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use mrtd_engine::gray::Gray;
-use mrtd_engine::model::{ALPHABET, Mlp};
+use mrtd_engine::model::{ALPHABET, Classifier, Mlp};
 use mrtd_engine::{EngineBuilder, ParseOptions};
 use mrtd_synth::{DEBIAN_OCRB_PATH, Rng, SceneOptions, SynthFormat, generate};
 
 const TOOL: &str = "mrtd-cells";
-const USAGE: &str = "usage: mrtd-cells [--model PATH] [--set MANIFEST:DIR]... [--scenes N] \
+const USAGE: &str = "usage: mrtd-cells [--model PATH]... [--set MANIFEST:DIR]... [--scenes N] \
                      [--seed N] [--font PATH]";
 
 /// How many confusions each set lists.
 const SHOWN_CONFUSIONS: usize = 12;
 
 struct Args {
-    model: PathBuf,
+    models: Vec<PathBuf>,
     sets: Vec<(PathBuf, PathBuf)>,
     scenes: usize,
     seed: u64,
@@ -41,7 +42,7 @@ struct Args {
 
 fn parse_args() -> Args {
     let mut args = Args {
-        model: PathBuf::from("crates/engine/model/mrz-cells.bin"),
+        models: Vec::new(),
         sets: Vec::new(),
         scenes: 200,
         seed: 20_261_204,
@@ -53,7 +54,7 @@ fn parse_args() -> Args {
         |_| false,
         |flag, value| {
             match flag {
-                "--model" => args.model = PathBuf::from(value),
+                "--model" => args.models.push(PathBuf::from(value)),
                 "--set" => {
                     let (manifest, dir) = value
                         .split_once(':')
@@ -111,7 +112,7 @@ impl Tally {
 }
 
 /// The classifier's likeliest symbol for a cell of `image`.
-fn classify(model: &Mlp, image: &Gray, cell: &CellGeometry, margins: Margins) -> char {
+fn classify(model: &Classifier, image: &Gray, cell: &CellGeometry, margins: Margins) -> char {
     let mut input = [0.0f32; CELL_LEN];
     sample_cell(image, cell, margins, &mut input);
     let p = model.probabilities(&input);
@@ -155,7 +156,7 @@ fn manifest(path: &Path) -> Vec<(String, Vec<String>)> {
 }
 
 /// The real photos of one set, cut where the reader found their zone.
-fn measure_real(model: &Mlp, manifest_path: &Path, dir: &Path) -> (Tally, usize, usize) {
+fn measure_real(model: &Classifier, manifest_path: &Path, dir: &Path) -> (Tally, usize, usize) {
     let engine = EngineBuilder::new().build();
     let options = ParseOptions::default();
     let mut tally = Tally::default();
@@ -189,7 +190,7 @@ fn measure_real(model: &Mlp, manifest_path: &Path, dir: &Path) -> (Tally, usize,
 }
 
 /// Freshly rendered scenes with the training's degradations, cut at their exact cells.
-fn measure_synthetic(model: &Mlp, font: &Path, scenes: usize, seed: u64) -> Tally {
+fn measure_synthetic(model: &Classifier, font: &Path, scenes: usize, seed: u64) -> Tally {
     let font = load_font(TOOL, font);
     // The training's scenes, with the MRZ in stroke weights the training leaves out.
     let options = SceneOptions { print_weights: true, ..training_options(false) };
@@ -207,14 +208,20 @@ fn measure_synthetic(model: &Mlp, font: &Path, scenes: usize, seed: u64) -> Tall
     tally
 }
 
+/// One network's weights from a file, or the usage error naming it.
+fn load_network(path: &Path) -> Mlp {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| {
+        usage_error(TOOL, USAGE, &format!("cannot read {}: {e}", path.display()))
+    });
+    Mlp::from_bytes(&bytes).unwrap_or_else(|e| {
+        usage_error(TOOL, USAGE, &format!("{} is no classifier: {e}", path.display()))
+    })
+}
+
 fn main() {
     let args = parse_args();
-    let bytes = std::fs::read(&args.model).unwrap_or_else(|e| {
-        usage_error(TOOL, USAGE, &format!("cannot read {}: {e}", args.model.display()))
-    });
-    let model = Mlp::from_bytes(&bytes).unwrap_or_else(|e| {
-        usage_error(TOOL, USAGE, &format!("{} is no classifier: {e}", args.model.display()))
-    });
+    let members: Vec<Mlp> = args.models.iter().map(|path| load_network(path)).collect();
+    let model = Classifier::new(members).unwrap_or_else(Classifier::embedded);
     for (manifest_path, dir) in &args.sets {
         let (tally, photos, found) = measure_real(&model, manifest_path, dir);
         tally.print(
