@@ -442,9 +442,18 @@ fn data_files_are_private_and_a_deleted_scan_leaves_no_trace() {
     let mut client = server.client(Revision::Modern, json!({}));
     let kept = client.call(
         "scan_document",
-        json!({ "image_base64": support::image_base64(PASSPORT), "retain_hours": 1 }),
+        json!({
+            "image_base64": support::image_base64(PASSPORT),
+            "retain_hours": 1,
+            "include_images": true,
+        }),
     );
     let id = support::scan_id(kept.ok());
+    // Some bytes from the middle of the portrait kept with the scan.
+    use base64::Engine as _;
+    let portrait = kept.ok()["images"]["portrait"]["data_base64"].as_str().expect("a portrait");
+    let portrait = base64::engine::general_purpose::STANDARD.decode(portrait).unwrap();
+    let middle = &portrait[portrait.len() / 2..][..64];
 
     let mode =
         |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
@@ -458,6 +467,10 @@ fn data_files_are_private_and_a_deleted_scan_leaves_no_trace() {
         files.iter().any(|f| contains(&std::fs::read(f).unwrap_or_default(), "ERIKSSON"))
     };
     assert!(holds_it(&files), "the kept scan is in the database files");
+    let holds_portrait = |file: &std::path::PathBuf| {
+        std::fs::read(file).unwrap_or_default().windows(middle.len()).any(|w| w == middle)
+    };
+    assert!(files.iter().any(holds_portrait), "the kept portrait is in the database files");
 
     let deleted = client.call("delete_scan", json!({ "scan_id": id }));
     assert_eq!(deleted.ok()["deleted"], true);
@@ -467,6 +480,7 @@ fn data_files_are_private_and_a_deleted_scan_leaves_no_trace() {
         for secret in ["ERIKSSON", PASSPORT_NUMBER] {
             assert!(!contains(&bytes, secret), "{} still holds {secret}", file.display());
         }
+        assert!(!holds_portrait(file), "{} still holds the portrait", file.display());
     }
 }
 
