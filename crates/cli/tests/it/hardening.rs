@@ -375,14 +375,24 @@ fn trace_logs_hold_no_document_data() {
     assert_eq!(parsed.ok()["fields"]["surname"], "QUIXOTANDER");
     let read = client.call(
         "scan_document",
-        json!({ "image_base64": support::image_base64(PASSPORT), "retain_hours": 1 }),
+        json!({
+            "image_base64": support::image_base64(PASSPORT),
+            "retain_hours": 1,
+            "include_images": true,
+        }),
     );
     assert_eq!(read.ok()["fields"]["document_number"], PASSPORT_NUMBER);
+    // The portrait kept with the scan, read back: neither its keeping nor its reading logs it.
+    let uri = read.ok()["portrait"]["image"].as_str().expect("a kept portrait").to_owned();
+    let portrait = client.result("resources/read", json!({ "uri": uri }));
+    let portrait = portrait["contents"][0]["blob"].as_str().expect("a blob").to_owned();
+    let portrait_middle = &portrait[portrait.len() / 2..][..40];
     let image_start = &support::image_base64(PASSPORT)[100..140];
     std::thread::sleep(Duration::from_millis(500));
     let log = lines.lock().unwrap().join("\n");
     assert!(log.lines().count() > 10, "trace logging is on: {log}");
-    for secret in ["QUIXOTANDER", "ZEBEDIAH", "ERIKSSON", PASSPORT_NUMBER, "7408122", image_start] {
+    let secrets = ["QUIXOTANDER", "ZEBEDIAH", "ERIKSSON", PASSPORT_NUMBER, "7408122", image_start];
+    for secret in secrets.into_iter().chain([portrait_middle]) {
         assert!(!log.contains(secret), "the log holds {secret:?}");
     }
 }
