@@ -57,9 +57,9 @@ pub struct DocumentResult {
     /// diagnostic `another_mrz`): each one's status, verdict, lines and place.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_documents: Vec<OtherDocument>,
-    /// The page and the portrait as images, when asked for (`include_images`); answered,
-    /// never logged, and not kept with a scan: of them a kept scan keeps only the portrait,
-    /// beside the result, linked from the portrait part's `image`.
+    /// The page and the portrait as images, when asked for (`include_images`); answered and
+    /// never logged. A kept result never holds them: a kept scan keeps the portrait's JPEG
+    /// alone, beside the result, linked from the portrait part's `image`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<ImagesPart>,
 }
