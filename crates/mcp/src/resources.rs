@@ -1,6 +1,6 @@
-//! Resources: each caller's kept scans (`mrtd://scans/{scan_id}`), static docs, and the
-//! photos in the server's image directory (`mrtd://images/{path}`), which `scan_document`
-//! takes as `image_path`.
+//! Resources: each caller's kept scans (`mrtd://scans/{scan_id}`) and the portraits kept
+//! with them (`mrtd://scans/{scan_id}/portrait`), static docs, and the photos in the server's
+//! image directory (`mrtd://images/{path}`), which `scan_document` takes as `image_path`.
 
 use rmcp::{
     ErrorData,
@@ -14,6 +14,8 @@ use serde_json::json;
 use mrtd_service::{AppState, Principal, ServiceError};
 
 const SCAN_PREFIX: &str = "mrtd://scans/";
+/// The URI suffix of the portrait kept with a scan, after its id.
+const PORTRAIT_SUFFIX: &str = "/portrait";
 /// The URI prefix of the image directory's files.
 pub(crate) const IMAGE_PREFIX: &str = "mrtd://images/";
 
@@ -123,7 +125,14 @@ pub(crate) fn templates(state: &AppState, modern: bool) -> ListResourceTemplates
         "The result of a scan kept with retain_hours above 0; only its creator can read it.".into(),
     );
     template.mime_type = Some("application/json".into());
-    let mut templates = vec![template];
+    let mut portrait = ResourceTemplate::new("mrtd://scans/{scan_id}/portrait", "portrait");
+    portrait.title = Some("The portrait kept with a scan".into());
+    portrait.description = Some(
+        "The holder's portrait (a JPEG) kept with a scan that scan_document kept with include_images; only its creator can read it, until the scan expires or is deleted."
+            .into(),
+    );
+    portrait.mime_type = Some("image/jpeg".into());
+    let mut templates = vec![template, portrait];
     if state.image_dir().is_some() {
         let mut images = ResourceTemplate::new("mrtd://images/{path}", "image");
         images.title = Some("A photo in the image directory".into());
@@ -215,6 +224,14 @@ pub(crate) async fn read(
             return Ok(hints(ReadResourceResult::new(vec![contents]), 0, CacheScope::Private));
         }
     }
+    if let Some(scan_id) =
+        uri.strip_prefix(SCAN_PREFIX).and_then(|r| r.strip_suffix(PORTRAIT_SUFFIX))
+    {
+        return match portrait(state, uri, principal, scan_id, hold).await? {
+            Some(result) => Ok(hints(result, 0, CacheScope::Private)),
+            None => Err(not_found(uri)),
+        };
+    }
     if let Some(scan_id) = uri.strip_prefix(SCAN_PREFIX) {
         match mrtd_service::ops::get(state, principal, scan_id).await {
             Ok(kept) => {
@@ -233,5 +250,51 @@ pub(crate) async fn read(
             }
         }
     }
-    Err(ErrorData::resource_not_found("Resource not found", Some(json!({ "uri": uri }))))
+    Err(not_found(uri))
+}
+
+/// The answer for a resource nobody may read or that does not exist: the same either way.
+fn not_found(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found("Resource not found", Some(json!({ "uri": uri })))
+}
+
+/// The portrait kept with the caller's scan `scan_id`, as a blob; `None` when there is none
+/// the caller may see (unknown, expired, deleted, another's scan, or one kept without one).
+/// The answer takes its share of the memory budget once its size is known, and keeps it
+/// until the response is written.
+async fn portrait(
+    state: &AppState,
+    uri: &str,
+    principal: &Principal,
+    scan_id: &str,
+    hold: Option<&mrtd_service::ResponseHold>,
+) -> Result<Option<ReadResourceResult>, ErrorData> {
+    let jpeg = match mrtd_service::ops::portrait(state, principal, scan_id).await {
+        Ok(jpeg) => jpeg,
+        Err(ServiceError::NotFound) => return Ok(None),
+        // The service logged the store's failure.
+        Err(_) => return Err(ErrorData::internal_error("the scan store is unavailable", None)),
+    };
+    let size = u64::try_from(jpeg.len()).unwrap_or(u64::MAX);
+    let share =
+        state.answer_budget().take(mrtd_service::budget::answer_bytes(size)).await.map_err(
+            |error| {
+                let wait = state.answer_budget().wait();
+                if let (mrtd_service::budget::BudgetError::Busy, Some(hold)) = (error, hold) {
+                    hold.refuse(wait);
+                }
+                busy(error, wait)
+            },
+        )?;
+    if let Some(hold) = hold {
+        hold.keep(share);
+    }
+    use base64::Engine as _;
+    let contents = ResourceContents::BlobResourceContents {
+        uri: uri.into(),
+        mime_type: Some("image/jpeg".into()),
+        blob: base64::engine::general_purpose::STANDARD.encode(jpeg),
+        meta: None,
+    };
+    Ok(Some(ReadResourceResult::new(vec![contents])))
 }

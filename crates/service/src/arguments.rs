@@ -28,7 +28,8 @@ pub struct ScanArguments {
     /// mrtd://images/ URI.
     pub other_side_path: Option<String>,
     /// Also answer the document's page, straightened, and the holder's portrait as JPEG
-    /// images (`images` in the result, 8 pixels per page millimetre); never kept.
+    /// images (`images` in the result, 8 pixels per page millimetre). With retain_hours above
+    /// 0 the portrait (biometric data) is kept with the scan, the page never.
     #[serde(default)]
     #[schemars(extend("default" = false))]
     pub include_images: bool,

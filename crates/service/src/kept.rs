@@ -41,6 +41,22 @@ pub struct KeptScan {
     pub expires_at: String,
 }
 
+/// The URI of the portrait kept with scan `scan_id` (`resources/read` over MCP; REST serves it
+/// at `/v1/scans/{scan_id}/portrait`).
+pub fn portrait_uri(scan_id: &str) -> String {
+    format!("mrtd://scans/{scan_id}/portrait")
+}
+
+/// In a result's JSON, the portrait part a kept portrait belongs to: the result's own
+/// `portrait`, else the other side's; the part [`DocumentResult::portrait_part_mut`] finds
+/// in the typed result.
+pub(crate) fn portrait_part(result: &mut Map<String, Value>) -> Option<&mut Map<String, Value>> {
+    if result.get("portrait").is_some_and(Value::is_object) {
+        return result.get_mut("portrait").and_then(Value::as_object_mut);
+    }
+    result.get_mut("other_side")?.get_mut("portrait")?.as_object_mut()
+}
+
 /// The version of the document result's JSON as kept, stored with it under
 /// [`KEPT_VERSION_KEY`]. Fields are only ever added to the result, which needs no new
 /// version; renaming or removing one, or changing what one means, raises it, with the step
@@ -94,6 +110,15 @@ impl KeptScan {
             newer => return Err(KeptError::Newer(newer)),
         }
         Ok(KeptScan::new(result, scan_id, expires_at))
+    }
+
+    /// Links the portrait kept with the scan from the portrait part it is of
+    /// ([`portrait_uri`] as its `image`).
+    pub(crate) fn link_portrait(&mut self) {
+        let uri = portrait_uri(&self.scan_id);
+        if let Some(part) = portrait_part(&mut self.result) {
+            part.insert("image".to_owned(), uri.into());
+        }
     }
 
     /// The MRZ lines as kept (none when the result holds none).

@@ -153,7 +153,8 @@ pub const IMAGE_PIXELS_PER_MM: f32 = 8.0;
 /// What reading a photo returns besides its MRZ.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extras {
-    /// Draw the page and the portrait as images ([`crate::result::ImagesPart`]).
+    /// Draw the page and the portrait as images ([`crate::result::ImagesPart`]); a kept
+    /// scan keeps the portrait's.
     pub images: bool,
 }
 
@@ -189,7 +190,9 @@ pub async fn recognise_sides(
 }
 
 /// Keeps `result` for `retain_hours` hours as the caller's scan, adding `scan_id` and
-/// `expires_at` to it; with 0 hours it keeps nothing and returns it unchanged.
+/// `expires_at` to it; with 0 hours it keeps nothing and returns it unchanged. When the
+/// result carries a portrait image (`include_images`), that JPEG is kept with the scan, the
+/// one image ever kept, and the portrait part links it (`image`); other images are not kept.
 pub async fn keep(
     state: &AppState,
     principal: &Principal,
@@ -200,8 +203,12 @@ pub async fn keep(
     if hours == 0 {
         return Ok(result);
     }
+    // Of the images (asked for with `include_images`), the portrait alone is kept, beside
+    // the result rather than in it; the page and the photo are answered, never kept.
+    let portrait = result.portrait_image().and_then(|image| {
+        base64::engine::general_purpose::STANDARD.decode(&image.data_base64).ok()
+    });
     let mut kept = result.to_value();
-    // The page and portrait images are answered, never kept.
     if let Value::Object(object) = &mut kept {
         object.remove("images");
         if let Some(Value::Object(other)) = object.get_mut("other_side") {
@@ -213,8 +220,14 @@ pub async fn keep(
         owner: principal.0.clone(),
         result: kept,
         retain_until: SystemTime::now() + Duration::from_secs(hours * 3600),
+        portrait,
     };
     let record = state.store.insert(new_scan).await.map_err(ServiceError::from_store)?;
+    if record.has_portrait
+        && let Some(part) = result.portrait_part_mut()
+    {
+        part.image = Some(crate::kept::portrait_uri(record.id.as_str()));
+    }
     result.scan_id = Some(record.id.as_str().to_owned());
     result.expires_at = Some(rfc3339(record.expires_at));
     Ok(result)
@@ -253,7 +266,8 @@ pub async fn get(
         .await
         .map_err(ServiceError::from_store)?;
     let id = record.id.as_str().to_owned();
-    KeptScan::from_kept(record.result, id, rfc3339(record.expires_at)).map_err(|error| {
+    let kept = KeptScan::from_kept(record.result, id, rfc3339(record.expires_at));
+    let mut kept = kept.map_err(|error| {
         match error {
             KeptError::NotAnObject => {
                 tracing::error!("a kept scan in the store is not a versioned JSON object");
@@ -264,7 +278,25 @@ pub async fn get(
             ),
         }
         ServiceError::Unavailable
-    })
+    })?;
+    if record.has_portrait {
+        kept.link_portrait();
+    }
+    Ok(kept)
+}
+
+/// The portrait kept with the caller's scan, a JPEG: the same [`ServiceError::NotFound`] as
+/// [`get`] gives, and for a scan kept without one (no `include_images`, or no portrait).
+pub async fn portrait(
+    state: &AppState,
+    principal: &Principal,
+    id: &str,
+) -> Result<Vec<u8>, ServiceError> {
+    state
+        .store
+        .portrait(&principal.0, id, SystemTime::now())
+        .await
+        .map_err(ServiceError::from_store)
 }
 
 /// Redeems a one-time `nonce` (a sealed `requestState`'s), remembering it until `until`:
@@ -286,7 +318,7 @@ pub(crate) async fn kept_lines(
     Ok(get(state, principal, id).await?.lines())
 }
 
-/// Forgets the caller's kept scan now.
+/// Forgets the caller's kept scan now, with its portrait.
 pub async fn delete(
     state: &AppState,
     principal: &Principal,

@@ -57,8 +57,9 @@ pub struct DocumentResult {
     /// diagnostic `another_mrz`): each one's status, verdict, lines and place.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_documents: Vec<OtherDocument>,
-    /// The page and the portrait as images, when asked for (`include_images`); answered,
-    /// never kept with a scan, never logged.
+    /// The page and the portrait as images, when asked for (`include_images`); answered and
+    /// never logged. A kept result never holds them: a kept scan keeps the portrait's JPEG
+    /// alone, beside the result, linked from the portrait part's `image`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<ImagesPart>,
 }
@@ -247,6 +248,12 @@ pub struct PortraitPart {
     /// placeholder, covered, cut off by the photo's edge) or the face is too small or blurred
     /// to detect.
     pub face_found: bool,
+    /// The portrait kept with the scan, as a JPEG: the resource `mrtd://scans/{scan_id}/portrait`
+    /// (over REST, `GET /v1/scans/{scan_id}/portrait`), for the scan's owner only and until it
+    /// expires. Only in a kept result whose scan was kept with `include_images` and a portrait
+    /// image, and only in the portrait part the image is of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 /// An image's size after EXIF orientation, and its container format.
@@ -347,6 +354,7 @@ impl DocumentResult {
             portrait: image.portrait.map(|portrait| PortraitPart {
                 bbox: portrait.bbox.map(tenth),
                 face_found: portrait.face_found,
+                image: None,
             }),
             image: ImageInfo {
                 width: image.image_width,
@@ -383,6 +391,34 @@ impl DocumentResult {
                 self.status_label()
             ));
         }
+    }
+
+    /// The portrait part a kept portrait belongs to: the result's own when its photo shows
+    /// one, else the other side's (a card's front). Only its image is kept with a scan, and
+    /// [`crate::kept::portrait_part`] finds the same part in a kept result.
+    pub fn portrait_part_mut(&mut self) -> Option<&mut PortraitPart> {
+        match self.photo.as_mut().and_then(|photo| photo.portrait.as_mut()) {
+            Some(own) => Some(own),
+            None => self.other_side.as_mut().and_then(|other| other.portrait.as_mut()),
+        }
+    }
+
+    /// The link to the portrait kept with this result's scan (its portrait part's `image`),
+    /// when one was kept.
+    pub fn kept_portrait(&self) -> Option<&str> {
+        let own = self.photo.as_ref().and_then(|photo| photo.portrait.as_ref());
+        let other = self.other_side.as_ref().and_then(|other| other.portrait.as_ref());
+        own.or(other).and_then(|part| part.image.as_deref())
+    }
+
+    /// The portrait image a kept scan keeps: the one of [`Self::portrait_part_mut`]'s part,
+    /// drawn when `include_images` asked for images.
+    pub fn portrait_image(&self) -> Option<&EncodedImage> {
+        if self.photo.as_ref().is_some_and(|photo| photo.portrait.is_some()) {
+            return self.images.as_ref().and_then(|images| images.portrait.as_ref());
+        }
+        let other = self.other_side.as_ref().filter(|other| other.portrait.is_some())?;
+        other.images.as_ref().and_then(|images| images.portrait.as_ref())
     }
 
     /// Whether this is a reading a pipeline may use without a person looking.

@@ -191,6 +191,15 @@ impl Store for ObservedStore {
         observed("get", self.0.get(owner, id, now).await)
     }
 
+    async fn portrait(
+        &self,
+        owner: &str,
+        id: &str,
+        now: SystemTime,
+    ) -> Result<Vec<u8>, StoreError> {
+        observed("portrait", self.0.portrait(owner, id, now).await)
+    }
+
     async fn delete(&self, owner: &str, id: &str, now: SystemTime) -> Result<(), StoreError> {
         observed("delete", self.0.delete(owner, id, now).await)
     }

@@ -21,7 +21,10 @@
 //! - **Expiry.** Every scan has an expiry time. A scan is alive while `now < expires_at`;
 //!   an expired scan is never served, listed or deleted, even before the sweeper
 //!   ([`spawn_sweeper`]) purges it.
-//! - **No images.** The store keeps the reading (JSON), never the image it came from.
+//! - **No photos.** The store keeps the reading (JSON), never the image it came from; the
+//!   one image it may hold is the holder's portrait (a JPEG the caller asked for with
+//!   `include_images`), in the scan's own row: the scan's owner, the scan's expiry, deleted
+//!   with it, served only by [`Store::portrait`] and never part of a listing.
 //! - **No document data in logs.** Values are always bound, never formatted into SQL; the
 //!   `Debug` forms of the records leave out the reading; the sweeper logs counts only.
 //! - **Opaque errors.** The `Display` text of a [`StoreError`] is safe for clients; backend
@@ -32,8 +35,9 @@
 //! Both backends have the same two tables, with times as whole milliseconds since the Unix
 //! epoch (`BIGINT`/`INTEGER`), so behaviour cannot differ through time zones or precision:
 //!
-//! - `scans (id, owner, created_at_ms, expires_at_ms, result)`: `id` is a [`ScanId`], `result`
-//!   the reading as JSON (`TEXT` in SQLite, `json` in PostgreSQL), indexed by
+//! - `scans (id, owner, created_at_ms, expires_at_ms, result, portrait)`: `id` is a
+//!   [`ScanId`], `result` the reading as JSON (`TEXT` in SQLite, `json` in PostgreSQL),
+//!   `portrait` a JPEG or `NULL` (`BLOB`, `bytea`), indexed by
 //!   `(owner, created_at_ms DESC, id DESC)` for listing and by `expires_at_ms` for purging.
 //! - `api_keys (id, name, hash, created_at_ms, revoked_at_ms)`: `name` and `hash` are unique
 //!   among keys that are not revoked. The key's secret is never stored, only its hash.
@@ -56,6 +60,7 @@
 //!         owner: "alice".to_owned(),
 //!         result: serde_json::json!({ "document_number": "L898902C3" }),
 //!         retain_until: now + Duration::from_secs(3600),
+//!         portrait: None,
 //!     })
 //!     .await?;
 //! let read_back = store.get("alice", kept.id.as_str(), now).await?;

@@ -21,6 +21,7 @@ type MigrationFile = (i64, &'static str, &'static str);
 pub(crate) const SQLITE: &[MigrationFile] = &[
     (1, "initial", include_str!("../migrations/sqlite/0001_initial.sql")),
     (2, "redeemed states", include_str!("../migrations/sqlite/0002_redeemed_states.sql")),
+    (3, "portraits", include_str!("../migrations/sqlite/0003_portraits.sql")),
 ];
 
 /// The PostgreSQL migrations, oldest first.
@@ -28,6 +29,7 @@ pub(crate) const SQLITE: &[MigrationFile] = &[
 pub(crate) const POSTGRES: &[MigrationFile] = &[
     (1, "initial", include_str!("../migrations/postgres/0001_initial.sql")),
     (2, "redeemed states", include_str!("../migrations/postgres/0002_redeemed_states.sql")),
+    (3, "portraits", include_str!("../migrations/postgres/0003_portraits.sql")),
 ];
 
 /// A migration source over one of the embedded lists.

@@ -23,8 +23,9 @@ pub(crate) struct PostgresStore {
 impl PostgresStore {
     const DIALECT: SqlDialect = SqlDialect {
         // The reading is bound as text and cast, because the `json` type keeps it verbatim.
-        insert_scan: "INSERT INTO scans (id, owner, created_at_ms, expires_at_ms, result) \
-                      VALUES ($1, $2, $3, $4, CAST($5 AS JSON))",
+        insert_scan: "INSERT INTO scans \
+                      (id, owner, created_at_ms, expires_at_ms, result, portrait) \
+                      VALUES ($1, $2, $3, $4, CAST($5 AS JSON), $6)",
         is_transient_code,
         // Rows are deleted for real (no soft delete); their dead tuples are reclaimed by
         // the server's autovacuum.

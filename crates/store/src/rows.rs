@@ -7,9 +7,11 @@ use crate::{ApiKeyRecord, ScanId, ScanRecord, StoreError};
 
 /// The columns of `scans` in the order [`scan_from_row`] expects them.
 ///
-/// The reading is selected as text in both backends, so decoding is the same everywhere.
-pub(crate) const SCAN_COLUMNS: &str =
-    "id, owner, created_at_ms, expires_at_ms, CAST(result AS TEXT) AS result";
+/// The reading is selected as text in both backends, so decoding is the same everywhere;
+/// of the portrait only whether there is one, as a whole number (0 or 1) in both.
+pub(crate) const SCAN_COLUMNS: &str = "id, owner, created_at_ms, expires_at_ms, \
+     CAST(result AS TEXT) AS result, \
+     CAST(CASE WHEN portrait IS NULL THEN 0 ELSE 1 END AS BIGINT) AS has_portrait";
 
 /// The columns of `api_keys` in the order [`api_key_from_row`] expects them.
 pub(crate) const API_KEY_COLUMNS: &str = "id, name, created_at_ms, revoked_at_ms";
@@ -33,12 +35,14 @@ where
     for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
 {
     let result_text: String = column(row, 4)?;
+    let has_portrait: i64 = column(row, 5)?;
     Ok(ScanRecord {
         id: ScanId::from_trusted(column(row, 0)?),
         owner: column(row, 1)?,
         created_at: from_unix_millis(column(row, 2)?),
         expires_at: from_unix_millis(column(row, 3)?),
         result: serde_json::from_str(&result_text).map_err(StoreError::internal)?,
+        has_portrait: has_portrait != 0,
     })
 }
 

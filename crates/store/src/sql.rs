@@ -11,7 +11,8 @@
 
 /// What differs between the SQL of the backends.
 pub(crate) struct SqlDialect {
-    /// The statement that inserts a scan, binding id, owner, created, expires and result.
+    /// The statement that inserts a scan, binding id, owner, created, expires, result and
+    /// portrait.
     pub(crate) insert_scan: &'static str,
     /// Whether a database error code means the database is temporarily unable to serve.
     pub(crate) is_transient_code: fn(&str) -> bool,
@@ -57,6 +58,7 @@ macro_rules! impl_sql_store {
                     .bind(created_at_ms)
                     .bind(expires_at_ms)
                     .bind(result_text)
+                    .bind(new_scan.portrait.as_deref())
                     .execute(&self.pool)
                     .await
                     .map_err(Self::map_error)?;
@@ -66,6 +68,7 @@ macro_rules! impl_sql_store {
                     created_at: crate::from_unix_millis(created_at_ms),
                     expires_at: crate::from_unix_millis(expires_at_ms),
                     result: new_scan.result,
+                    has_portrait: new_scan.portrait.is_some(),
                 })
             }
 
@@ -91,6 +94,27 @@ macro_rules! impl_sql_store {
                     .map_err(Self::map_error)?
                     .ok_or(crate::StoreError::NotFound)?;
                 crate::rows::scan_from_row(&row)
+            }
+
+            async fn portrait(
+                &self,
+                owner: &str,
+                id: &str,
+                now: std::time::SystemTime,
+            ) -> Result<Vec<u8>, crate::StoreError> {
+                let scan_id = crate::ScanId::parse(id).ok_or(crate::StoreError::NotFound)?;
+                let portrait: Option<Option<Vec<u8>>> = sqlx::query_scalar(
+                    "SELECT portrait FROM scans \
+                     WHERE id = $1 AND owner = $2 AND expires_at_ms > $3",
+                )
+                .bind(scan_id.as_str())
+                .bind(owner)
+                .bind(crate::to_unix_millis(now))
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(Self::map_error)?;
+                // No scan and a scan kept without a portrait are the same to the caller.
+                portrait.flatten().ok_or(crate::StoreError::NotFound)
             }
 
             async fn delete(

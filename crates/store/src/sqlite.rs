@@ -22,8 +22,9 @@ pub(crate) struct SqliteStore {
 
 impl SqliteStore {
     const DIALECT: SqlDialect = SqlDialect {
-        insert_scan: "INSERT INTO scans (id, owner, created_at_ms, expires_at_ms, result) \
-                      VALUES ($1, $2, $3, $4, $5)",
+        insert_scan: "INSERT INTO scans \
+                      (id, owner, created_at_ms, expires_at_ms, result, portrait) \
+                      VALUES ($1, $2, $3, $4, $5, $6)",
         is_transient_code,
         // With `secure_delete` a deleted row's bytes are overwritten in the database file,
         // but the write-ahead log still holds the pages as they were; checkpointing and

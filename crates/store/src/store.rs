@@ -28,7 +28,13 @@ pub trait Store: Send + Sync + 'static {
     /// another owner, or has expired by `now`.
     async fn get(&self, owner: &str, id: &str, now: SystemTime) -> Result<ScanRecord, StoreError>;
 
-    /// Deletes one of `owner`'s scans, with the same [`StoreError::NotFound`] cases as
+    /// The portrait kept with one of `owner`'s scans (a JPEG), with the same
+    /// [`StoreError::NotFound`] cases as [`get`](Store::get), and `NotFound` too when the
+    /// scan was kept without one.
+    async fn portrait(&self, owner: &str, id: &str, now: SystemTime)
+    -> Result<Vec<u8>, StoreError>;
+
+    /// Deletes one of `owner`'s scans, and its portrait, with the same [`StoreError::NotFound`] cases as
     /// [`get`](Store::get); another owner's scan is left untouched.
     async fn delete(&self, owner: &str, id: &str, now: SystemTime) -> Result<(), StoreError>;
 
@@ -45,7 +51,7 @@ pub trait Store: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Page, StoreError>;
 
-    /// Deletes every scan that has expired by `now` and returns how many were deleted
+    /// Deletes every scan that has expired by `now`, with its portrait, and returns how many were deleted
     /// (redeemed request states that have expired go too, uncounted).
     async fn purge_expired(&self, now: SystemTime) -> Result<u64, StoreError>;
 

@@ -10,7 +10,8 @@ pub const MAX_PAGE_SIZE: u32 = 100;
 
 /// A scan to keep: the reading of one document, bound to the principal that asked for it.
 ///
-/// The image the reading came from is never part of it: the store keeps results only.
+/// The image the reading came from is never part of it; only the holder's portrait may be,
+/// when the caller asked for images, kept with the scan and gone with it.
 #[derive(Clone, PartialEq)]
 pub struct NewScan {
     /// The principal that owns the scan; only this principal can read, list or delete it.
@@ -19,6 +20,9 @@ pub struct NewScan {
     pub result: serde_json::Value,
     /// The moment after which the scan is no longer served and may be purged.
     pub retain_until: SystemTime,
+    /// The holder's portrait as a JPEG, when the caller asked for it to be kept; it has the
+    /// scan's owner and expiry and is deleted with it ([`Store::portrait`](crate::Store::portrait)).
+    pub portrait: Option<Vec<u8>>,
 }
 
 /// A kept scan as read back from the store.
@@ -37,6 +41,8 @@ pub struct ScanRecord {
     pub expires_at: SystemTime,
     /// The reading as JSON, exactly as it was stored.
     pub result: serde_json::Value,
+    /// Whether a portrait is kept with the scan ([`Store::portrait`](crate::Store::portrait)).
+    pub has_portrait: bool,
 }
 
 // The Debug forms leave out the reading, because it holds personal data from the document
@@ -48,6 +54,7 @@ impl fmt::Debug for NewScan {
             .field("owner", &self.owner)
             .field("result", &format_args!("<redacted>"))
             .field("retain_until", &self.retain_until)
+            .field("portrait", &self.portrait.as_ref().map(|_| "<redacted>"))
             .finish()
     }
 }
@@ -61,6 +68,7 @@ impl fmt::Debug for ScanRecord {
             .field("created_at", &self.created_at)
             .field("expires_at", &self.expires_at)
             .field("result", &format_args!("<redacted>"))
+            .field("has_portrait", &self.has_portrait)
             .finish()
     }
 }
@@ -129,10 +137,12 @@ mod tests {
             owner: "alice".to_owned(),
             result: serde_json::json!({ "surname": "ERIKSSON" }),
             retain_until: UNIX_EPOCH,
+            portrait: Some(b"\xff\xd8JFIF-PORTRAIT".to_vec()),
         };
         let debug_text = format!("{new_scan:?}");
         assert!(debug_text.contains("alice"));
         assert!(!debug_text.contains("ERIKSSON"));
+        assert!(!debug_text.contains("255") && !debug_text.contains("PORTRAIT"), "{debug_text}");
     }
 
     #[test]

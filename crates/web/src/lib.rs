@@ -11,7 +11,7 @@
 //! | `GET /assets/{name}` | the page's script, style sheet, icon and sample photo, embedded in the binary |
 //! | `GET /llms.txt`, `GET /docs/{name}.md` | the docs in Markdown for agents and people |
 //! | `GET /openapi.json` | OpenAPI 3.1 for the REST API |
-//! | `POST /v1/scans`, `GET /v1/scans`, `GET`/`DELETE /v1/scans/{id}`, `POST /v1/parse`, `POST /v1/check`, `POST /v1/chip/verify` | the REST API |
+//! | `POST /v1/scans`, `GET /v1/scans`, `GET`/`DELETE /v1/scans/{id}`, `GET /v1/scans/{id}/portrait`, `POST /v1/parse`, `POST /v1/check`, `POST /v1/chip/verify` | the REST API |
 //!
 //! The REST API returns exactly what the MCP tools put in `structuredContent`, through the
 //! same transport-neutral [`mrtd_service::ops`], for the same caller: the
@@ -115,6 +115,7 @@ pub fn routes_with(state: AppState, config: &WebConfig) -> Router {
     let api = Router::new()
         .route("/v1/scans", get(rest::list_scans).post(rest::create_scan))
         .route("/v1/scans/{id}", get(rest::get_scan).delete(rest::delete_scan))
+        .route("/v1/scans/{id}/portrait", get(rest::get_portrait))
         .route("/v1/parse", axum::routing::post(rest::parse))
         .route("/v1/chip/verify", axum::routing::post(rest::verify_chip))
         .route("/v1/check", axum::routing::post(rest::check))

@@ -139,7 +139,7 @@ fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
                         "properties": {
                             "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF)." },
                             "other_side": { "type": "string", "contentMediaType": "application/octet-stream", "description": "A photo of the document's other side (a card's front or back, either order), read together with 'image': the result is of the side with the MRZ, other_side names the other." },
-                            "include_images": { "type": "string", "enum": ["true", "false", "1", "0"], "description": "true: also answer the page, straightened, and the portrait as JPEG images (images in the result); never kept." },
+                            "include_images": { "type": "string", "enum": ["true", "false", "1", "0"], "description": "true: also answer the page, straightened, and the portrait as JPEG images (images in the result); with retain_hours above 0 the portrait is kept with the scan (GET /v1/scans/{id}/portrait), the page never." },
                             "retain_hours": retain_hours,
                             "reference_date": reference_date
                         },
@@ -158,7 +158,7 @@ fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
                             "image_url": { "type": "string", "format": "uri", "description": "An https URL of the photo; the server fetches it (public addresses only, 3 redirects, 10 s, the body limit)." },
                             "other_side_base64": { "type": "string", "contentEncoding": "base64", "description": "The document's other side (a card's front or back, either order), as base64, read together with the photo: the result is of the side with the MRZ, other_side names the other." },
                             "other_side_url": { "type": "string", "format": "uri", "description": "The document's other side as an https URL, fetched as image_url is." },
-                            "include_images": { "type": "boolean", "default": false, "description": "Also answer the page, straightened, and the portrait as JPEG images (images in the result, 8 pixels per page millimetre); never kept." },
+                            "include_images": { "type": "boolean", "default": false, "description": "Also answer the page, straightened, and the portrait as JPEG images (images in the result, 8 pixels per page millimetre); with retain_hours above 0 the portrait is kept with the scan (GET /v1/scans/{id}/portrait), the page never." },
                             "retain_hours": retain_hours,
                             "reference_date": reference_date
                         },
@@ -222,6 +222,27 @@ fn kept_scan_path() -> Value {
             "summary": "Forget one of the caller's kept scans now",
             "responses": guarded(object(json!({
                 "204": { "description": "Deleted." },
+                "404": error_ref("NotFound"),
+                "503": error_ref("Unavailable")
+            })))
+        }
+    })
+}
+
+/// `/v1/scans/{id}/portrait`: the portrait kept with one of the caller's scans.
+fn kept_portrait_path() -> Value {
+    json!({
+        "parameters": [scan_id_parameter()],
+        "get": {
+            "operationId": "get_scan_portrait",
+            "summary": "Get the portrait kept with one of the caller's scans",
+            "description": "The holder's portrait, a JPEG, kept with a scan made with include_images and retain_hours above 0 (the result's portrait part then links it as image). It is biometric data: served to the scan's owner only, until the scan expires or is deleted, never cached. A scan kept without a portrait is 404, like an unknown one.",
+            "responses": guarded(object(json!({
+                "200": {
+                    "description": "The portrait.",
+                    "headers": { "Cache-Control": { "schema": { "type": "string", "const": "no-store" } } },
+                    "content": { "image/jpeg": { "schema": { "type": "string", "contentMediaType": "image/jpeg" } } }
+                },
                 "404": error_ref("NotFound"),
                 "503": error_ref("Unavailable")
             })))
@@ -380,6 +401,7 @@ pub fn document() -> Value {
                 "get": list_scans_operation()
             },
             "/v1/scans/{id}": kept_scan_path(),
+            "/v1/scans/{id}/portrait": kept_portrait_path(),
             "/v1/parse": { "post": parse_operation(&reference_date) },
             "/v1/check": { "post": check_operation() },
             "/v1/chip/verify": { "post": verify_chip_operation() }

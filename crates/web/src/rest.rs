@@ -321,6 +321,23 @@ pub(crate) async fn get_scan(
     Ok(private_json(StatusCode::OK, kept))
 }
 
+/// `GET /v1/scans/{id}/portrait`: the portrait kept with one of the caller's scans, a JPEG
+/// that no cache may keep (it is biometric data); 404 as for the scan, and for a scan kept
+/// without one.
+pub(crate) async fn get_portrait(
+    State(shared): State<Shared>,
+    Caller(principal): Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let jpeg = service::portrait(&shared.state, &principal, &id).await?;
+    let headers = [
+        (header::CONTENT_TYPE, HeaderValue::from_static("image/jpeg")),
+        (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+    ];
+    Ok((StatusCode::OK, headers, jpeg).into_response())
+}
+
 /// `DELETE /v1/scans/{id}`: forget a kept scan now; `204`.
 pub(crate) async fn delete_scan(
     State(shared): State<Shared>,

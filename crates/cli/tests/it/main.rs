@@ -11,6 +11,7 @@ mod config;
 mod formats;
 mod hardening;
 mod image_url;
+mod kept_portrait;
 mod limits;
 mod mcp_tools;
 mod observability;

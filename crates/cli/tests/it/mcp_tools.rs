@@ -153,6 +153,7 @@ fn expired_scans_are_not_served() {
                 owner: LOCAL.to_owned(),
                 result: result.clone(),
                 retain_until,
+                portrait: None,
             };
             let store = store.clone();
             async move { store.insert(scan).await.expect("insert a scan").id }
@@ -204,6 +205,7 @@ fn list_scans_pages_and_refuses_a_foreign_cursor() {
                 owner: LOCAL.to_owned(),
                 result: result.clone(),
                 retain_until: SystemTime::now() + Duration::from_secs(3600),
+                portrait: None,
             };
             ids.push(store.insert(scan).await.expect("insert a scan").id.as_str().to_owned());
             // Distinct creation times keep the newest-first order unambiguous.

@@ -125,8 +125,15 @@ fn scan_document_reads_both_sides_in_one_call_and_keeps_the_merged_result() {
     let kept = client.call("get_scan", json!({ "scan_id": id })).ok().clone();
     assert_eq!(kept["other_side"]["photo"], 1, "the pair is kept as one result");
     assert_eq!(kept["fields"], structured["fields"]);
-    assert!(kept.get("images").is_none(), "images are answered, never kept: {kept}");
+    assert!(kept.get("images").is_none(), "images are answered, not kept in the result: {kept}");
     assert!(kept["other_side"].get("images").is_none(), "nor the other side's");
+    // The portrait alone is kept, beside the result, and linked from the part it is of.
+    let uri = format!("mrtd://scans/{id}/portrait");
+    assert_eq!(structured["other_side"]["portrait"]["image"], uri.as_str());
+    assert_eq!(kept["other_side"]["portrait"]["image"], uri.as_str());
+    let read = client.result("resources/read", json!({ "uri": uri }));
+    assert_eq!(read["contents"][0]["mimeType"], "image/jpeg", "{read}");
+    assert_eq!(read["contents"][0]["blob"], portrait["data_base64"], "the portrait answered");
 
     let both = json!({
         "image_base64": side_base64("mrz-side.jpg"),

@@ -307,16 +307,25 @@ async fn finish(
     result: DocumentResult,
     retain_hours: i64,
 ) -> CallToolResult {
-    let structured = match service::keep(state, principal, result, retain_hours).await {
-        Ok(kept) => kept.to_value(),
+    let kept = match service::keep(state, principal, result, retain_hours).await {
+        Ok(kept) => kept,
         Err(error) => return service_failure(&error),
     };
+    let structured = kept.to_value();
     let mut content = super::structured_text(&structured, result::summary(&structured));
     if let Some(id) = structured["scan_id"].as_str() {
         let mut resource = Resource::new(format!("mrtd://scans/{id}"), format!("scan {id}"));
         resource.mime_type = Some("application/json".into());
         resource.description = Some("The kept scan result (yours only).".into());
         content.push(ContentBlock::resource_link(resource));
+        if let Some(uri) = kept.kept_portrait() {
+            let mut resource = Resource::new(uri, format!("portrait of scan {id}"));
+            resource.mime_type = Some("image/jpeg".into());
+            resource.description = Some(
+                "The holder's portrait kept with the scan (yours only, gone with the scan).".into(),
+            );
+            content.push(ContentBlock::resource_link(resource));
+        }
     }
     let mut result = CallToolResult::success(content);
     result.structured_content = Some(structured);

@@ -13,7 +13,11 @@ fn side_without_a_zone(face: bool) -> DocumentResult {
         rotation_degrees: 0.0,
         region: None,
         document: None,
-        portrait: face.then_some(PortraitPart { bbox: [1.0, 2.0, 3.0, 4.0], face_found: true }),
+        portrait: face.then_some(PortraitPart {
+            bbox: [1.0, 2.0, 3.0, 4.0],
+            face_found: true,
+            image: None,
+        }),
         image: ImageInfo { width: 10, height: 20, format: "png", page: None },
         timing_ms: 1.0,
     };
@@ -34,6 +38,62 @@ fn two_sides_without_a_zone_say_so_and_keep_the_face_of_the_other() {
     let merged = DocumentResult::from_sides(side_without_a_zone(true), side_without_a_zone(false));
     assert!(merged.diagnostics.iter().all(|d| d.code != DiagnosticCode::TurnOver));
     assert_eq!(merged.other_side.map(|side| side.photo), Some(2));
+}
+
+/// An image as the engine's crops give it, of `bytes`.
+fn jpeg(bytes: &[u8]) -> EncodedImage {
+    use base64::Engine as _;
+    let data_base64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    EncodedImage { mime_type: "image/jpeg", width: 1, height: 1, data_base64 }
+}
+
+fn with_portrait_image(mut result: DocumentResult, bytes: &[u8]) -> DocumentResult {
+    result.images = Some(ImagesPart {
+        pixels_per_mm: 8.0,
+        page: None,
+        portrait: Some(jpeg(bytes)),
+        photo: None,
+    });
+    result
+}
+
+#[test]
+fn the_kept_portrait_is_the_results_own_else_the_other_sides_and_is_found_again_when_kept() {
+    // The side with the face given second: the result is of the first, the face the other's.
+    let merged = DocumentResult::from_sides(
+        with_portrait_image(side_without_a_zone(false), b"first"),
+        with_portrait_image(side_without_a_zone(true), b"second"),
+    );
+    assert!(merged.photo.as_ref().unwrap().portrait.is_none());
+    assert_eq!(merged.portrait_image().map(|i| i.data_base64.as_str()), Some("c2Vjb25k"));
+    // The same part is found in the result's JSON, as kept.
+    let mut merged = merged;
+    merged.portrait_part_mut().expect("the other side's").image = Some("link".to_owned());
+    let Value::Object(mut kept) = merged.to_value() else { unreachable!() };
+    assert_eq!(kept["other_side"]["portrait"]["image"], "link");
+    kept["other_side"]["portrait"].as_object_mut().unwrap().remove("image");
+    let part = crate::kept::portrait_part(&mut kept).expect("found in the JSON");
+    assert_eq!(
+        Value::Object(part.clone()),
+        json!({ "box": [1.0, 2.0, 3.0, 4.0], "face_found": true })
+    );
+
+    // A result whose own photo shows a portrait keeps that one.
+    let mut own = with_portrait_image(side_without_a_zone(true), b"own");
+    assert_eq!(own.portrait_image().map(|i| i.data_base64.as_str()), Some("b3du"));
+    own.portrait_part_mut().expect("its own").image = Some("link".to_owned());
+    let Value::Object(mut kept) = own.to_value() else { unreachable!() };
+    assert_eq!(kept["portrait"]["image"], "link");
+    assert!(crate::kept::portrait_part(&mut kept).is_some_and(|part| part.contains_key("image")));
+    // Without images asked for, nothing to keep.
+    assert!(side_without_a_zone(true).portrait_image().is_none());
+    // Typed text has no portrait part.
+    let lines = [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+    ];
+    let mut typed = crate::ops::parse(&lines, Some("2010-01-01"), false).unwrap();
+    assert!(typed.portrait_image().is_none() && typed.portrait_part_mut().is_none());
 }
 
 #[test]

@@ -181,6 +181,7 @@ async fn the_store_recovers_when_the_database_returns() {
             owner: "principal:alice".to_owned(),
             result: serde_json::json!({ "document_number": "R1" }),
             retain_until: SystemTime::now() + Duration::from_secs(3600),
+            portrait: None,
         })
         .await
         .unwrap();

@@ -38,6 +38,7 @@ fn sample_scan() -> NewScan {
         owner: "principal:alice".to_owned(),
         result: serde_json::json!({ "document_number": "L898902C3" }),
         retain_until: SystemTime::now() + Duration::from_secs(3600),
+        portrait: None,
     }
 }
 
@@ -105,4 +106,26 @@ async fn a_data_directory_that_cannot_be_created_is_unavailable() {
     let url = default_sqlite_url(&blocking_file.join("mrtd"));
     let outcome = mrtd_store::open(&url).await;
     assert!(matches!(outcome, Err(StoreError::Unavailable { .. })), "{:?}", outcome.err());
+}
+
+/// Whether any file in `dir` holds `needle`.
+fn any_file_holds(dir: &std::path::Path, needle: &[u8]) -> bool {
+    std::fs::read_dir(dir).unwrap().any(|entry| {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap_or_default();
+        bytes.windows(needle.len()).any(|window| window == needle)
+    })
+}
+
+#[tokio::test]
+async fn a_deleted_portrait_leaves_no_copy_in_the_files() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let store = mrtd_store::open(&default_sqlite_url(data_dir.path())).await.unwrap();
+    // Larger than a page, so that it spills onto overflow pages.
+    let marker = b"PORTRAIT-OF-ANNA-MARIA-ERIKSSON";
+    let portrait: Vec<u8> = marker.iter().copied().cycle().take(marker.len() * 400).collect();
+    let now = SystemTime::now();
+    let kept = store.insert(NewScan { portrait: Some(portrait), ..sample_scan() }).await.unwrap();
+    assert!(any_file_holds(data_dir.path(), marker), "the portrait is in the files");
+    store.delete("principal:alice", kept.id.as_str(), now).await.unwrap();
+    assert!(!any_file_holds(data_dir.path(), marker), "a copy of the portrait is left");
 }

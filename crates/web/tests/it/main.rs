@@ -6,5 +6,6 @@ mod support;
 
 mod auth;
 mod pages;
+mod portrait;
 mod rest;
 mod store_down;

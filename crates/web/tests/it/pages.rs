@@ -325,6 +325,7 @@ async fn the_openapi_document_is_whole() {
             "check_document",
             "delete_scan",
             "get_scan",
+            "get_scan_portrait",
             "list_scans",
             "parse_mrz",
             "scan_document",

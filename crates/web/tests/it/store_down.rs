@@ -29,6 +29,9 @@ impl Store for Down {
     async fn get(&self, _: &str, _: &str, _: SystemTime) -> Result<ScanRecord, StoreError> {
         Err(down())
     }
+    async fn portrait(&self, _: &str, _: &str, _: SystemTime) -> Result<Vec<u8>, StoreError> {
+        Err(down())
+    }
     async fn delete(&self, _: &str, _: &str, _: SystemTime) -> Result<(), StoreError> {
         Err(down())
     }

@@ -357,6 +357,7 @@ fn plant_scans(data_dir: &Path) -> (String, String) {
                 owner: "local".into(),
                 result: result.clone(),
                 retain_until: SystemTime::now() - Duration::from_secs(60),
+                portrait: None,
             })
             .await
             .unwrap();
@@ -365,6 +366,7 @@ fn plant_scans(data_dir: &Path) -> (String, String) {
                 owner: "key:someone-else".into(),
                 result,
                 retain_until: SystemTime::now() + Duration::from_secs(3600),
+                portrait: None,
             })
             .await
             .unwrap();

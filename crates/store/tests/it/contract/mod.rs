@@ -32,6 +32,8 @@ macro_rules! contract_tests {
             sweeper_purges_expired_scans_and_stops,
             ping_answers,
             a_nonce_is_redeemed_once_until_it_expires,
+            a_portrait_is_kept_with_its_scan_for_its_owner_only,
+            a_portrait_goes_with_its_scan,
         );
     };
     (@each $factory:path; $($behaviour:ident),* $(,)?) => {
@@ -69,7 +71,24 @@ fn reading(document_number: &str) -> serde_json::Value {
 }
 
 fn new_scan(owner: &str, document_number: &str, retain_until: SystemTime) -> NewScan {
-    NewScan { owner: owner.to_owned(), result: reading(document_number), retain_until }
+    NewScan {
+        owner: owner.to_owned(),
+        result: reading(document_number),
+        retain_until,
+        portrait: None,
+    }
+}
+
+/// A JPEG-shaped portrait (bytes of every value, a few kilobytes), to tell scans apart.
+fn portrait_jpeg(seed: u8) -> Vec<u8> {
+    let mut bytes = vec![0xff, 0xd8, 0xff, 0xe0, seed];
+    bytes.extend((0..4096u32).map(|n| (n as u8).wrapping_mul(31).wrapping_add(seed)));
+    bytes.extend([0xff, 0xd9]);
+    bytes
+}
+
+fn with_portrait(scan: NewScan, seed: u8) -> NewScan {
+    NewScan { portrait: Some(portrait_jpeg(seed)), ..scan }
 }
 
 /// Truncates a time to the store's millisecond precision.
@@ -425,4 +444,52 @@ pub async fn a_nonce_is_redeemed_once_until_it_expires(store: Arc<dyn Store>) {
     // Purging after the expiry forgets the nonce (its request state has expired too).
     store.purge_expired(now + 2 * HOUR).await.unwrap();
     assert!(store.redeem("nonce-1", now + 3 * HOUR).await.unwrap());
+}
+
+pub async fn a_portrait_is_kept_with_its_scan_for_its_owner_only(store: Arc<dyn Store>) {
+    let now = SystemTime::now();
+    let with = store.insert(with_portrait(new_scan(ALICE, "P1", now + HOUR), 1)).await.unwrap();
+    let without = store.insert(new_scan(ALICE, "P2", now + HOUR)).await.unwrap();
+    let bobs = store.insert(with_portrait(new_scan(BOB, "P3", now + HOUR), 3)).await.unwrap();
+    assert!(with.has_portrait && !without.has_portrait);
+    // The record says whether there is one, as read back and as listed.
+    assert_eq!(store.get(ALICE, with.id.as_str(), now).await.unwrap(), with);
+    assert_eq!(store.get(ALICE, without.id.as_str(), now).await.unwrap(), without);
+    let listed = store.list(ALICE, now, None, 10).await.unwrap().items;
+    assert_eq!(listed.len(), 2);
+    for record in listed {
+        assert_eq!(record.has_portrait, record.id == with.id, "{record:?}");
+    }
+
+    assert_eq!(store.portrait(ALICE, with.id.as_str(), now).await.unwrap(), portrait_jpeg(1));
+    assert_eq!(store.portrait(BOB, bobs.id.as_str(), now).await.unwrap(), portrait_jpeg(3));
+    assert_not_found(store.portrait(BOB, with.id.as_str(), now).await, "bob's look at alice's");
+    assert_not_found(store.portrait(ALICE, bobs.id.as_str(), now).await, "alice's at bob's");
+    assert_not_found(store.portrait("", with.id.as_str(), now).await, "empty owner");
+    assert_not_found(store.portrait(ALICE, without.id.as_str(), now).await, "kept without one");
+    let unknown = ScanId::generate().to_string();
+    for id in [unknown.as_str(), "", "scn_", "' OR '1'='1", &with.id.as_str()[..10]] {
+        assert_not_found(store.portrait(ALICE, id, now).await, &format!("portrait {id:?}"));
+    }
+}
+
+pub async fn a_portrait_goes_with_its_scan(store: Arc<dyn Store>) {
+    let now = SystemTime::now();
+    let retain_until = to_millis_precision(now + HOUR);
+    let deleted = store.insert(with_portrait(new_scan(ALICE, "G1", retain_until), 1)).await;
+    let expiring = store.insert(with_portrait(new_scan(ALICE, "G2", retain_until), 2)).await;
+    let (deleted, expiring) = (deleted.unwrap(), expiring.unwrap());
+
+    store.delete(ALICE, deleted.id.as_str(), now).await.unwrap();
+    assert_not_found(store.portrait(ALICE, deleted.id.as_str(), now).await, "after delete");
+
+    // Served up to the scan's expiry, never from it on, and purged with it.
+    let last_alive = retain_until - Duration::from_millis(1);
+    let id = expiring.id.as_str();
+    assert_eq!(store.portrait(ALICE, id, last_alive).await.unwrap(), portrait_jpeg(2));
+    assert_not_found(store.portrait(ALICE, id, retain_until).await, "at expiry");
+    assert_eq!(store.purge_expired(retain_until).await.unwrap(), 1);
+    // Asking with a time long past shows that the row is gone, portrait and all.
+    assert_not_found(store.portrait(ALICE, id, UNIX_EPOCH).await, "purged");
+    assert_not_found(store.get(ALICE, id, UNIX_EPOCH).await, "purged");
 }
