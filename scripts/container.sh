@@ -2,7 +2,11 @@
 # Builds mrtd's container image (deploy/container/Containerfile) offline, then inspects it:
 # a non-root user, the entrypoint, no shell, every library the binary needs present.
 #
-#   scripts/container.sh [BINARY] [TAG]     default: target/release/mrtd, mrtd:latest
+#   scripts/container.sh [BINARY] [TAG] [OCI_ARCHIVE]     default: target/release/mrtd, mrtd:latest
+#
+# With OCI_ARCHIVE the image is also written there as an OCI archive (`podman load -i` or
+# `skopeo copy oci-archive:...` reads it); with SOURCE_DATE_EPOCH set, every file and the
+# image's creation time carry that time, so the same binary makes the same archive.
 #
 # The root filesystem is assembled from this machine: the binary, the shared libraries `ldd`
 # lists for it (with the loader), the CA certificates, and /etc/passwd and /etc/group naming
@@ -12,16 +16,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 binary="${1:-target/release/mrtd}"
 tag="${2:-mrtd:latest}"
+archive="${3:-}"
 [ -x "$binary" ] || { echo "container: no binary at $binary (cargo build --release -p mrtd)" >&2; exit 1; }
 if command -v buildah >/dev/null; then
     builder=(buildah --storage-driver vfs)
     build=("${builder[@]}" bud --isolation chroot)
+    save() { "${builder[@]}" push --quiet "$tag" "oci-archive:$1:$tag"; }
 elif command -v podman >/dev/null; then
     builder=(podman)
     build=(podman build)
+    save() { podman save --quiet --format oci-archive -o "$1" "$tag"; }
 elif command -v docker >/dev/null; then
     builder=(docker)
     build=(docker build)
+    # Docker 25 and later save an OCI image layout.
+    save() { docker save -o "$1" "$tag"; }
 else
     echo "container: needs buildah, podman or docker" >&2
     exit 1
@@ -46,6 +55,10 @@ cp deploy/container/Containerfile "$context/Containerfile"
 if [ "$(id -u)" -eq 0 ]; then chown 65532:65532 "$rootfs/var/lib/mrtd"; fi
 chmod 0700 "$rootfs/var/lib/mrtd"
 
+if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+    find "$rootfs" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+    if [ "${builder[0]}" != docker ]; then build+=(--timestamp "$SOURCE_DATE_EPOCH"); fi
+fi
 "${build[@]}" --quiet -f "$context/Containerfile" -t "$tag" "$context" >/dev/null
 config=$("${builder[@]}" inspect --type image "$tag")
 python3 - "$config" <<'PY'
@@ -90,4 +103,19 @@ size=$(du -sm "$mountpoint" | cut -f1)
 if [ "${builder[0]}" = buildah ]; then "${builder[@]}" umount "$container" >/dev/null; fi
 "${builder[@]}" rm "$container" >/dev/null
 [ "$status" -eq 0 ] || exit 1
-echo "ok: image $tag built (${size} MB): user 65532, entrypoint /usr/local/bin/mrtd, no shell"
+saved=""
+if [ -n "$archive" ]; then
+    rm -f "$archive"
+    save "$archive"
+    [ -s "$archive" ] || { echo "container: no OCI archive written to $archive" >&2; exit 1; }
+    # The image's blobs are the same each time; the archive's own entries carry the time they
+    # were written, so they are packed again in a fixed order and time.
+    if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+        mkdir "$context/layout"
+        tar -xf "$archive" -C "$context/layout"
+        tar -C "$context/layout" --owner=0 --group=0 --numeric-owner --sort=name \
+            --mtime="@$SOURCE_DATE_EPOCH" -cf "$archive" .
+    fi
+    saved=", saved as $archive"
+fi
+echo "ok: image $tag built (${size} MB): user 65532, entrypoint /usr/local/bin/mrtd, no shell$saved"

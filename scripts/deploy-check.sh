@@ -8,9 +8,10 @@
 #     `mrtd serve` reads (`mrtd serve --help` lists them);
 #   - deploy/container/Containerfile: built offline and inspected (scripts/container.sh), then
 #     removed;
-#   - the release files (scripts/package.sh): the Debian package, the archive and the SBOM made
-#     from the binary under test, unpacked and checked; the package then installed with dpkg
-#     (which needs root), run, its unit verified, and purged.
+#   - the release files (scripts/package.sh): the Debian package, the archive, the SBOM and the
+#     container image as an OCI archive, made from the binary under test, unpacked and checked;
+#     the package then installed with dpkg (which needs root), run, its unit verified, and
+#     purged.
 #
 #   scripts/deploy-check.sh BINARY
 set -euo pipefail
@@ -51,8 +52,17 @@ if scripts/container.sh "$binary" "$tag"; then
 else
     status=1
 fi
+packaged=1
 if ! scripts/package.sh "$binary" "$work/dist"; then
     status=1
+    packaged=0
+fi
+# The release's image stays in the builder's storage under mrtd:VERSION; CI drops it.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+buildah --storage-driver vfs rmi "mrtd:$version" >/dev/null 2>&1 || podman rmi "mrtd:$version" >/dev/null 2>&1 ||
+    docker rmi "mrtd:$version" >/dev/null 2>&1 || true
+if [ "$packaged" -ne 1 ]; then
+    :
 elif [ "$(id -u)" -ne 0 ]; then
     echo "deploy: the Debian package was not installed: that needs root" >&2
     status=1

@@ -8,7 +8,10 @@
 #   - mrtd-VERSION-TRIPLE.tar.gz: the binary, the unit, README, SECURITY.md and the licences;
 #   - mrtd-VERSION.cdx.json: a CycloneDX 1.5 SBOM of every crate the binary links (from
 #     `cargo tree` over Cargo.lock, build scripts and proc-macros left out);
-#   - SHA256SUMS over the three.
+#   - mrtd-VERSION-oci.tar: the container image (scripts/container.sh) as an OCI archive,
+#     tagged mrtd:VERSION (`podman load -i`, or `skopeo copy oci-archive:FILE ...` to push it);
+#     it needs buildah, podman or docker (MRTD_NO_IMAGE=1 makes the release without it);
+#   - SHA256SUMS over them.
 #
 # The files are reproducible: every time stamp in them is SOURCE_DATE_EPOCH (default: the last
 # commit's time), owners are root, entries sorted; the script makes them twice and compares.
@@ -160,7 +163,14 @@ EOF
             }]
           }' "$crates" > "$out/mrtd-$version.cdx.json"
 
-    (cd "$out" && sha256sum "$(basename "$deb")" "$name.tar.gz" "mrtd-$version.cdx.json" > SHA256SUMS)
+    # --- the container image -----------------------------------------------------------------
+    local made=("$(basename "$deb")" "$name.tar.gz" "mrtd-$version.cdx.json")
+    if [ "${MRTD_NO_IMAGE:-0}" != 1 ]; then
+        scripts/container.sh "$binary" "mrtd:$version" "$out/mrtd-$version-oci.tar" >/dev/null
+        made+=("mrtd-$version-oci.tar")
+    fi
+
+    (cd "$out" && sha256sum "${made[@]}" > SHA256SUMS)
 }
 
 make_release "$out" "$work/make"
@@ -217,8 +227,25 @@ missing=$(comm -23 "$work/sbom.txt" "$work/lock.txt")
 [ -z "$missing" ] || failures+=("SBOM components not in Cargo.lock: $missing")
 [ "$(wc -l < "$work/sbom.txt")" -eq "$(grep -vc '^mrtd v' "$crates")" ] ||
     failures+=("the SBOM does not list every linked crate")
+image="$out/mrtd-$version-oci.tar"
+if [ "${MRTD_NO_IMAGE:-0}" != 1 ]; then
+    # An OCI image layout whose index names mrtd:VERSION, and whose configuration runs the
+    # binary as the image's own user.
+    mkdir -p "$work/oci"
+    tar -xf "$image" -C "$work/oci"
+    grep -q '"imageLayoutVersion"' "$work/oci/oci-layout" || failures+=("the image archive has no oci-layout")
+    # buildah writes the tag as given, podman with localhost/, docker the version alone.
+    jq -e --arg ref "mrtd:$version" --arg version "$version" \
+        '[.manifests[].annotations["org.opencontainers.image.ref.name"]] | any(. == $ref or . == ("localhost/" + $ref) or . == $version)' \
+        "$work/oci/index.json" >/dev/null || failures+=("the image archive's index does not name mrtd:$version")
+    manifest=$(jq -r '.manifests[0].digest' "$work/oci/index.json" | sed 's/^sha256://')
+    config=$(jq -r '.config.digest' "$work/oci/blobs/sha256/$manifest" | sed 's/^sha256://')
+    jq -e '.config.User == "65532:65532" and .config.Entrypoint == ["/usr/local/bin/mrtd"]' \
+        "$work/oci/blobs/sha256/$config" >/dev/null || failures+=("the image's configuration is not mrtd's")
+fi
 if [ ${#failures[@]} -gt 0 ]; then
     printf 'package: %s\n' "${failures[@]}" >&2
     exit 1
 fi
-echo "ok: $deb ($(du -h "$deb" | cut -f1)), $out/$name.tar.gz, $sbom ($(wc -l < "$work/sbom.txt") crates), $out/SHA256SUMS; made twice, the same"
+if [ "${MRTD_NO_IMAGE:-0}" != 1 ]; then made_image=", $image ($(du -h "$image" | cut -f1))"; else made_image=" (no image: MRTD_NO_IMAGE)"; fi
+echo "ok: $deb ($(du -h "$deb" | cut -f1)), $out/$name.tar.gz, $sbom ($(wc -l < "$work/sbom.txt") crates)$made_image, $out/SHA256SUMS; made twice, the same"
