@@ -105,7 +105,10 @@ make_release() {
     install -m 0644 README.md SECURITY.md "$doc/"
     install -d "$root/DEBIAN"
     echo /etc/mrtd/config.toml > "$root/DEBIAN/conffiles"
-    installed_kib=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+    # As dpkg-gencontrol counts it: each file's KiB rounded up, one per directory and link;
+    # `du` would count the file system's blocks, which differ from one folder to the next.
+    installed_kib=$(find "$root" -mindepth 1 -path "$root/DEBIAN" -prune -o -printf '%y %s\n' |
+        awk '$1 == "f" { kib += int(($2 + 1023) / 1024); next } { kib += 1 } END { print kib }')
     cat > "$root/DEBIAN/control" <<EOF
 Package: mrtd
 Version: $version
