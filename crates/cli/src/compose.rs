@@ -94,7 +94,8 @@ pub(crate) fn access_rules() -> AccessRules {
     AccessRules { tools, resources, rest, fetched_argument: Some("image_url") }
 }
 
-/// Gives every request that passed the guard its caller as the service's principal, and a
+/// Gives every request that passed the guard its caller as the service's principal, the
+/// turn its recognitions wait in (the guard's [`auth::Caller`]), and a
 /// [`mrtd_service::ResponseHold`] that lives as long as its response body: the share of
 /// the memory budget an answer took is given back once the answer is written (or the
 /// connection closed). Apply it to the router before the guard wraps it, so it runs after
@@ -104,6 +105,10 @@ pub(crate) fn identify(router: Router) -> Router {
         if let Some(principal) = request.extensions().get::<auth::Principal>() {
             let principal = mrtd_service::Principal(principal.0.clone());
             request.extensions_mut().insert(principal);
+        }
+        if let Some(auth::Caller(caller)) = request.extensions().get::<auth::Caller>() {
+            let turn = mrtd_service::Turn(caller.clone());
+            request.extensions_mut().insert(turn);
         }
         let hold = mrtd_service::ResponseHold::default();
         request.extensions_mut().insert(hold.clone());

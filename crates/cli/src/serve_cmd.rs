@@ -162,10 +162,12 @@ pub(crate) struct ServeArgs {
     /// Requests each caller may make in a burst.
     #[arg(long, env = "MRTD_RATE_BURST", default_value_t = 50)]
     rate_burst: u32,
-    /// Recognitions that may run at once across all callers (default: the number of CPUs).
+    /// Recognitions that may run at once across all callers and doors, stdio included
+    /// (default: the number of CPUs); further ones wait their caller's turn.
     #[arg(long, env = "MRTD_MAX_CONCURRENT_SCANS")]
     max_concurrent_scans: Option<usize>,
-    /// Seconds a recognition waits for a free slot before the server answers 503.
+    /// Seconds a recognition waits for a free slot (and a body for room in the memory
+    /// budget) before it is refused as busy (503 over REST, a tool error over MCP).
     #[arg(long, env = "MRTD_SCAN_WAIT_SECS", default_value_t = 10)]
     scan_wait_secs: u64,
     /// Failed authentications a client address may make at once before it is refused
@@ -328,9 +330,13 @@ async fn open_service(args: &ServeArgs) -> anyhow::Result<Service> {
         None => args.request_state_key.clone(),
     };
     let key = request_state_key(given_key.as_deref(), &data_dir)?;
+    let defaults = ServiceConfig::new();
     let config = ServiceConfig {
         image_dir: args.image_dir.clone(),
-        max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        max_concurrent_reads: args
+            .max_concurrent_scans
+            .map_or(defaults.max_concurrent_reads, |slots| slots.max(1)),
+        read_wait: Duration::from_secs(args.scan_wait_secs),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
     let trust = trust_store(args.csca_dir.as_deref())?;
@@ -527,10 +533,7 @@ async fn auth_settings(
     settings.access = compose::access_rules();
     settings.rate_limit = (args.rate_limit > 0.0)
         .then_some(RateLimit { per_second: args.rate_limit, burst: args.rate_burst.max(1) });
-    if let Some(slots) = args.max_concurrent_scans {
-        settings.max_concurrent_scans = slots.max(1);
-    }
-    settings.scan_wait = Duration::from_secs(args.scan_wait_secs);
+    settings.budget_wait = Duration::from_secs(args.scan_wait_secs);
     settings.failure_limit = (args.auth_failure_burst > 0).then_some(RateLimit {
         burst: args.auth_failure_burst,
         ..mrtd_server::auth::DEFAULT_FAILURE_LIMIT

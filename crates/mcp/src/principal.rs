@@ -1,6 +1,6 @@
 //! Who is calling, as the transport tells it.
 
-use mrtd_service::Principal;
+use mrtd_service::{Principal, Turn};
 use rmcp::{RoleServer, service::RequestContext};
 
 /// The principal of a request: the one the composition put into the HTTP request's
@@ -15,4 +15,16 @@ pub(crate) fn of(context: &RequestContext<RoleServer>) -> Principal {
         .or_else(|| context.extensions.get::<Principal>())
         .cloned()
         .unwrap_or_else(Principal::local)
+}
+
+/// The turn the request's recognitions wait in: the one the composition named (the HTTP
+/// front's caller: without authentication, the client's address), else the principal's.
+pub(crate) fn turn_of(context: &RequestContext<RoleServer>) -> Turn {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Turn>())
+        .or_else(|| context.extensions.get::<Turn>())
+        .cloned()
+        .unwrap_or_else(|| Turn::of(&of(context)))
 }

@@ -75,6 +75,9 @@ impl AnswerBudget {
 }
 
 /// `units` of `semaphore` at once when they are free, otherwise once they are within `wait`.
+/// With no wait a share that is not free at once is refused without queueing: a queued
+/// waiter is handed freed units as they come, and one that gives up a moment later would
+/// still have kept them from a smaller share that fit.
 async fn share_of(
     semaphore: &Arc<Semaphore>,
     units: u32,
@@ -82,6 +85,7 @@ async fn share_of(
 ) -> Result<BudgetShare, BudgetError> {
     let permit = match semaphore.clone().try_acquire_many_owned(units) {
         Ok(permit) => permit,
+        Err(_) if wait.is_zero() => return Err(BudgetError::Busy),
         Err(_) => tokio::time::timeout(wait, semaphore.clone().acquire_many_owned(units))
             .await
             .map_err(|_| BudgetError::Busy)?

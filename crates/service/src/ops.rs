@@ -11,7 +11,7 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use crate::{
-    AppState, Principal, dates,
+    AppState, Principal, Turn, dates,
     kept::{Deleted, KeptError, KeptScan, ScanList, ScanSummary},
     result::DocumentResult,
 };
@@ -52,9 +52,9 @@ pub enum ServiceError {
     /// The list cursor was not issued by this server.
     #[error("The cursor is not valid; start again without one.")]
     InvalidCursor,
-    /// The server holds as much as its memory budgets allow (decoded pixels); retry after
-    /// the given seconds.
-    #[error("The server is reading too many large photos right now; retry in {0} seconds.")]
+    /// Every recognition slot stayed taken, or the decoded-pixel budget full, for as long as
+    /// a read may wait; retry after the given seconds.
+    #[error("The server is busy reading other photos right now; retry in {0} seconds.")]
     Busy(u64),
     /// The store cannot be reached; nothing was changed.
     #[error("The scan store is unavailable right now; nothing was changed. Try again shortly.")]
@@ -160,13 +160,15 @@ pub struct Extras {
 
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
 /// `no_mrz`, with diagnostics), not an error; only bytes that are no usable image fail.
+/// The read waits for a slot in `turn` ([`crate::gate`]).
 pub async fn recognise(
     state: &AppState,
+    turn: &Turn,
     image: Vec<u8>,
     date: mrtd_mrz::Date,
     extras: Extras,
 ) -> Result<DocumentResult, ServiceError> {
-    state.recognise(image, date, extras.images.then_some(IMAGE_PIXELS_PER_MM)).await
+    state.recognise(turn, image, date, extras.images.then_some(IMAGE_PIXELS_PER_MM)).await
 }
 
 /// Reads a photo of a document and, when given, one of its other side (a card's front and
@@ -174,15 +176,16 @@ pub async fn recognise(
 /// the other ([`DocumentResult::from_sides`]). The photos are read one after the other.
 pub async fn recognise_sides(
     state: &AppState,
+    turn: &Turn,
     image: Vec<u8>,
     other_side: Option<Vec<u8>>,
     date: mrtd_mrz::Date,
     extras: Extras,
 ) -> Result<DocumentResult, ServiceError> {
-    let first = recognise(state, image, date, extras).await?;
+    let first = recognise(state, turn, image, date, extras).await?;
     match other_side {
         Some(other) => {
-            let second = recognise(state, other, date, extras).await?;
+            let second = recognise(state, turn, other, date, extras).await?;
             Ok(DocumentResult::from_sides(first, second))
         }
         None => Ok(first),
@@ -233,20 +236,34 @@ pub async fn keep(
     Ok(result)
 }
 
-/// Reads an image (and the document's other side, when given) and, when every check digit is verified and `retain_hours` is above 0,
-/// keeps the result. A result that is not `read` is returned but never kept.
+/// A photo to scan, as every door hands it over.
+#[derive(Debug, Clone, Default)]
+pub struct ScanRequest {
+    /// The photo's bytes.
+    pub image: Vec<u8>,
+    /// A photo of the document's other side (a card's front and back), when given.
+    pub other_side: Option<Vec<u8>>,
+    /// Hours to keep a `read` result for; 0 keeps nothing.
+    pub retain_hours: i64,
+    /// The date expiry is judged on (`YYYY-MM-DD`), today's when `None`.
+    pub reference_date: Option<String>,
+    /// What to return besides the MRZ.
+    pub extras: Extras,
+}
+
+/// Reads an image (and the document's other side, when given), waiting for a slot in
+/// `turn`, and, when the reading is `read` and `retain_hours` is above 0, keeps the result
+/// as `principal`'s. A result that is not `read` is returned but never kept.
 pub async fn scan(
     state: &AppState,
     principal: &Principal,
-    image: Vec<u8>,
-    other_side: Option<Vec<u8>>,
-    retain_hours: i64,
-    reference_date: Option<&str>,
-    extras: Extras,
+    turn: &Turn,
+    request: ScanRequest,
 ) -> Result<DocumentResult, ServiceError> {
+    let ScanRequest { image, other_side, retain_hours, reference_date, extras } = request;
     let retain_hours = self::retain_hours(retain_hours)?;
-    let date = self::reference_date(reference_date)?;
-    let mut result = recognise_sides(state, image, other_side, date, extras).await?;
+    let date = self::reference_date(reference_date.as_deref())?;
+    let mut result = recognise_sides(state, turn, image, other_side, date, extras).await?;
     if !result.is_read() {
         result.note_not_kept(retain_hours);
         return Ok(result);

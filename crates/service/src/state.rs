@@ -1,25 +1,50 @@
 //! What every request shares: the engine, the store and the settings.
 
-use std::{path::PathBuf, sync::Arc, time::SystemTime};
+use std::{
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, SystemTime},
+};
 
 use mrtd_engine::Engine;
 
 use crate::{
     ImageFetch,
+    gate::{RecognitionGate, Turn},
     image_file::ImageDir,
     metrics::RecognitionTicket,
     result::{DocumentResult, ImagesPart},
 };
 use mrtd_store::{ApiKeyRecord, NewScan, Page, ScanRecord, Store, StoreError};
-use tokio::sync::Semaphore;
 
 /// Settings of the document operations.
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
     /// The only directory `image_path` may name files in; `None` disables `image_path`.
     pub image_dir: Option<PathBuf>,
-    /// Recognitions that may run at once; further calls wait their turn.
+    /// Recognitions that may run at once, on every door together; further calls wait their
+    /// turn ([`crate::gate::RecognitionGate`]).
     pub max_concurrent_reads: usize,
+    /// How long a recognition waits for a slot before it is refused as busy.
+    pub read_wait: Duration,
+}
+
+impl ServiceConfig {
+    /// No image directory; as many recognitions at once as there are CPUs, each waiting at
+    /// most 10 seconds for its turn.
+    pub fn new() -> Self {
+        ServiceConfig {
+            image_dir: None,
+            max_concurrent_reads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            read_wait: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Default for ServiceConfig {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Errors found while building the shared state.
@@ -38,7 +63,8 @@ pub struct AppState {
     pub(crate) store: Arc<dyn Store>,
     /// The image directory, opened once.
     pub(crate) image_dir: Option<ImageDir>,
-    pub(crate) reads: Arc<Semaphore>,
+    /// The one bound on recognitions running at once, fair between callers.
+    pub(crate) reads: RecognitionGate,
     /// The CSCA certificates and master lists chip verification trusts (empty: none).
     pub(crate) trust: Arc<mrtd_chip::TrustStore>,
     /// What fetches `image_url`; `None` disables it.
@@ -67,7 +93,7 @@ impl AppState {
             engine,
             store: Arc::new(ObservedStore(store)),
             image_dir,
-            reads: Arc::new(Semaphore::new(config.max_concurrent_reads.max(1))),
+            reads: RecognitionGate::new(config.max_concurrent_reads, config.read_wait),
             trust: Arc::new(mrtd_chip::TrustStore::new()),
             image_urls: None,
             answers: crate::AnswerBudget::new(
@@ -116,11 +142,13 @@ impl AppState {
         self.image_dir.as_ref()
     }
 
-    /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time; with
+    /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time, in
+    /// `turn` (refused as [`crate::ServiceError::Busy`] when no slot comes in time); with
     /// `images`, also draws the page and the portrait it located, at that many pixels per
     /// page millimetre.
     pub(crate) async fn recognise(
         &self,
+        turn: &Turn,
         image: Vec<u8>,
         date: mrtd_mrz::Date,
         images: Option<f32>,
@@ -129,10 +157,11 @@ impl AppState {
         // The ticket counts this read as queued now, as running once it has a slot, and
         // leaves both gauges when dropped, also when the caller goes away while waiting.
         let mut ticket = RecognitionTicket::queued();
-        let _permit =
-            self.reads.acquire().await.map_err(|_| {
-                ServiceError::UnusableImage("the server is shutting down".to_owned())
-            })?;
+        let _permit = self
+            .reads
+            .enter(&turn.0)
+            .await
+            .ok_or_else(|| ServiceError::Busy(self.reads.wait().as_secs().max(1)))?;
         // The pixels its header declares are taken from the budget before it is decoded.
         let _pixels = self
             .pixels
@@ -240,5 +269,61 @@ impl Store for ObservedStore {
 
     async fn find_api_key_by_hash(&self, hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
         observed("find_api_key_by_hash", self.0.find_api_key_by_hash(hash).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ServiceError;
+
+    /// A state whose gate has one slot and lets a read wait `wait`.
+    async fn one_slot(wait: Duration) -> AppState {
+        let store = mrtd_store::open("sqlite::memory:").await.expect("an in-memory store");
+        let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
+        let config =
+            ServiceConfig { max_concurrent_reads: 1, read_wait: wait, ..ServiceConfig::new() };
+        AppState::new(engine, store, &config).expect("a state")
+    }
+
+    /// A small blank photo: read at once, without an MRZ.
+    fn blank_photo() -> Vec<u8> {
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        image::GrayImage::from_pixel(64, 48, image::Luma([255]))
+            .write_to(&mut bytes, image::ImageFormat::Png)
+            .expect("a PNG");
+        bytes.into_inner()
+    }
+
+    fn today() -> mrtd_mrz::Date {
+        crate::ops::reference_date(None).expect("today")
+    }
+
+    #[tokio::test]
+    async fn a_read_with_no_slot_in_time_is_refused_as_busy() {
+        let state = one_slot(Duration::from_secs(3)).await;
+        tokio::time::pause();
+        let held = state.reads.enter("alice").await.expect("the free slot");
+        let refused = state.recognise(&Turn("bob".to_owned()), blank_photo(), today(), None).await;
+        assert!(matches!(refused, Err(ServiceError::Busy(3))), "{refused:?}");
+        drop(held);
+        let read = state.recognise(&Turn("bob".to_owned()), blank_photo(), today(), None).await;
+        assert_eq!(read.expect("a result").status_label(), "no_mrz");
+    }
+
+    #[tokio::test]
+    async fn a_waiting_read_runs_once_the_slot_is_given_back() {
+        let state = one_slot(Duration::from_secs(60)).await;
+        tokio::time::pause();
+        let held = state.reads.enter("alice").await.expect("the free slot");
+        let waiting = tokio::spawn({
+            let state = state.clone();
+            async move { state.recognise(&Turn("bob".to_owned()), blank_photo(), today(), None).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "the read waits while the slot is held");
+        drop(held);
+        let read = waiting.await.expect("the task").expect("a result");
+        assert_eq!(read.status_label(), "no_mrz");
     }
 }

@@ -8,7 +8,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, Request, StatusCode, header, request::Parts};
-use mrtd_service::{AppState, Principal, check::CheckRequest, chip, ops as service};
+use mrtd_service::{AppState, Principal, Turn, check::CheckRequest, chip, ops as service};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use crate::error::ApiError;
@@ -37,6 +37,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     }
 }
 
+/// The turn the caller's recognitions wait in: the one the composition named (the HTTP
+/// front's caller), else the principal's.
+pub(crate) struct InTurn(Turn);
+
+impl<S: Send + Sync> FromRequestParts<S> for InTurn {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let turn = parts.extensions.get::<Turn>().cloned().unwrap_or_else(|| {
+            Turn::of(parts.extensions.get::<Principal>().unwrap_or(&Principal::local()))
+        });
+        Ok(InTurn(turn))
+    }
+}
+
 /// A JSON result that no cache may keep: results hold personal data.
 fn private_json(status: StatusCode, body: impl Serialize) -> Response {
     let mut response = (status, Json(body)).into_response();
@@ -60,20 +75,13 @@ struct ScanJson {
 }
 
 /// What `POST /v1/scans` was asked to do, whatever the body's media type.
-struct ScanInput {
-    image: Vec<u8>,
-    /// The document's other side, read together with `image`.
-    other_side: Option<Vec<u8>>,
-    /// What to answer besides the reading.
-    extras: service::Extras,
-    retain_hours: i64,
-    reference_date: Option<String>,
-}
+type ScanInput = service::ScanRequest;
 
 /// `POST /v1/scans`: read a photo; `201` with `Location` when kept, `200` otherwise.
 pub(crate) async fn create_scan(
     State(shared): State<Shared>,
     Caller(principal): Caller,
+    InTurn(turn): InTurn,
     request: Request<Body>,
 ) -> Result<Response, ApiError> {
     let input = match media_type(request.headers()).as_deref() {
@@ -94,16 +102,7 @@ pub(crate) async fn create_scan(
             ));
         }
     };
-    let result = service::scan(
-        &shared.state,
-        &principal,
-        input.image,
-        input.other_side,
-        input.retain_hours,
-        input.reference_date.as_deref(),
-        input.extras,
-    )
-    .await?;
+    let result = service::scan(&shared.state, &principal, &turn, input).await?;
     let Some(id) = result.scan_id.as_deref() else {
         return Ok(private_json(StatusCode::OK, result.to_value()));
     };

@@ -123,24 +123,13 @@ fn rest_scan(addr: SocketAddr, image_base64: &str) -> (u16, Option<String>, Valu
     (reply.status, reply.header("retry-after").map(str::to_owned), reply.json())
 }
 
-#[test]
-fn large_photos_over_the_decoded_pixel_budget_are_refused_while_a_small_one_is_read() {
-    // A budget of 40 MP holds one 36 MP photo at a time; a photo that finds no room is
-    // refused at once (--scan-wait-secs 0). Recognition slots are plenty.
-    let server = ServerProcess::http(&[
-        "--max-decoded-megapixels",
-        "40",
-        "--scan-wait-secs",
-        "0",
-        "--max-concurrent-scans",
-        "16",
-        "--rate-limit",
-        "0",
-    ]);
-    let addr = server.addr.unwrap();
+/// Sends four large blank photos (36 MP decoded) over REST and four over MCP at once, runs
+/// `meanwhile` while they are read, and returns how many of each were refused as busy
+/// (`503` with `Retry-After` and the code `busy`; a tool error advising a retry). The
+/// others are read: no MRZ.
+fn large_photos_at_once(addr: SocketAddr, meanwhile: impl FnOnce()) -> (usize, usize) {
     let large = base64::engine::general_purpose::STANDARD.encode(blank_png(6000, 6000));
     let large = Arc::new(large);
-    // Four large photos over REST and four over MCP, sent at once.
     const EACH: usize = 4;
     let start = Arc::new(Barrier::new(2 * EACH + 1));
     let rest: Vec<_> = (0..EACH)
@@ -163,14 +152,7 @@ fn large_photos_over_the_decoded_pixel_budget_are_refused_while_a_small_one_is_r
         })
         .collect();
     start.wait();
-    // Meanwhile a small photo (under half a megapixel) finds room beside one large one.
-    let (status, _, small) = rest_scan(addr, &support::image_base64(PASSPORT));
-    assert_eq!(status, 200, "{small}");
-    assert_eq!(small["fields"]["document_number"], PASSPORT_NUMBER, "{small}");
-    let mut mcp_client = Client::http(addr, Revision::Modern, json!({}), Vec::new());
-    let small = mcp_client
-        .call("scan_document", json!({ "image_base64": support::image_base64(PASSPORT) }));
-    assert_eq!(small.ok()["fields"]["document_number"], PASSPORT_NUMBER);
+    meanwhile();
 
     let mut rest_refused = 0;
     for answer in rest {
@@ -190,7 +172,7 @@ fn large_photos_over_the_decoded_pixel_budget_are_refused_while_a_small_one_is_r
         // A photo that was read is a tool error too (it has no MRZ): what tells a refusal
         // is its advice to retry.
         let result = answer.join().unwrap();
-        if result.text().contains("too many large photos") {
+        if result.text().contains("busy reading other photos") {
             assert!(result.is_error(), "{}", result.0);
             assert!(result.text().contains("retry in"), "{}", result.0);
             mcp_refused += 1;
@@ -199,12 +181,66 @@ fn large_photos_over_the_decoded_pixel_budget_are_refused_while_a_small_one_is_r
         }
     }
     eprintln!(
-        "{EACH} large photos over REST and {EACH} over MCP within 40 MP: {rest_refused} and \
+        "{EACH} large photos over REST and {EACH} over MCP at once: {rest_refused} and \
          {mcp_refused} refused"
     );
+    (rest_refused, mcp_refused)
+}
+
+/// A small photo of the specimen passport, read exactly over REST and over MCP.
+fn small_photo_is_read(addr: SocketAddr) {
+    let (status, _, small) = rest_scan(addr, &support::image_base64(PASSPORT));
+    assert_eq!(status, 200, "{small}");
+    assert_eq!(small["fields"]["document_number"], PASSPORT_NUMBER, "{small}");
+    let mut mcp_client = Client::http(addr, Revision::Modern, json!({}), Vec::new());
+    let small = mcp_client
+        .call("scan_document", json!({ "image_base64": support::image_base64(PASSPORT) }));
+    assert_eq!(small.ok()["fields"]["document_number"], PASSPORT_NUMBER);
+}
+
+#[test]
+fn large_photos_over_the_decoded_pixel_budget_are_refused_while_a_small_one_is_read() {
+    // A budget of 40 MP holds one 36 MP photo at a time; a photo that finds no room is
+    // refused at once, without queueing (--scan-wait-secs 0). Recognition slots are plenty.
+    let server = ServerProcess::http(&[
+        "--max-decoded-megapixels",
+        "40",
+        "--scan-wait-secs",
+        "0",
+        "--max-concurrent-scans",
+        "16",
+        "--rate-limit",
+        "0",
+    ]);
+    let addr = server.addr.unwrap();
+    // Meanwhile a small photo (under half a megapixel) finds room beside one large one.
+    let (rest_refused, mcp_refused) = large_photos_at_once(addr, || small_photo_is_read(addr));
     // All eight at once need 288 MP: at least one of each kind found no room.
     assert!(rest_refused >= 1, "no REST photo was refused");
     assert!(mcp_refused >= 1, "no MCP photo was refused");
+}
+
+#[test]
+fn recognitions_beyond_the_slots_are_refused_over_rest_and_mcp_alike() {
+    // One recognition slot for REST and MCP together, no wait for it; the pixel budget
+    // holds all eight photos, so only the slot can refuse one.
+    let server = ServerProcess::http(&[
+        "--max-concurrent-scans",
+        "1",
+        "--scan-wait-secs",
+        "0",
+        "--max-decoded-megapixels",
+        "400",
+        "--rate-limit",
+        "0",
+    ]);
+    let addr = server.addr.unwrap();
+    let (rest_refused, mcp_refused) = large_photos_at_once(addr, || {});
+    assert!(rest_refused >= 1, "no REST photo was refused");
+    assert!(mcp_refused >= 1, "no MCP photo was refused");
+    assert!(rest_refused + mcp_refused < 8, "every photo was refused: the slot was never free");
+    // The slot is given back: a photo sent alone is read, through either door.
+    small_photo_is_read(addr);
 }
 
 /// A one-page PDF whose page names one gray `width` × `height` image (uncompressed samples)

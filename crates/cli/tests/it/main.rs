@@ -6,6 +6,7 @@ mod support;
 
 mod auth_cli;
 mod bad_input;
+mod callers;
 mod chip;
 mod config;
 mod formats;

@@ -111,17 +111,19 @@ pub(super) async fn call(
         Err(failed) => return Ok(failed.into()),
     };
     let other_side = match other_side {
-        // The other side's URL is fetched here, inside the recognition slot.
+        // The other side's URL is fetched here, before its read waits for a slot.
         Some(other) => match bytes_of(state, other, None).await {
             Ok(bytes) => Some(bytes),
             Err(failed) => return Ok(failed.into()),
         },
         None => None,
     };
-    let mut result = match service::recognise_sides(state, image, other_side, date, extras).await {
-        Ok(result) => result,
-        Err(error) => return Ok(service_failure(&error).into()),
-    };
+    let turn = crate::principal::turn_of(context);
+    let mut result =
+        match service::recognise_sides(state, &turn, image, other_side, date, extras).await {
+            Ok(result) => result,
+            Err(error) => return Ok(service_failure(&error).into()),
+        };
     if !result.is_read() {
         result.note_not_kept(retain_hours);
         let structured = result.to_value();

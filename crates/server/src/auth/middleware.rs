@@ -11,10 +11,7 @@ use axum::{
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use serde_json::{Value, json};
 
-use super::{
-    AuthGuard, AuthMode, Principal, api_key::hash_api_key, is_public_path, limits::ScanPermit,
-    scopes,
-};
+use super::{AuthGuard, AuthMode, Principal, api_key::hash_api_key, is_public_path, scopes};
 use crate::{
     body::{BodyError, BudgetShare},
     jsonrpc::{self, INVALID_REQUEST},
@@ -74,10 +71,9 @@ pub(super) async fn guard(
     // The Origin passed the policy, so the page may read why a request was refused.
     let origin = request.headers().get(header::ORIGIN).cloned();
     match check(&guard, request, on_endpoint).await {
-        Ok(Checked { request, tool, permit, body_share }) => {
+        Ok(Checked { request, tool, body_share }) => {
             let principal = request.extensions().get::<Principal>().cloned();
             let mut response = next.run(request).await;
-            drop(permit);
             drop(body_share);
             // For the access log line, written outside the guard.
             if let Some(principal) = principal {
@@ -97,7 +93,6 @@ struct Checked {
     request: Request<Body>,
     /// The tool a `tools/call` names, for the access line.
     tool: Option<crate::observe::ToolLabel>,
-    permit: Option<ScanPermit>,
     body_share: Option<BudgetShare>,
 }
 
@@ -213,25 +208,11 @@ async fn check(
         }
     }
 
-    let permit = if requirement.recognition {
-        match inner.gate.enter(&caller).await {
-            Some(permit) => Some(permit),
-            None => {
-                let mut denial = Denial::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    OVERLOADED,
-                    "Service Unavailable: the server is busy reading other documents; retry shortly",
-                );
-                denial.retry_after = Some(Duration::from_secs(5));
-                return Err((denial, id));
-            }
-        }
-    } else {
-        None
-    };
+    // The service's recognition gate queues the request's reads in this caller's turn.
+    request.extensions_mut().insert(super::Caller(caller));
     request.extensions_mut().insert(principal);
     let tool = requirement.tool.map(crate::observe::ToolLabel);
-    Ok(Checked { request, tool, permit, body_share })
+    Ok(Checked { request, tool, body_share })
 }
 
 /// The request with its body read whole, the share of the body budget it holds, and what

@@ -19,7 +19,8 @@
 //! 5. for a recognition that names a photo by URL ([`AccessRules::fetched_argument`]), has
 //!    the [`Prefetch`] fetch it, counted against the body memory budget, before anything
 //!    scarce is taken: a slow server at the URL holds no recognition slot;
-//! 6. for a recognition, waits a bounded time for a global slot (`503` with `Retry-After`).
+//! 6. names the request's [`Caller`] in its extensions: the service's one recognition gate
+//!    queues the caller's reads in their own turn, fairly between callers.
 //!
 //! Modes:
 //!
@@ -36,8 +37,7 @@
 //! Everything else needs only a valid token. `scans:write` implies `scans:read`. On the REST
 //! API, `GET`/`HEAD` need `scans:read` and other methods `scans:write`, except `POST /v1/parse`
 //! (like `parse_mrz`, only a valid token), `POST /v1/chip/verify` and `POST /v1/check`
-//! (`scans:read`, as their bodies may name a scan); `POST /v1/scans` also takes a recognition
-//! slot.
+//! (`scans:read`, as their bodies may name a scan).
 
 pub mod api_key;
 pub mod jwks;
@@ -52,7 +52,7 @@ use std::{sync::Arc, time::Duration};
 use axum::Router;
 
 pub use api_key::{ApiKeyLookup, generate_api_key, hash_api_key};
-pub use limits::{RateLimit, RateLimiter, ScanGate, ScanPermit};
+pub use limits::{Caller, RateLimit, RateLimiter};
 pub use oauth::{OAuthConfig, TokenVerifier};
 pub use scopes::{AccessRules, RestRule, ToolRule};
 
@@ -109,10 +109,8 @@ pub struct AuthSettings {
     /// The rate limit of each principal (of each client address without authentication);
     /// `None` for no limit.
     pub rate_limit: Option<RateLimit>,
-    /// Recognitions that may run at once across all callers.
-    pub max_concurrent_scans: usize,
-    /// How long a recognition waits for a slot before `503`.
-    pub scan_wait: Duration,
+    /// How long a request waits for room in the body memory budget before `503`.
+    pub budget_wait: Duration,
     /// Failed authentications each client address (an IPv6 address's /64) may make before
     /// its requests without valid credentials are answered `429` for a while; a request with
     /// valid credentials is served whatever its address has failed. `None` for no limit.
@@ -151,14 +149,13 @@ impl std::fmt::Debug for Prefetcher {
 }
 
 impl AuthSettings {
-    /// Settings with the default limits (10 requests per second, bursts of 50; as many
-    /// recognitions at once as there are CPUs, waiting at most 10 seconds).
+    /// Settings with the default limits (10 requests per second, bursts of 50; a body
+    /// waits at most 10 seconds for room in the memory budget).
     pub fn new(mode: AuthMode) -> Self {
         AuthSettings {
             mode,
             rate_limit: Some(RateLimit::default()),
-            max_concurrent_scans: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            scan_wait: Duration::from_secs(10),
+            budget_wait: Duration::from_secs(10),
             failure_limit: Some(DEFAULT_FAILURE_LIMIT),
             access: AccessRules::default(),
             prefetch: None,
@@ -184,7 +181,6 @@ struct GuardInner {
     body_limits: BodyLimits,
     limiter: Option<RateLimiter>,
     failures: Option<RateLimiter>,
-    gate: ScanGate,
     resource_metadata_url: Option<String>,
     access: Arc<AccessRules>,
     prefetch: Option<Prefetcher>,
@@ -206,11 +202,10 @@ impl AuthGuard {
                     idle_timeout: http.limits.body_idle_timeout,
                     total_timeout: http.limits.body_timeout,
                     budget: MemoryBudget::new(http.limits.max_body_memory_bytes),
-                    budget_wait: settings.scan_wait,
+                    budget_wait: settings.budget_wait,
                 },
                 limiter: settings.rate_limit.map(RateLimiter::new),
                 failures: settings.failure_limit.map(RateLimiter::new),
-                gate: ScanGate::new(settings.max_concurrent_scans, settings.scan_wait),
                 mode: settings.mode,
                 resource_metadata_url,
                 access: Arc::new(settings.access),

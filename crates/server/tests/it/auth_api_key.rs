@@ -2,7 +2,7 @@
 
 use crate::auth_common as common;
 
-use std::{sync::Arc, time::Duration};
+use std::sync::Arc;
 
 use axum::{Extension, Router, body::Body, routing::get};
 use common::*;
@@ -155,32 +155,25 @@ async fn rate_limit_answers_429_with_retry_after_per_principal() {
 }
 
 #[tokio::test]
-async fn recognitions_beyond_the_global_bound_get_503_instead_of_hanging() {
-    let mut settings = AuthSettings::new(AuthMode::None);
-    settings.max_concurrent_scans = 1;
-    settings.scan_wait = Duration::from_millis(100);
-    let app = server(settings);
-    let slow = tokio::spawn({
+async fn the_guard_names_whose_turn_a_callers_recognitions_wait_in() {
+    // Without authentication every caller is the same principal: each client address gets
+    // its own turn, so one client's burst does not queue the others behind it.
+    let app = server(AuthSettings::new(AuthMode::None));
+    let turn = |peer: &str| {
         let app = app.clone();
-        async move { send(&app, tool_call("scan_document", json!({"sleep_ms": 3000}), None)).await }
-    });
-    // Let the slow call take the only slot.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let reply = send(&app, tool_call("scan_document", json!({}), None)).await;
-    // The refusal came while the slot was still taken: the caller was not left waiting.
-    assert!(!slow.is_finished());
-    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
-    assert!(reply.header("retry-after").parse::<u64>().is_ok());
-    assert_eq!(reply.body["error"]["code"], -32000);
-    assert_eq!(reply.body["id"], 7);
-    // Calls that run no recognition are not held up.
-    assert_eq!(send(&app, tool_call("whoami", json!({}), None)).await.status, StatusCode::OK);
-    assert_eq!(slow.await.unwrap().status, StatusCode::OK);
-    // With the slot free again, a recognition runs.
-    assert_eq!(
-        send(&app, tool_call("scan_document", json!({}), None)).await.status,
-        StatusCode::OK
-    );
+        let request = from_peer(tool_call("turn", json!({}), None), peer);
+        async move { send(&app, request).await.tool_text().to_owned() }
+    };
+    let first = turn("127.0.0.1:40001").await;
+    assert!(first.starts_with("address:"), "{first}");
+    assert_eq!(turn("127.0.0.1:40002").await, first, "the port is not part of the address");
+    assert_ne!(turn("127.0.0.2:40001").await, first, "another address, another turn");
+    // With API keys the turn is the key's principal, wherever it calls from.
+    let (app, key) = key_server();
+    for peer in ["127.0.0.1:40001", "127.0.0.2:40001"] {
+        let request = from_peer(tool_call("turn", json!({}), Some(&key)), peer);
+        assert_eq!(send(&app, request).await.tool_text(), "key:ci");
+    }
 }
 
 /// A request as if it came from `peer` over a real connection.

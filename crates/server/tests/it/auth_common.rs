@@ -19,7 +19,7 @@ use jsonwebtoken::{
 };
 use mrtd_server::{
     HttpConfig, McpEndpoint,
-    auth::{AccessRules, Principal, SCOPE_READ, SCOPE_WRITE, ToolRule},
+    auth::{AccessRules, Caller, Principal, SCOPE_READ, SCOPE_WRITE, ToolRule},
 };
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
@@ -132,13 +132,6 @@ impl ServerHandler for Handler {
         let text = |t: String| CallToolResult::success(vec![ContentBlock::text(t)]).into();
         match request.name.as_ref() {
             "scan_document" => {
-                let sleep_ms = request
-                    .arguments
-                    .as_ref()
-                    .and_then(|a| a.get("sleep_ms"))
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                tokio::time::sleep(std::time::Duration::from_millis(sleep_ms)).await;
                 let id = format!("scn_{}", rand::random::<u64>());
                 self.scans.lock().unwrap().insert(id.clone(), owner);
                 Ok(text(id))
@@ -159,6 +152,14 @@ impl ServerHandler for Handler {
                 })
             }
             "whoami" => Ok(text(owner)),
+            // Whose turn the guard says this request's recognitions wait in.
+            "turn" => Ok(text(
+                context
+                    .extensions
+                    .get::<http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<Caller>())
+                    .map_or_else(|| "none".to_owned(), |c| c.0.clone()),
+            )),
             other => Err(ErrorData::invalid_params(format!("unknown tool {other}"), None)),
         }
     }

@@ -43,7 +43,7 @@ impl InProcessServer {
             .expect("a runtime for the server");
         let (addr, store) = runtime.block_on(async {
             let store = mrtd_store::open("sqlite::memory:").await.expect("an in-memory store");
-            let config = ServiceConfig { image_dir: None, max_concurrent_reads: 2 };
+            let config = ServiceConfig { max_concurrent_reads: 2, ..ServiceConfig::new() };
             let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
             let state = AppState::new(engine, store.clone(), &config).expect("the app state");
             let server = MrtdServer::new(state, &McpConfig { request_state_key: vec![7; 32] })

@@ -87,7 +87,7 @@ async fn serve(
             .expect("opening the SQLite store"),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
-    let config = ServiceConfig { image_dir: None, max_concurrent_reads: 2 };
+    let config = ServiceConfig { max_concurrent_reads: 2, ..ServiceConfig::new() };
     let state = AppState::new(engine, store, &config).expect("state");
     let http = HttpConfig { max_body_bytes, ..HttpConfig::default() };
     let server =
