@@ -529,19 +529,25 @@ fn parse_error() -> Response {
 }
 
 fn is_json_content_type(headers: &HeaderMap) -> bool {
-    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|value| {
-        let essence = value.split(';').next().unwrap_or("").trim();
-        essence.eq_ignore_ascii_case("application/json")
-    })
+    headers
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| essence(value.as_bytes()).eq_ignore_ascii_case(b"application/json"))
+}
+
+/// A media type's essence: what comes before its parameters, without surrounding blanks.
+/// On the header's bytes, as every request passes here: a value that is not text matches no
+/// media type either way.
+fn essence(media_type: &[u8]) -> &[u8] {
+    media_type.split(|&b| b == b';').next().unwrap_or_default().trim_ascii()
 }
 
 /// Clients must accept both JSON and SSE; a missing or wildcard `Accept` is read as both.
 fn normalise_accept(headers: &mut HeaderMap) {
-    let lenient = match headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) {
+    let lenient = match headers.get(header::ACCEPT) {
         None => true,
-        Some(value) => value.split(',').all(|item| {
-            let essence = item.split(';').next().unwrap_or("").trim();
-            essence == "*/*" || essence.is_empty()
+        Some(value) => value.as_bytes().split(|&b| b == b',').all(|item| {
+            let essence = essence(item);
+            essence == b"*/*" || essence.is_empty()
         }),
     };
     if lenient {
