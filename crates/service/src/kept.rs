@@ -62,7 +62,7 @@ pub(crate) fn portrait_part(result: &mut Map<String, Value>) -> Option<&mut Map<
 /// version; renaming or removing one, or changing what one means, raises it, with the step
 /// that brings an older kept result up to it in [`KeptScan::from_kept`]. Results kept before
 /// versions were stored (version 0) have today's shape.
-pub const KEPT_VERSION: u64 = 2;
+pub const KEPT_VERSION: u64 = 3;
 
 /// The key of [`KEPT_VERSION`] in the stored JSON (never shown to callers).
 pub(crate) const KEPT_VERSION_KEY: &str = "kept_version";
@@ -75,6 +75,30 @@ pub(crate) enum KeptError {
     /// A newer build kept it, under a version this one does not know (during a rolling
     /// upgrade, a replica of that build serves it).
     Newer(u64),
+}
+
+/// Brings the other documents a result kept in brief (before version 3: status, verdict,
+/// format, lines, `valid`, region) up to whole ones: the rest of each reading is that of its
+/// lines parsed as printed (the photo's corrections were not kept), with no advice.
+fn whole_other_documents(result: &mut Map<String, Value>) {
+    let Some(Value::Array(others)) = result.get_mut("other_documents") else { return };
+    for other in others.iter_mut().filter_map(Value::as_object_mut) {
+        let lines: Vec<&str> = other
+            .get("lines")
+            .and_then(Value::as_array)
+            .map(|lines| lines.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Ok(parsed) = crate::ops::parse(&lines, None, false)
+            && let Value::Object(parsed) = parsed.to_value()
+        {
+            for (key, value) in parsed {
+                if !matches!(key.as_str(), "status" | "verdict" | "diagnostics" | "chip_access") {
+                    other.entry(key).or_insert(value);
+                }
+            }
+        }
+        other.entry("diagnostics").or_insert_with(|| Value::Array(Vec::new()));
+    }
 }
 
 impl KeptScan {
@@ -105,7 +129,10 @@ impl KeptScan {
                 let verdict = crate::result::Verdict::of_kept(&result);
                 let verdict = serde_json::to_value(verdict).map_err(|_| KeptError::NotAnObject)?;
                 result.insert("verdict".to_owned(), verdict);
+                whole_other_documents(&mut result);
             }
+            // Version 2 gave the other documents in a photo in brief; version 3 whole.
+            2 => whole_other_documents(&mut result),
             KEPT_VERSION => {}
             newer => return Err(KeptError::Newer(newer)),
         }
@@ -221,7 +248,10 @@ mod tests {
         // Kept at this version: served as kept.
         assert_eq!(at(Some(json!(KEPT_VERSION))).unwrap().to_value(), expected);
         // Kept by a newer build: not served under a schema it may not fit.
-        assert_eq!(at(Some(json!(KEPT_VERSION + 1))).unwrap_err(), KeptError::Newer(3));
+        assert_eq!(
+            at(Some(json!(KEPT_VERSION + 1))).unwrap_err(),
+            KeptError::Newer(KEPT_VERSION + 1)
+        );
         assert_eq!(at(Some(json!("1"))).unwrap_err(), KeptError::NotAnObject);
         let not_an_object = KeptScan::from_kept(json!([1]), String::new(), String::new());
         assert_eq!(not_an_object.unwrap_err(), KeptError::NotAnObject);
@@ -254,6 +284,35 @@ mod tests {
             String::new(),
         );
         assert_eq!(nothing.unwrap().to_value()["verdict"]["headline"], "no_mrz");
+    }
+
+    #[test]
+    fn other_documents_kept_in_brief_are_served_whole() {
+        let lines = [
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        ];
+        let mut stored = crate::ops::parse(&lines, Some("2010-01-01"), false).unwrap().to_value();
+        let brief = json!({
+            "status": "read",
+            "verdict": stored["verdict"].clone(),
+            "format": "TD3",
+            "lines": lines,
+            "valid": true,
+            "region": [[1.0, 2.0], [3.0, 2.0], [3.0, 4.0], [1.0, 4.0]],
+        });
+        stored["other_documents"] = json!([brief]);
+        stored[KEPT_VERSION_KEY] = json!(2);
+        let kept = KeptScan::from_kept(stored, "scn_1".into(), "2030-01-01T00:00:00Z".into());
+        let served = kept.unwrap().to_value();
+        let other = &served["other_documents"][0];
+        assert_eq!(other["fields"]["document_number"], "L898902C3");
+        assert_eq!(other["checks"].as_array().map(Vec::len), Some(5));
+        assert_eq!(other["diagnostics"], json!([]));
+        assert_eq!(other["region"], brief["region"], "what was kept stays");
+        let schema = jsonschema::validator_for(&crate::result::schema()).unwrap();
+        let errors: Vec<String> = schema.iter_errors(&served).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
     }
 
     #[test]

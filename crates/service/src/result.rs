@@ -54,7 +54,7 @@ pub struct DocumentResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_side: Option<OtherSide>,
     /// The other documents' zones a photo shows that read with confidence too (with the
-    /// diagnostic `another_mrz`): each one's status, verdict, lines and place.
+    /// diagnostic `another_mrz`): each one's status, verdict, reading, advice and place.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_documents: Vec<OtherDocument>,
     /// The page and the portrait as images, when asked for (`include_images`); answered and
@@ -64,34 +64,43 @@ pub struct DocumentResult {
     pub images: Option<ImagesPart>,
 }
 
-/// Another document in the same photo: what it reads, in brief (scan a photo of it alone
-/// for the whole result).
+/// Another document in the same photo, read as the result's own: its status, verdict,
+/// reading (format, lines, fields, check digits, corrections, warnings), advice and place.
+/// Its page outline and portrait are not looked for: scan a photo of it alone for those.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct OtherDocument {
     /// `read` or `partial`.
     pub status: Status,
     /// Its verdict, as the result's own.
     pub verdict: Verdict,
-    /// Its layout (`TD1`, `TD2`, `TD3`, `MRVA`, `MRVB`, `FRA_ID`).
-    pub format: Option<mrtd_mrz::Format>,
-    /// Its MRZ lines.
-    pub lines: Vec<String>,
-    /// Whether every check digit holds and proves it.
-    pub valid: bool,
+    /// Its reading, in the shape of the result's own.
+    #[serde(flatten)]
+    pub reading: ReadingPart,
+    /// Its own findings a person can act on, most important first.
+    pub diagnostics: Vec<Diagnostic>,
     /// Its zone's corners in image pixels, to a tenth.
     pub region: Option<[[f64; 2]; 4]>,
+    /// What an NFC reader app needs to open its chip, as for the result's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chip_access: Option<mrtd_chip::ChipAccess>,
 }
 
 impl OtherDocument {
     fn of(image: &ImageReading) -> Self {
-        let reading = image.reading.as_ref();
+        let whole = DocumentResult::new(
+            image.status,
+            image.reading.clone(),
+            image.diagnostics.clone(),
+            None,
+        );
         OtherDocument {
-            status: image.status,
-            verdict: Verdict::of(image.status, reading, false),
-            format: reading.map(|reading| reading.format),
-            lines: reading.map(|reading| reading.lines.clone()).unwrap_or_default(),
-            valid: reading.is_some_and(|reading| reading.valid),
+            status: whole.status,
+            // Judged as a photo's reading, as the result's own is.
+            verdict: Verdict::of(image.status, image.reading.as_ref(), false),
+            reading: whole.reading,
+            diagnostics: whole.diagnostics,
             region: image.region.map(|region| region.map(|(x, y)| [tenth(x), tenth(y)])),
+            chip_access: whole.chip_access,
         }
     }
 }

@@ -520,4 +520,11 @@ async fn two_documents_in_one_photo_are_both_given() {
     assert_eq!(formats, ["TD1", "TD3"]);
     assert_eq!(others[0]["verdict"]["safe_to_use"], true);
     assert_eq!(others[0]["region"].as_array().map(Vec::len), Some(4));
+    // The other document is read whole, as the result's own: fields, check digits, advice.
+    let numbers = [&result["fields"]["document_number"], &others[0]["fields"]["document_number"]];
+    assert!(numbers.iter().all(|n| n.as_str().is_some_and(|n| !n.is_empty())), "{numbers:?}");
+    assert_ne!(numbers[0], numbers[1]);
+    let checks = others[0]["checks"].as_array().expect("its check digits");
+    assert!(!checks.is_empty() && checks.iter().all(|c| c["status"] == "verified"), "{checks:?}");
+    assert!(others[0]["diagnostics"].is_array());
 }
