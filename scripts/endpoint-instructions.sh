@@ -9,8 +9,9 @@
 # MRTD_ENDPOINT_BIN=PATH counts that build of the bench (CI passes the test profile's, which
 # its build step made, so nothing is built here) instead of building the bench profile's;
 # MRTD_ENDPOINT_MAX_PERCENT=N fails the run when our front (`mrtd`, without the guard) spends
-# more than N % of rmcp's instructions per call. The test profile is the stricter: there our
-# front's share is larger than in the optimised build (104.7 % against 102.9 % on 2026-12-06).
+# more than N % of rmcp's instructions per call. In the test profile our front's share is
+# about two points larger than in the optimised build (104.6-104.8 % against 102.9 % on
+# 2026-12-06); CI allows it 106 % there.
 #
 # Each server runs alone under `valgrind --tool=callgrind` (the endpoint bench's `serve`
 # mode) while an uninstrumented process sends it FEW, then in a fresh run MANY, requests one

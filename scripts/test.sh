@@ -140,6 +140,9 @@ weights_pid=$!
 # The promise that our HTTP front costs rmcp's instructions per call and at most 5 % more,
 # counted by callgrind (deterministic, whatever else runs) on the endpoint bench the build
 # step made, in the background at the lowest priority; its verdict is collected at the end.
+# That build is unoptimised, where our front's share runs about two points above the
+# optimised build's (104.6-104.8 % against 102.9 %, measured on the same day): over 106 % there
+# is over about 104 % optimised, inside the promise with room for the counts' own spread.
 step "HTTP front against rmcp alone: instructions per call, in the background"
 endpoint_bin=$("${lint[@]}" cargo build --quiet --workspace --all-targets --message-format=json |
     python3 -c 'import json, sys
@@ -148,7 +151,7 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "endpoint" and m.get("executable"):
         print(m["executable"])')
 endpoint_log="$target_dir/endpoint-instructions.log"
-MRTD_ENDPOINT_BIN="$endpoint_bin" MRTD_ENDPOINT_MAX_PERCENT=105 nice -n 19 \
+MRTD_ENDPOINT_BIN="$endpoint_bin" MRTD_ENDPOINT_MAX_PERCENT=106 nice -n 19 \
     scripts/endpoint-instructions.sh >"$endpoint_log" 2>&1 &
 endpoint_pid=$!
 
@@ -213,8 +216,8 @@ collect "$weights_pid" "$weights_log" "the retrained weights differ from those i
 weights_pid=""
 tail -n 1 "$weights_log"
 
-step "HTTP front against rmcp alone: the background count, at most 105 %"
-collect "$endpoint_pid" "$endpoint_log" "our HTTP front costs over 105 % of rmcp's instructions per call"
+step "HTTP front against rmcp alone: the background count, at most 106 % unoptimised"
+collect "$endpoint_pid" "$endpoint_log" "our HTTP front costs over 106 % of rmcp's instructions per call unoptimised"
 endpoint_pid=""
 cat "$endpoint_log"
 
