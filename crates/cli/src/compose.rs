@@ -54,6 +54,31 @@ impl auth::Prefetch for PrefetchImages {
     }
 }
 
+/// Admits a recognition at the HTTP front through the service's one recognition gate: the
+/// request waits for its slot holding only its body, and its handler reads in the
+/// [`mrtd_service::Turn`] that holds the slot.
+pub(crate) struct AdmitReads(pub(crate) mrtd_service::AppState);
+
+impl auth::Admit for AdmitReads {
+    fn admit<'a>(
+        &'a self,
+        caller: &'a str,
+        extensions: &'a mut http::Extensions,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Duration>> + Send + 'a>>
+    {
+        Box::pin(async move {
+            match self.0.admit(caller).await {
+                Ok(turn) => {
+                    extensions.insert(turn);
+                    Ok(())
+                }
+                Err(mrtd_service::ServiceError::Busy(seconds)) => Err(Duration::from_secs(seconds)),
+                Err(_) => Err(Duration::from_secs(1)),
+            }
+        })
+    }
+}
+
 /// The scope an access needs always, and the one it needs only with a `scan_id`.
 fn scopes(access: Access) -> (Option<&'static str>, Option<(&'static str, &'static str)>) {
     match access {
@@ -106,8 +131,11 @@ pub(crate) fn identify(router: Router) -> Router {
             let principal = mrtd_service::Principal(principal.0.clone());
             request.extensions_mut().insert(principal);
         }
-        if let Some(auth::Caller(caller)) = request.extensions().get::<auth::Caller>() {
-            let turn = mrtd_service::Turn(caller.clone());
+        // A recognition admitted at the front has its turn, holding its slot, already.
+        if let Some(auth::Caller(caller)) = request.extensions().get::<auth::Caller>()
+            && request.extensions().get::<mrtd_service::Turn>().is_none()
+        {
+            let turn = mrtd_service::Turn::new(caller.clone());
             request.extensions_mut().insert(turn);
         }
         let hold = mrtd_service::ResponseHold::default();

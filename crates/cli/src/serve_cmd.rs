@@ -14,8 +14,8 @@ use mrtd_mcp::{McpConfig, MrtdServer};
 use mrtd_server::{
     ConnectionLimits, HttpConfig, McpEndpoint,
     auth::{
-        AuthGuard, AuthMode, AuthSettings, OAuthConfig, Prefetcher, RateLimit, TokenVerifier,
-        jwks::JwksSource,
+        Admission, AuthGuard, AuthMode, AuthSettings, OAuthConfig, Prefetcher, RateLimit,
+        TokenVerifier, jwks::JwksSource,
     },
     observe::{Observability, Readiness},
 };
@@ -456,7 +456,7 @@ async fn http_app(args: &ServeArgs, service: Service, http: &HttpConfig) -> anyh
     // doors see the same scans for the same caller.
     let web_config = WebConfig { max_body_bytes: http.max_body_bytes, mcp_path: "/mcp".to_owned() };
     let web = compose::cors(
-        mrtd_web::routes_with(service.state, &web_config),
+        mrtd_web::routes_with(service.state.clone(), &web_config),
         Arc::new(mrtd_server::HostOriginPolicy::new(http)),
     );
     let endpoint = McpEndpoint::new(move || Ok(server.clone()), http);
@@ -465,6 +465,9 @@ async fn http_app(args: &ServeArgs, service: Service, http: &HttpConfig) -> anyh
     settings.prefetch = service.image_urls.map(|fetcher| {
         Prefetcher(Arc::new(compose::PrefetchImages { fetcher, max_bytes: http.max_body_bytes }))
     });
+    // A recognition waits for its slot of the service's gate at the front, holding only
+    // its body; over stdio it waits in the service.
+    settings.admission = Some(Admission(Arc::new(compose::AdmitReads(service.state.clone()))));
     let guard = AuthGuard::new(settings, http);
     // Metrics and probes: the probes are public paths the guard lets through, /metrics
     // is a protected read; `track` goes outermost so the guard's refusals are counted.

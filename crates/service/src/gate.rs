@@ -14,15 +14,47 @@ use tokio::sync::oneshot;
 
 /// Whose turn a recognition waits in: the authenticated caller, or, without authentication,
 /// the client's address, so that one client's burst does not queue every other behind it.
-/// The HTTP front names it; elsewhere it is the principal's.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Turn(pub String);
+/// The HTTP front names it; elsewhere it is the principal's. It may carry a slot its
+/// request already holds ([`crate::AppState::admit`]), which its reads then use.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    caller: String,
+    slot: Option<ReadSlot>,
+}
 
 impl Turn {
+    /// The turn of `caller`, holding no slot yet.
+    pub fn new(caller: impl Into<String>) -> Self {
+        Turn { caller: caller.into(), slot: None }
+    }
+
     /// The turn of `principal` when no transport names a finer one.
     pub fn of(principal: &crate::Principal) -> Self {
-        Turn(principal.0.clone())
+        Turn::new(principal.0.clone())
     }
+
+    /// Who the turn is of.
+    pub fn caller(&self) -> &str {
+        &self.caller
+    }
+
+    /// The same turn holding `slot`.
+    pub(crate) fn holding(mut self, slot: ReadPermit) -> Self {
+        self.slot = Some(ReadSlot { _held: Arc::new(slot) });
+        self
+    }
+
+    /// Whether the turn already holds a slot.
+    pub(crate) fn holds_a_slot(&self) -> bool {
+        self.slot.is_some()
+    }
+}
+
+/// A slot held for one request's reads, given back when its last holder is dropped.
+#[derive(Debug, Clone)]
+struct ReadSlot {
+    /// Given back to the gate when dropped.
+    _held: Arc<ReadPermit>,
 }
 
 /// The global bound on recognitions running at once, shared fairly between callers.

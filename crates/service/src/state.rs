@@ -142,6 +142,20 @@ impl AppState {
         self.image_dir.as_ref()
     }
 
+    /// Waits, in `caller`'s turn, for a slot of the recognition gate, and returns the turn
+    /// holding it: the reads made in that turn use it, and it is given back once the turn
+    /// and its clones are dropped. The HTTP front admits a recognition so, before the
+    /// request reaches its handler, where the photo would be copied while it waited.
+    pub async fn admit(&self, caller: &str) -> Result<Turn, crate::ServiceError> {
+        let slot = self.reads.enter(caller).await.ok_or_else(|| self.busy())?;
+        Ok(Turn::new(caller).holding(slot))
+    }
+
+    /// The refusal of a read that found no slot in time.
+    fn busy(&self) -> crate::ServiceError {
+        crate::ServiceError::Busy(self.reads.wait().as_secs().max(1))
+    }
+
     /// Reads one image on the blocking pool, at most `max_concurrent_reads` at a time, in
     /// `turn` (refused as [`crate::ServiceError::Busy`] when no slot comes in time); with
     /// `images`, also draws the page and the portrait it located, at that many pixels per
@@ -157,11 +171,12 @@ impl AppState {
         // The ticket counts this read as queued now, as running once it has a slot, and
         // leaves both gauges when dropped, also when the caller goes away while waiting.
         let mut ticket = RecognitionTicket::queued();
-        let _permit = self
-            .reads
-            .enter(&turn.0)
-            .await
-            .ok_or_else(|| ServiceError::Busy(self.reads.wait().as_secs().max(1)))?;
+        // A request admitted at the HTTP front holds its slot already.
+        let _permit = if turn.holds_a_slot() {
+            None
+        } else {
+            Some(self.reads.enter(turn.caller()).await.ok_or_else(|| self.busy())?)
+        };
         // The pixels its header declares are taken from the budget before it is decoded.
         let _pixels = self
             .pixels
@@ -304,11 +319,32 @@ mod tests {
         let state = one_slot(Duration::from_secs(3)).await;
         tokio::time::pause();
         let held = state.reads.enter("alice").await.expect("the free slot");
-        let refused = state.recognise(&Turn("bob".to_owned()), blank_photo(), today(), None).await;
+        let refused = state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await;
         assert!(matches!(refused, Err(ServiceError::Busy(3))), "{refused:?}");
         drop(held);
-        let read = state.recognise(&Turn("bob".to_owned()), blank_photo(), today(), None).await;
+        let read = state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await;
         assert_eq!(read.expect("a result").status_label(), "no_mrz");
+    }
+
+    #[tokio::test]
+    async fn an_admitted_turn_reads_in_the_slot_it_holds() {
+        let state = one_slot(Duration::from_secs(3)).await;
+        tokio::time::pause();
+        let admitted = state.admit("alice").await.expect("the free slot");
+        // Both sides of one call read in the slot the turn holds, and nobody else reads.
+        for _ in 0..2 {
+            let read = state.recognise(&admitted, blank_photo(), today(), None).await;
+            assert_eq!(read.expect("a result").status_label(), "no_mrz");
+        }
+        assert!(matches!(state.admit("bob").await, Err(ServiceError::Busy(3))));
+        let refused = state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await;
+        assert!(matches!(refused, Err(ServiceError::Busy(3))), "{refused:?}");
+        // The slot is given back once the turn and its clones are dropped.
+        let copy = admitted.clone();
+        drop(admitted);
+        assert!(matches!(state.admit("bob").await, Err(ServiceError::Busy(3))));
+        drop(copy);
+        assert!(state.admit("bob").await.is_ok());
     }
 
     #[tokio::test]
@@ -318,7 +354,7 @@ mod tests {
         let held = state.reads.enter("alice").await.expect("the free slot");
         let waiting = tokio::spawn({
             let state = state.clone();
-            async move { state.recognise(&Turn("bob".to_owned()), blank_photo(), today(), None).await }
+            async move { state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await }
         });
         tokio::task::yield_now().await;
         assert!(!waiting.is_finished(), "the read waits while the slot is held");

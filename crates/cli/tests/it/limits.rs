@@ -125,8 +125,9 @@ fn rest_scan(addr: SocketAddr, image_base64: &str) -> (u16, Option<String>, Valu
 
 /// Sends four large blank photos (36 MP decoded) over REST and four over MCP at once, runs
 /// `meanwhile` while they are read, and returns how many of each were refused as busy
-/// (`503` with `Retry-After` and the code `busy`; a tool error advising a retry). The
-/// others are read: no MRZ.
+/// (over REST `503` with `Retry-After` and the code `busy`; over MCP a JSON-RPC error with
+/// `retryAfter` when no slot came, a tool error advising a retry when the pixels found no
+/// room). The others are read: no MRZ.
 fn large_photos_at_once(addr: SocketAddr, meanwhile: impl FnOnce()) -> (usize, usize) {
     let large = base64::engine::general_purpose::STANDARD.encode(blank_png(6000, 6000));
     let large = Arc::new(large);
@@ -147,7 +148,9 @@ fn large_photos_at_once(addr: SocketAddr, meanwhile: impl FnOnce()) -> (usize, u
             let mut client = Client::http(addr, Revision::Modern, json!({}), Vec::new());
             std::thread::spawn(move || {
                 start.wait();
-                client.call("scan_document", json!({ "image_base64": *large }))
+                let params =
+                    json!({ "name": "scan_document", "arguments": { "image_base64": *large } });
+                client.call_with(params)
             })
         })
         .collect();
@@ -169,15 +172,23 @@ fn large_photos_at_once(addr: SocketAddr, meanwhile: impl FnOnce()) -> (usize, u
     }
     let mut mcp_refused = 0;
     for answer in mcp {
-        // A photo that was read is a tool error too (it has no MRZ): what tells a refusal
-        // is its advice to retry.
-        let result = answer.join().unwrap();
-        if result.text().contains("busy reading other photos") {
-            assert!(result.is_error(), "{}", result.0);
-            assert!(result.text().contains("retry in"), "{}", result.0);
+        let reply = answer.join().unwrap();
+        // No recognition slot in time: refused at the HTTP front, before the handler.
+        if let Some(error) = reply.get("error") {
+            assert_eq!(error["code"], -32000, "{reply}");
+            assert!(error["data"]["retryAfter"].is_u64(), "{reply}");
+            assert!(error["message"].as_str().is_some_and(|m| m.contains("busy")), "{reply}");
+            mcp_refused += 1;
+            continue;
+        }
+        // No room in the pixel budget: a tool error advising a retry.
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        if text.contains("busy reading other photos") {
+            assert_eq!(reply["result"]["isError"], true, "{reply}");
+            assert!(text.contains("retry in"), "{reply}");
             mcp_refused += 1;
         } else {
-            assert!(result.text().contains("No MRZ found"), "{}", result.0);
+            assert!(text.contains("No MRZ found"), "{reply}");
         }
     }
     eprintln!(

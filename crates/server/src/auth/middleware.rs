@@ -208,7 +208,20 @@ async fn check(
         }
     }
 
-    // The service's recognition gate queues the request's reads in this caller's turn.
+    // A recognition waits here, holding only its body, for a slot of the service's gate.
+    if requirement.recognition
+        && let Some(admission) = &inner.admission
+        && let Err(retry_after) = admission.0.admit(&caller, request.extensions_mut()).await
+    {
+        let mut denial = Denial::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            OVERLOADED,
+            "Service Unavailable: the server is busy reading other documents; retry shortly",
+        );
+        denial.retry_after = Some(retry_after);
+        return Err((denial, id));
+    }
+    // The caller names the turn any other read of this request waits in.
     request.extensions_mut().insert(super::Caller(caller));
     request.extensions_mut().insert(principal);
     let tool = requirement.tool.map(crate::observe::ToolLabel);

@@ -19,8 +19,9 @@
 //! 5. for a recognition that names a photo by URL ([`AccessRules::fetched_argument`]), has
 //!    the [`Prefetch`] fetch it, counted against the body memory budget, before anything
 //!    scarce is taken: a slow server at the URL holds no recognition slot;
-//! 6. names the request's [`Caller`] in its extensions: the service's one recognition gate
-//!    queues the caller's reads in their own turn, fairly between callers.
+//! 6. names the request's [`Caller`] in its extensions, and for a recognition has the
+//!    [`Admission`] wait, in the caller's turn, for a slot of the service's one recognition
+//!    gate (`503` with `Retry-After` when none comes in time).
 //!
 //! Modes:
 //!
@@ -37,7 +38,7 @@
 //! Everything else needs only a valid token. `scans:write` implies `scans:read`. On the REST
 //! API, `GET`/`HEAD` need `scans:read` and other methods `scans:write`, except `POST /v1/parse`
 //! (like `parse_mrz`, only a valid token), `POST /v1/chip/verify` and `POST /v1/check`
-//! (`scans:read`, as their bodies may name a scan).
+//! (`scans:read`, as their bodies may name a scan); `POST /v1/scans` is a recognition too.
 
 pub mod api_key;
 pub mod jwks;
@@ -121,6 +122,33 @@ pub struct AuthSettings {
     /// What fetches the photo a recognition names by URL before it takes a recognition
     /// slot; `None` leaves the fetch to the handler (inside the slot).
     pub prefetch: Option<Prefetcher>,
+    /// What admits a recognition before its request reaches the handler; `None` leaves the
+    /// handler to wait for its slot.
+    pub admission: Option<Admission>,
+}
+
+/// Admits a recognition before its request goes on (the composition's: the front keeps no
+/// gate of its own). It waits, in the caller's turn, for a slot of the service's one
+/// recognition gate and leaves the slot in `extensions` for the handler, or says after how
+/// long to retry. A request waiting here holds only its body, read whole: the handler's
+/// copies of it are made once the slot is taken.
+pub trait Admit: Send + Sync {
+    /// A slot for `caller`, left in `extensions`, or how long to wait before retrying.
+    fn admit<'a>(
+        &'a self,
+        caller: &'a str,
+        extensions: &'a mut http::Extensions,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Duration>> + Send + 'a>>;
+}
+
+/// A shared [`Admit`].
+#[derive(Clone)]
+pub struct Admission(pub Arc<dyn Admit>);
+
+impl std::fmt::Debug for Admission {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Admission")
+    }
 }
 
 /// Fetches the photo a recognition names by URL, before the request takes a recognition
@@ -159,6 +187,7 @@ impl AuthSettings {
             failure_limit: Some(DEFAULT_FAILURE_LIMIT),
             access: AccessRules::default(),
             prefetch: None,
+            admission: None,
         }
     }
 }
@@ -184,6 +213,7 @@ struct GuardInner {
     resource_metadata_url: Option<String>,
     access: Arc<AccessRules>,
     prefetch: Option<Prefetcher>,
+    admission: Option<Admission>,
 }
 
 impl AuthGuard {
@@ -210,6 +240,7 @@ impl AuthGuard {
                 resource_metadata_url,
                 access: Arc::new(settings.access),
                 prefetch: settings.prefetch,
+                admission: settings.admission,
             }),
         }
     }

@@ -176,6 +176,51 @@ async fn the_guard_names_whose_turn_a_callers_recognitions_wait_in() {
     }
 }
 
+/// Admits a recognition when `free` is set, else says to retry after 7 seconds; counts the
+/// callers it was asked about.
+struct TestAdmission {
+    free: std::sync::atomic::AtomicBool,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl mrtd_server::auth::Admit for TestAdmission {
+    fn admit<'a>(
+        &'a self,
+        caller: &'a str,
+        _: &'a mut http::Extensions,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<(), std::time::Duration>> + Send + 'a>,
+    > {
+        self.asked.lock().unwrap().push(caller.to_owned());
+        let free = self.free.load(std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { if free { Ok(()) } else { Err(std::time::Duration::from_secs(7)) } })
+    }
+}
+
+#[tokio::test]
+async fn a_recognition_the_admission_refuses_gets_503_and_other_calls_pass() {
+    let admission = Arc::new(TestAdmission {
+        free: std::sync::atomic::AtomicBool::new(false),
+        asked: std::sync::Mutex::new(Vec::new()),
+    });
+    let mut settings = AuthSettings::new(AuthMode::None);
+    settings.admission = Some(mrtd_server::auth::Admission(admission.clone()));
+    let app = server(settings);
+    let request = from_peer(tool_call("scan_document", json!({}), None), "127.0.0.1:40001");
+    let reply = send(&app, request).await;
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(reply.header("retry-after"), "7");
+    assert_eq!(reply.body["error"]["code"], -32000);
+    assert_eq!(reply.body["id"], 7);
+    // Calls that read no photo are not asked about.
+    assert_eq!(send(&app, tool_call("whoami", json!({}), None)).await.status, StatusCode::OK);
+    assert_eq!(*admission.asked.lock().unwrap(), ["address:127.0.0.1"]);
+    admission.free.store(true, std::sync::atomic::Ordering::SeqCst);
+    let reply = send(&app, tool_call("scan_document", json!({}), None)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+    assert!(reply.tool_text().starts_with("scn_"));
+}
+
 /// A request as if it came from `peer` over a real connection.
 fn from_peer(mut request: Request<Body>, peer: &str) -> Request<Body> {
     let address: std::net::SocketAddr = peer.parse().unwrap();
