@@ -161,7 +161,7 @@ pub struct Extras {
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
 /// `no_mrz`, with diagnostics), not an error; only bytes that are no usable image fail.
 /// The read waits for a slot in `turn` ([`crate::gate`]).
-pub async fn recognise(
+pub(crate) async fn recognise(
     state: &AppState,
     turn: &Turn,
     image: Vec<u8>,
@@ -174,7 +174,7 @@ pub async fn recognise(
 /// Reads a photo of a document and, when given, one of its other side (a card's front and
 /// back, in either order): the result is of the side with the better reading, and names
 /// the other ([`DocumentResult::from_sides`]). The photos are read one after the other.
-pub async fn recognise_sides(
+pub(crate) async fn recognise_sides(
     state: &AppState,
     turn: &Turn,
     image: Vec<u8>,
@@ -196,7 +196,7 @@ pub async fn recognise_sides(
 /// `expires_at` to it; with 0 hours it keeps nothing and returns it unchanged. When the
 /// result carries a portrait image (`include_images`), that JPEG is kept with the scan, the
 /// one image ever kept, and the portrait part links it (`image`); other images are not kept.
-pub async fn keep(
+pub(crate) async fn keep(
     state: &AppState,
     principal: &Principal,
     mut result: DocumentResult,
@@ -264,6 +264,36 @@ pub async fn scan(
     let retain_hours = self::retain_hours(retain_hours)?;
     let date = self::reference_date(reference_date.as_deref())?;
     let mut result = recognise_sides(state, turn, image, other_side, date, extras).await?;
+    if !result.is_read() {
+        result.note_not_kept(retain_hours);
+        return Ok(result);
+    }
+    keep(state, principal, result, retain_hours).await
+}
+
+/// The MRZ lines a user typed in answer to a scan that could not read a photo (the retry of
+/// an `input_required` answer), with the scan's own settings.
+#[derive(Debug, Clone, Copy)]
+pub struct TypedRetry<'a, S> {
+    /// The lines as typed.
+    pub lines: &'a [S],
+    /// The scan's reference date (`YYYY-MM-DD`), today's when `None`.
+    pub reference_date: Option<&'a str>,
+    /// The scan's hours to keep a `read` result for.
+    pub retain_hours: i64,
+}
+
+/// Finishes a scan from the lines the user typed: parsed as a recogniser's text is, with
+/// the corrections check digits prove (the user copies what the photo shows), marked
+/// `typed`, and kept as [`scan`] keeps a photo's result.
+pub async fn scan_typed<S: AsRef<str>>(
+    state: &AppState,
+    principal: &Principal,
+    typed: TypedRetry<'_, S>,
+) -> Result<DocumentResult, ServiceError> {
+    let retain_hours = self::retain_hours(typed.retain_hours)?;
+    let mut result = parse(typed.lines, typed.reference_date, true)?;
+    result.source = Some("typed");
     if !result.is_read() {
         result.note_not_kept(retain_hours);
         return Ok(result);

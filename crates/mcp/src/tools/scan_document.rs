@@ -93,16 +93,15 @@ pub(super) async fn call(
     let parsed = arguments.only(ARGUMENTS).and_then(|()| {
         let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
         let reference_date = arguments.string("reference_date")?;
-        let date = service::reference_date(reference_date).map_err(|e| e.to_string())?;
         let image = source(arguments, "the image", ["image_base64", "image_url", "image_path"])?
             .ok_or("give the image as exactly one of image_base64, image_url or image_path")?;
         let names = ["other_side_base64", "other_side_url", "other_side_path"];
         let other_side = source(arguments, "the other side", names)?;
         let extras =
             service::Extras { images: arguments.boolean("include_images")?.unwrap_or(false) };
-        Ok((image, other_side, retain_hours, (reference_date, date), extras))
+        Ok((image, other_side, retain_hours, reference_date, extras))
     });
-    let (image, other_side, retain_hours, (reference_date, date), extras) = match parsed {
+    let (image, other_side, retain_hours, reference_date, extras) = match parsed {
         Ok(parsed) => parsed,
         Err(message) => return Ok(failure(message).into()),
     };
@@ -111,7 +110,7 @@ pub(super) async fn call(
         Err(failed) => return Ok(failed.into()),
     };
     let other_side = match other_side {
-        // The other side's URL is fetched here, before its read waits for a slot.
+        // The other side's URL is fetched here, before its read.
         Some(other) => match bytes_of(state, other, None).await {
             Ok(bytes) => Some(bytes),
             Err(failed) => return Ok(failed.into()),
@@ -119,20 +118,27 @@ pub(super) async fn call(
         None => None,
     };
     let turn = crate::principal::turn_of(context);
-    let mut result =
-        match service::recognise_sides(state, &turn, image, other_side, date, extras).await {
-            Ok(result) => result,
-            Err(error) => return Ok(service_failure(&error).into()),
-        };
+    let reference_date = reference_date.map(str::to_owned);
+    let request = service::ScanRequest {
+        image,
+        other_side,
+        retain_hours,
+        reference_date: reference_date.clone(),
+        extras,
+    };
+    // Read, and kept when it is `read` and retain_hours asks for it.
+    let result = match service::scan(state, principal, &turn, request).await {
+        Ok(result) => result,
+        Err(error) => return Ok(service_failure(&error).into()),
+    };
     if !result.is_read() {
-        result.note_not_kept(retain_hours);
         let structured = result.to_value();
         let advice = result::summary(&structured);
         if can_ask_user(context) {
             let nonce: [u8; 16] = rand::random();
             let pending = PendingScan {
                 retain_hours,
-                reference_date: reference_date.map(str::to_owned),
+                reference_date,
                 nonce: hex::encode(nonce),
                 arguments: arguments.digest(),
             };
@@ -147,7 +153,7 @@ pub(super) async fn call(
         );
         return Ok(super::success(advice, structured).into());
     }
-    Ok(finish(state, principal, result, retain_hours).await.into())
+    Ok(carried_out(&result).into())
 }
 
 /// The one image source among `names` (base64, URL, path) the arguments give for `what`,
@@ -288,13 +294,13 @@ async fn resume(
         .filter_map(|key| answer["content"][*key].as_str())
         .filter(|line| !line.trim().is_empty())
         .collect();
-    // Typed in answer to a photo that could not be read: corrected as a recogniser's text
-    // would be, since the user copies what the photo shows.
-    match service::parse(&lines, pending.reference_date.as_deref(), true) {
-        Ok(mut result) => {
-            result.source = Some("typed");
-            Ok(finish(&shared.state, principal, result, pending.retain_hours).await.into())
-        }
+    let typed = service::TypedRetry {
+        lines: &lines,
+        reference_date: pending.reference_date.as_deref(),
+        retain_hours: pending.retain_hours,
+    };
+    match service::scan_typed(&shared.state, principal, typed).await {
+        Ok(result) => Ok(carried_out(&result).into()),
         Err(ServiceError::NotMrz(reason)) => {
             Ok(failure(format!("The typed text is not an MRZ: {reason}.")).into())
         }
@@ -302,17 +308,9 @@ async fn resume(
     }
 }
 
-/// Keeps the result when asked to, and wraps it up with a link to the kept scan.
-async fn finish(
-    state: &AppState,
-    principal: &Principal,
-    result: DocumentResult,
-    retain_hours: i64,
-) -> CallToolResult {
-    let kept = match service::keep(state, principal, result, retain_hours).await {
-        Ok(kept) => kept,
-        Err(error) => return service_failure(&error),
-    };
+/// The answer of a scan that was carried out: the result, with links to the kept scan and
+/// its portrait when it was kept.
+fn carried_out(kept: &DocumentResult) -> CallToolResult {
     let structured = kept.to_value();
     let mut content = super::structured_text(&structured, result::summary(&structured));
     if let Some(id) = structured["scan_id"].as_str() {
