@@ -7,7 +7,7 @@
 #
 # The slow steps are scripts of their own that run alone as well: scripts/check-weights.sh,
 # fuzz.sh, interop.sh, browser-test.sh, load.sh, faults.sh, deploy-check.sh (container.sh),
-# conformance.py, checklist.sh.
+# conformance.py, checklist.sh, endpoint-instructions.sh.
 # Every server a step starts listens on a port the OS picks, and PostgreSQL runs in a fresh
 # folder on a free port, so two runs on one machine (two clones) do not collide.
 #
@@ -18,8 +18,9 @@
 # Python MCP SDKs against the binary, the web page in headless Chromium, a load smoke run and
 # fault injection (kill -9, PostgreSQL restarts), the deployment files (systemd unit, Kubernetes
 # manifests, the container image built and inspected), the official MCP conformance suite, and
-# bounded fuzzing. The classifier's retraining and the fuzz targets' build run in the background
-# at the lowest priority, in the CPU time the steps between leave idle.
+# bounded fuzzing. The classifier's retraining, the fuzz targets' build and the count of the
+# HTTP front's instructions against rmcp's run in the background at the lowest priority, in the
+# CPU time the steps between leave idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

@@ -167,7 +167,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "MRTD_MAX_CONCURRENT_SCANS")]
     max_concurrent_scans: Option<usize>,
     /// Seconds a recognition waits for a free slot (and a body for room in the memory
-    /// budget) before it is refused as busy (503 over REST, a tool error over MCP).
+    /// budget) before it is refused as busy (503 over HTTP, a tool error over stdio).
     #[arg(long, env = "MRTD_SCAN_WAIT_SECS", default_value_t = 10)]
     scan_wait_secs: u64,
     /// Failed authentications a client address may make at once before it is refused

@@ -1,8 +1,11 @@
 //! The one bound on recognitions running at once, shared fairly between callers: every
 //! door (MCP over HTTP or stdio, REST, the web page) reads photos through it.
 //!
-//! A read waits a bounded time for a slot and is then refused ([`crate::ServiceError::Busy`]:
-//! `503` with `Retry-After` over REST, a tool error over MCP), never left hanging.
+//! A read waits a bounded time for a slot and is then refused ([`crate::ServiceError::Busy`]),
+//! never left hanging. Over HTTP the front takes the slot before the handler
+//! ([`crate::AppState::admit`]; refused with `503` and `Retry-After`) and the request's
+//! [`Turn`] carries it to the reads; over stdio a read waits in the service (refused as a
+//! tool error advising a retry).
 
 use std::{
     collections::{HashMap, VecDeque},
