@@ -103,7 +103,7 @@ fn a_key_is_rate_limited_as_one_caller_from_any_address() {
 
 /// A gray PNG of `width` × `height` with nothing on it: large when decoded, a few kilobytes
 /// as a file.
-fn blank_png(width: u32, height: u32) -> Vec<u8> {
+pub(crate) fn blank_png(width: u32, height: u32) -> Vec<u8> {
     let picture = image::GrayImage::from_pixel(width, height, image::Luma([200]));
     let mut bytes = std::io::Cursor::new(Vec::new());
     picture.write_to(&mut bytes, image::ImageFormat::Png).expect("encode a PNG");

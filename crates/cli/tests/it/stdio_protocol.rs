@@ -8,6 +8,7 @@ use std::{
     time::Duration,
 };
 
+use base64::Engine as _;
 use serde_json::{Value, json};
 
 struct Server {
@@ -19,12 +20,18 @@ struct Server {
 
 impl Server {
     fn start(name: &str) -> Server {
+        Server::start_with(name, &[])
+    }
+
+    /// `mrtd serve --stdio ARGS` over a data directory of its own.
+    fn start_with(name: &str, args: &[&str]) -> Server {
         let data_dir =
             std::env::temp_dir().join(format!("mrtd-stdio-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&data_dir);
         let mut child = Command::new(env!("CARGO_BIN_EXE_mrtd"))
             .args(["serve", "--stdio", "--data-dir"])
             .arg(&data_dir)
+            .args(args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -243,4 +250,47 @@ fn stdin_closing_ends_the_process() {
         assert!(std::time::Instant::now() < deadline, "still running 10 s after stdin closed");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn reads_over_stdio_pass_the_one_recognition_gate() {
+    // One slot and no wait for it: of four large photos sent at once, the first read holds
+    // the slot while the others arrive, and they are refused with advice to retry. The pixel
+    // budget holds all four, so only the slot can refuse one.
+    let args = ["--max-concurrent-scans", "1", "--scan-wait-secs", "0"];
+    let mut server =
+        Server::start_with("gate", &[&args[..], &["--max-decoded-megapixels", "400"]].concat());
+    let large =
+        base64::engine::general_purpose::STANDARD.encode(crate::limits::blank_png(6000, 6000));
+    let ids = 11..15;
+    for id in ids.clone() {
+        let call = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "tools/call",
+            "params": {
+                "name": "scan_document",
+                "arguments": { "image_base64": large },
+                "_meta": modern_meta("2026-07-28")
+            }
+        });
+        server.send(&call.to_string());
+    }
+    let (mut read, mut refused) = (0, 0);
+    for _ in ids {
+        let line = server.lines.recv_timeout(Duration::from_secs(60)).expect("an answer");
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        let result = &answer["result"];
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        if text.contains("busy reading other photos") {
+            assert_eq!(result["isError"], true, "{answer}");
+            assert!(text.contains("retry in"), "{answer}");
+            refused += 1;
+        } else {
+            assert_eq!(result["structuredContent"]["status"], "no_mrz", "{answer}");
+            read += 1;
+        }
+    }
+    assert!(read >= 1, "no photo was read");
+    assert!(refused >= 1, "no photo was refused: the gate did not bound stdio");
 }
