@@ -236,8 +236,9 @@ pub(crate) async fn keep(
     Ok(result)
 }
 
-/// A photo to scan, as every door hands it over.
-#[derive(Debug, Clone, Default)]
+/// A photo to scan, as every door hands it over. Not `Debug`: it holds the photo, which no
+/// log may show.
+#[derive(Clone, Default)]
 pub struct ScanRequest {
     /// The photo's bytes.
     pub image: Vec<u8>,
@@ -272,8 +273,9 @@ pub async fn scan(
 }
 
 /// The MRZ lines a user typed in answer to a scan that could not read a photo (the retry of
-/// an `input_required` answer), with the scan's own settings.
-#[derive(Debug, Clone, Copy)]
+/// an `input_required` answer), with the scan's own settings. Not `Debug`: the lines are
+/// document data.
+#[derive(Clone, Copy)]
 pub struct TypedRetry<'a, S> {
     /// The lines as typed.
     pub lines: &'a [S],
