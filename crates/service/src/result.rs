@@ -87,22 +87,22 @@ pub struct OtherDocument {
 
 impl OtherDocument {
     fn of(image: &ImageReading) -> Self {
-        let whole = DocumentResult::new(
-            image.status,
-            image.reading.clone(),
-            image.diagnostics.clone(),
-            None,
-        );
+        let reading = image.reading.as_ref();
         OtherDocument {
-            status: whole.status,
-            // Judged as a photo's reading, as the result's own is.
-            verdict: Verdict::of(image.status, image.reading.as_ref(), false),
-            reading: whole.reading,
-            diagnostics: whole.diagnostics,
+            status: image.status,
+            verdict: Verdict::of(image.status, reading, false),
+            reading: ReadingPart::of(image.reading.clone()),
+            diagnostics: image.diagnostics.clone(),
             region: image.region.map(|region| region.map(|(x, y)| [tenth(x), tenth(y)])),
-            chip_access: whole.chip_access,
+            chip_access: chip_access(image.status, reading),
         }
     }
+}
+
+/// What an NFC reader app needs to open the chip of a document read with `status`: only
+/// for a `read` reading, and as `mrtd_chip::chip_access` decides (not for a visa).
+fn chip_access(status: Status, reading: Option<&Reading>) -> Option<mrtd_chip::ChipAccess> {
+    reading.filter(|_| status == Status::Read).and_then(mrtd_chip::chip_access)
 }
 
 /// The page and the portrait a photo's reading located, drawn upright from the photo.
@@ -184,6 +184,16 @@ pub enum ReadingPart {
     Reading(Box<Reading>),
     /// No MRZ was decoded.
     None(NoReading),
+}
+
+impl ReadingPart {
+    /// The part that stands for `reading`, or for its absence.
+    fn of(reading: Option<Reading>) -> Self {
+        match reading {
+            Some(reading) => ReadingPart::Reading(Box::new(reading)),
+            None => ReadingPart::None(NoReading::default()),
+        }
+    }
 }
 
 /// The reading's fields when there is no reading: nothing read, nothing valid.
@@ -288,19 +298,12 @@ impl DocumentResult {
         diagnostics: Vec<Diagnostic>,
         photo: Option<Photo>,
     ) -> Self {
-        let chip_access = match &reading {
-            Some(reading) if status == Status::Read => mrtd_chip::chip_access(reading),
-            _ => None,
-        };
+        let chip_access = chip_access(status, reading.as_ref());
         let verdict = Verdict::of(status, reading.as_ref(), photo.is_none());
-        let reading = match reading {
-            Some(reading) => ReadingPart::Reading(Box::new(reading)),
-            None => ReadingPart::None(NoReading::default()),
-        };
         DocumentResult {
             status,
             verdict,
-            reading,
+            reading: ReadingPart::of(reading),
             diagnostics,
             photo,
             source: None,
