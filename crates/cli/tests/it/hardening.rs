@@ -525,7 +525,7 @@ fn sockets(pid: u32) -> usize {
 /// An image directory holding one large "photo" (random bytes: only its extension makes it
 /// one) of `mib` MiB.
 fn large_image_dir(mib: usize) -> tempfile::TempDir {
-    use rand::RngCore as _;
+    use rand::Rng as _;
     let images = tempfile::tempdir().unwrap();
     let mut bytes = vec![0u8; mib << 20];
     rand::rng().fill_bytes(&mut bytes);
