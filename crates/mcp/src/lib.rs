@@ -16,7 +16,6 @@
 //! the service's types, the scope it needs and whether it runs a recognition
 //! ([`tool_access`]), and returns `structuredContent` plus a short summary.
 
-mod input;
 pub mod metrics;
 mod principal;
 mod prompts;

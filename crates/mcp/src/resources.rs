@@ -11,34 +11,11 @@ use rmcp::{
 };
 use serde_json::json;
 
-use mrtd_service::{AppState, Principal, ServiceError};
+use mrtd_service::{AppState, Principal, ServiceError, image_path_of, image_uri};
 
 const SCAN_PREFIX: &str = "mrtd://scans/";
 /// The URI suffix of the portrait kept with a scan, after its id.
 const PORTRAIT_SUFFIX: &str = "/portrait";
-/// The URI prefix of the image directory's files.
-pub(crate) const IMAGE_PREFIX: &str = "mrtd://images/";
-
-/// Characters escaped in an image's path within its URI: all but unreserved ones and `/`.
-const PATH_ESCAPES: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~')
-    .remove(b'/');
-
-/// The URI of an image directory file.
-fn image_uri(path: &str) -> String {
-    format!("{IMAGE_PREFIX}{}", percent_encoding::utf8_percent_encode(path, PATH_ESCAPES))
-}
-
-/// The image directory path a `mrtd://images/...` URI names, decoded; `None` for any other
-/// text or a path that does not decode to UTF-8.
-pub(crate) fn image_path_of(uri: &str) -> Option<String> {
-    let encoded = uri.strip_prefix(IMAGE_PREFIX)?;
-    percent_encoding::percent_decode_str(encoded).decode_utf8().ok().map(|p| p.into_owned())
-}
-
 /// What reading each family of resources needs: a URI prefix (compared without case) and
 /// the access; the docs need nothing.
 pub fn resource_access() -> Vec<(&'static str, mrtd_service::Access)> {

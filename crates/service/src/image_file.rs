@@ -13,6 +13,29 @@ use std::{io::Read, path::PathBuf, sync::Arc};
 
 use cap_std::{ambient_authority, fs::Dir};
 
+/// The URI prefix of the image directory's files.
+pub const IMAGE_PREFIX: &str = "mrtd://images/";
+
+/// Characters escaped in an image's path within its URI: all but unreserved ones and `/`.
+const PATH_ESCAPES: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// The URI of an image directory file.
+pub fn image_uri(path: &str) -> String {
+    format!("{IMAGE_PREFIX}{}", percent_encoding::utf8_percent_encode(path, PATH_ESCAPES))
+}
+
+/// The image directory path a `mrtd://images/...` URI names, decoded; `None` for any other
+/// text or a path that does not decode to UTF-8.
+pub fn image_path_of(uri: &str) -> Option<String> {
+    let encoded = uri.strip_prefix(IMAGE_PREFIX)?;
+    percent_encoding::percent_decode_str(encoded).decode_utf8().ok().map(|p| p.into_owned())
+}
+
 /// Why a file could not be read. The text is safe to show to a caller: it never says
 /// whether a name outside the directory exists.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -32,7 +32,10 @@ pub use access::Access;
 pub use budget::{AnswerBudget, ResponseHold};
 pub use dates::today;
 pub use gate::Turn;
-pub use image_file::{IMAGE_EXTENSIONS, ImageDir, ImageFileError, ListedImage, media_type};
+pub use image_file::{
+    IMAGE_EXTENSIONS, IMAGE_PREFIX, ImageDir, ImageFileError, ListedImage, image_path_of,
+    image_uri, media_type,
+};
 pub use image_url::{FetchedImage, ImageFetch};
 pub use ops::ServiceError;
 pub use principal::Principal;

@@ -61,6 +61,13 @@ pub enum ServiceError {
     Unavailable,
 }
 
+impl From<crate::ImageFileError> for ServiceError {
+    /// An `image_path` that cannot be read is the caller's to mend; the text is safe to show.
+    fn from(error: crate::ImageFileError) -> Self {
+        ServiceError::InvalidInput(error.to_string())
+    }
+}
+
 impl ServiceError {
     /// Maps a store failure, logging the backend detail and keeping it from the caller.
     pub fn from_store(error: mrtd_store::StoreError) -> Self {

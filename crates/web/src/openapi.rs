@@ -117,7 +117,16 @@ fn info() -> Value {
 }
 
 /// `POST /v1/scans`: read a photo, given as the body, a multipart form or JSON.
-fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
+fn scan_operation(scan_arguments: &Value) -> Value {
+    let retain_hours = argument(scan_arguments, "retain_hours");
+    let reference_date = argument(scan_arguments, "reference_date");
+    // The JSON body is `scan_document`'s arguments, with its one source said as a schema.
+    let mut scan_json = scan_arguments.clone();
+    scan_json["oneOf"] = json!([
+        { "required": ["image_base64"] },
+        { "required": ["image_url"] },
+        { "required": ["image_path"] }
+    ]);
     json!({
         "operationId": "scan_document",
         "summary": "Read a photo of a travel document",
@@ -150,22 +159,7 @@ fn scan_operation(retain_hours: &Value, reference_date: &Value) -> Value {
                         "other_side": { "contentType": "image/*, application/pdf, application/octet-stream" }
                     }
                 },
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {
-                            "image_base64": { "type": "string", "contentEncoding": "base64", "description": "The photo encoded as base64 (a data: URL also works)." },
-                            "image_url": { "type": "string", "format": "uri", "description": "An https URL of the photo; the server fetches it (public addresses only, 3 redirects, 10 s, the body limit)." },
-                            "other_side_base64": { "type": "string", "contentEncoding": "base64", "description": "The document's other side (a card's front or back, either order), as base64, read together with the photo: the result is of the side with the MRZ, other_side names the other." },
-                            "other_side_url": { "type": "string", "format": "uri", "description": "The document's other side as an https URL, fetched as image_url is." },
-                            "include_images": { "type": "boolean", "default": false, "description": "Also answer the page, straightened, and the portrait as JPEG images (images in the result, 8 pixels per page millimetre); with retain_hours above 0 the portrait is kept with the scan (GET /v1/scans/{id}/portrait), the page never." },
-                            "retain_hours": retain_hours,
-                            "reference_date": reference_date
-                        },
-                        "oneOf": [{ "required": ["image_base64"] }, { "required": ["image_url"] }],
-                        "additionalProperties": false
-                    }
-                }
+                "application/json": { "schema": scan_json }
             }
         },
         "responses": guarded(object(json!({
@@ -386,7 +380,6 @@ fn components(result: &Value) -> Value {
 /// The OpenAPI 3.1 document of the REST API.
 pub fn document() -> Value {
     let scan_arguments = schema::input::<ScanArguments>();
-    let retain_hours = argument(&scan_arguments, "retain_hours");
     let reference_date = argument(&scan_arguments, "reference_date");
     let mut schemas = Map::new();
     let result = document_result(&mut schemas);
@@ -397,7 +390,7 @@ pub fn document() -> Value {
         "security": [{ "apiKey": [] }, { "bearer": [] }, {}],
         "paths": {
             "/v1/scans": {
-                "post": scan_operation(&retain_hours, &reference_date),
+                "post": scan_operation(&scan_arguments),
                 "get": list_scans_operation()
             },
             "/v1/scans/{id}": kept_scan_path(),

@@ -8,7 +8,12 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use http::{HeaderValue, Request, StatusCode, header, request::Parts};
-use mrtd_service::{AppState, Principal, Turn, check::CheckRequest, chip, ops as service};
+use mrtd_service::{
+    AppState, Principal, ServiceError, Turn,
+    arguments::{self, ScanArguments},
+    check::CheckRequest,
+    chip, ops as service,
+};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 use crate::error::ApiError;
@@ -57,21 +62,6 @@ fn private_json(status: StatusCode, body: impl Serialize) -> Response {
     let mut response = (status, Json(body)).into_response();
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
-}
-
-/// The JSON body of `POST /v1/scans`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ScanJson {
-    image_base64: Option<String>,
-    image_url: Option<String>,
-    other_side_base64: Option<String>,
-    other_side_url: Option<String>,
-    #[serde(default)]
-    include_images: bool,
-    #[serde(default)]
-    retain_hours: i64,
-    reference_date: Option<String>,
 }
 
 /// What `POST /v1/scans` was asked to do, whatever the body's media type.
@@ -124,63 +114,33 @@ fn is_json(media_type: &str) -> bool {
     media_type == "application/json" || media_type.ends_with("+json")
 }
 
+/// A JSON body: the arguments `scan_document` takes ([`ScanArguments`]), the photo's
+/// source decoded, fetched or read from the image directory.
 async fn from_json(state: &AppState, request: Request<Body>) -> Result<ScanInput, ApiError> {
     // An image_url the composition fetched before the request took a recognition slot.
     let fetched = request.extensions().get::<mrtd_service::FetchedImage>().cloned();
     let bytes = Bytes::from_request(request, &()).await?;
-    // A photo's JSON runs to megabytes: it is parsed and decoded off the async workers.
-    let parsed = tokio::task::spawn_blocking(move || {
-        let body: ScanJson = serde_json::from_slice(&bytes).map_err(|error| {
-            ApiError::bad_request(format!("The JSON body is not valid: {error}"))
-        })?;
-        let (image, url) = match (body.image_base64, body.image_url) {
-            (Some(encoded), None) => (service::decode_base64(&encoded)?, None),
-            (None, Some(url)) => (Vec::new(), Some(url)),
-            (Some(_), Some(_)) => {
-                return Err(ApiError::bad_request("Give image_base64 or image_url, not both."));
-            }
-            (None, None) => {
-                return Err(ApiError::bad_request("Give the photo as image_base64 or image_url."));
-            }
-        };
-        let other_side = match (body.other_side_base64, body.other_side_url) {
-            (Some(encoded), None) => Some(Side::Bytes(service::decode_base64(&encoded)?)),
-            (None, Some(url)) => Some(Side::Url(url)),
-            (Some(_), Some(_)) => {
-                return Err(ApiError::bad_request(
-                    "Give other_side_base64 or other_side_url, not both.",
-                ));
-            }
-            (None, None) => None,
-        };
-        let input = ScanInput {
-            image,
-            other_side: None,
-            extras: service::Extras { images: body.include_images },
-            retain_hours: body.retain_hours,
-            reference_date: body.reference_date,
-        };
-        Ok((input, url, other_side))
+    // A photo's JSON runs to megabytes: it is parsed off the async workers.
+    let sources = tokio::task::spawn_blocking(move || {
+        arguments::from_slice::<ScanArguments>(&bytes).and_then(ScanArguments::into_sources)
     })
     .await
-    .unwrap_or_else(|_| Err(ApiError::bad_request("The JSON body could not be read.")))?;
-    let (mut input, url, other_side) = parsed;
-    if let Some(url) = url {
-        input.image = service::image_from_url(state, &url, fetched.as_ref()).await?;
-    }
-    input.other_side = match other_side {
-        Some(Side::Bytes(bytes)) => Some(bytes),
-        // The other side's URL is fetched here, inside the recognition slot.
-        Some(Side::Url(url)) => Some(service::fetch_image(state, &url).await?),
+    .unwrap_or_else(|_| {
+        Err(ServiceError::InvalidInput("The JSON body could not be read.".to_owned()))
+    })?;
+    let image = sources.image.bytes(state, fetched.as_ref()).await?;
+    // The other side's URL is fetched here, inside the recognition slot.
+    let other_side = match sources.other_side {
+        Some(other) => Some(other.bytes(state, None).await?),
         None => None,
     };
-    Ok(input)
-}
-
-/// The other side of a document as the JSON body gives it.
-enum Side {
-    Bytes(Vec<u8>),
-    Url(String),
+    Ok(ScanInput {
+        image,
+        other_side,
+        extras: sources.extras,
+        retain_hours: sources.retain_hours,
+        reference_date: sources.reference_date,
+    })
 }
 
 async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
@@ -416,8 +376,7 @@ async fn json_body<T: DeserializeOwned>(request: Request<Body>, hint: &str) -> R
         return Err(ApiError::unsupported_media_type(hint));
     }
     let bytes = Bytes::from_request(request, &()).await?;
-    serde_json::from_slice(&bytes)
-        .map_err(|error| ApiError::bad_request(format!("The JSON body is not valid: {error}")))
+    Ok(arguments::from_slice(&bytes)?)
 }
 
 /// Any other path under `/v1`.

@@ -3,9 +3,12 @@
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
-use super::{failure, service_failure, success};
-use crate::input::Arguments;
-use mrtd_service::{AppState, Principal, kept::Deleted, ops as service, schema};
+use super::{service_failure, success};
+use mrtd_service::{
+    AppState, Principal,
+    kept::{Deleted, ScanIdRequest},
+    ops as service, schema,
+};
 
 pub(super) fn output_schema() -> Value {
     schema::output::<Deleted>()
@@ -14,13 +17,11 @@ pub(super) fn output_schema() -> Value {
 pub(super) async fn call(
     state: &AppState,
     principal: &Principal,
-    arguments: &Arguments<'_>,
+    arguments: ScanIdRequest,
 ) -> CallToolResult {
-    match arguments.only_scan_id() {
-        Ok(scan_id) => match service::delete(state, principal, scan_id).await {
-            Ok(deleted) => success(format!("Deleted scan {scan_id}."), super::structured(&deleted)),
-            Err(error) => service_failure(&error),
-        },
-        Err(message) => failure(message),
+    let scan_id = arguments.scan_id;
+    match service::delete(state, principal, &scan_id).await {
+        Ok(deleted) => success(format!("Deleted scan {scan_id}."), super::structured(&deleted)),
+        Err(error) => service_failure(&error),
     }
 }

@@ -3,16 +3,12 @@
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
-use super::{failure, service_failure, success};
-use crate::input::Arguments;
+use super::{service_failure, success};
 use mrtd_service::{
     AppState, Principal,
     kept::{ListRequest, ScanList},
     ops as service, schema,
 };
-
-/// The arguments the tool takes: its input schema's properties.
-pub(super) const ARGUMENTS: &[&str] = &["cursor", "limit"];
 
 pub(super) fn input_schema() -> Value {
     schema::input::<ListRequest>()
@@ -25,17 +21,9 @@ pub(super) fn output_schema() -> Value {
 pub(super) async fn call(
     state: &AppState,
     principal: &Principal,
-    arguments: &Arguments<'_>,
+    arguments: ListRequest,
 ) -> CallToolResult {
-    let parsed = arguments
-        .only(ARGUMENTS)
-        .and_then(|()| Ok((arguments.string("cursor")?, arguments.integer("limit", 1, 100)?)));
-    let (cursor, limit) = match parsed {
-        Ok(parsed) => parsed,
-        Err(message) => return failure(message),
-    };
-    let limit = limit.and_then(|n| u32::try_from(n).ok());
-    match service::list(state, principal, cursor, limit).await {
+    match service::list(state, principal, arguments.cursor.as_deref(), arguments.limit).await {
         Ok(page) => {
             let summary = format!(
                 "{} kept scan(s) on this page{}.",

@@ -20,13 +20,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{failure, service_failure};
-use crate::{
-    Shared,
-    input::{Arguments, arguments_digest},
-};
+use crate::Shared;
 use mrtd_service::{
-    AppState, ImageFileError, Principal, ServiceError,
-    ops::{self as service, MAX_RETAIN_HOURS},
+    Principal, ServiceError,
+    arguments::ScanArguments,
+    ops as service,
     result::{self, DocumentResult},
 };
 
@@ -35,28 +33,8 @@ const MRZ_TEXT: &str = "mrz_text";
 /// How long a user has to answer before the request state expires.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 
-/// The arguments the tool takes: its input schema's properties.
-pub(super) const ARGUMENTS: &[&str] = &[
-    "image_base64",
-    "image_url",
-    "image_path",
-    "other_side_base64",
-    "other_side_url",
-    "other_side_path",
-    "include_images",
-    "retain_hours",
-    "reference_date",
-];
-
 pub(super) fn input_schema() -> Value {
-    mrtd_service::schema::input::<mrtd_service::arguments::ScanArguments>()
-}
-
-/// Where the image comes from.
-enum Image<'a> {
-    Encoded(&'a str),
-    File(&'a str),
-    Url(&'a str),
+    mrtd_service::schema::input::<ScanArguments>()
 }
 
 /// The `image_url` the HTTP front fetched before this call took its recognition slot.
@@ -82,49 +60,38 @@ struct PendingScan {
 pub(super) async fn call(
     shared: &Shared,
     principal: &Principal,
-    arguments: &Arguments<'_>,
+    arguments: ScanArguments,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
+    let digest = digest(&arguments);
     if let Some(sealed) = request.request_state.as_deref() {
-        return resume(shared, principal, sealed, request).await;
+        return resume(shared, principal, sealed, &digest, request).await;
     }
     let state = &shared.state;
-    let parsed = arguments.only(ARGUMENTS).and_then(|()| {
-        let retain_hours = arguments.integer("retain_hours", 0, MAX_RETAIN_HOURS)?.unwrap_or(0);
-        let reference_date = arguments.string("reference_date")?;
-        let image = source(arguments, "the image", ["image_base64", "image_url", "image_path"])?
-            .ok_or("give the image as exactly one of image_base64, image_url or image_path")?;
-        let names = ["other_side_base64", "other_side_url", "other_side_path"];
-        let other_side = source(arguments, "the other side", names)?;
-        let extras =
-            service::Extras { images: arguments.boolean("include_images")?.unwrap_or(false) };
-        Ok((image, other_side, retain_hours, reference_date, extras))
-    });
-    let (image, other_side, retain_hours, reference_date, extras) = match parsed {
-        Ok(parsed) => parsed,
-        Err(message) => return Ok(failure(message).into()),
+    let sources = match arguments.into_sources() {
+        Ok(sources) => sources,
+        Err(error) => return Ok(service_failure(&error).into()),
     };
-    let image = match bytes_of(state, image, fetched(context)).await {
+    let image = match sources.image.bytes(state, fetched(context)).await {
         Ok(bytes) => bytes,
-        Err(failed) => return Ok(failed.into()),
+        Err(error) => return Ok(service_failure(&error).into()),
     };
-    let other_side = match other_side {
+    let other_side = match sources.other_side {
         // The other side's URL is fetched here, before its read.
-        Some(other) => match bytes_of(state, other, None).await {
+        Some(other) => match other.bytes(state, None).await {
             Ok(bytes) => Some(bytes),
-            Err(failed) => return Ok(failed.into()),
+            Err(error) => return Ok(service_failure(&error).into()),
         },
         None => None,
     };
     let turn = crate::principal::turn_of(context);
-    let reference_date = reference_date.map(str::to_owned);
     let request = service::ScanRequest {
         image,
         other_side,
-        retain_hours,
-        reference_date: reference_date.clone(),
-        extras,
+        retain_hours: sources.retain_hours,
+        reference_date: sources.reference_date.clone(),
+        extras: sources.extras,
     };
     // Read, and kept when it is `read` and retain_hours asks for it.
     let result = match service::scan(state, principal, &turn, request).await {
@@ -137,10 +104,10 @@ pub(super) async fn call(
         if can_ask_user(context) {
             let nonce: [u8; 16] = rand::random();
             let pending = PendingScan {
-                retain_hours,
-                reference_date,
+                retain_hours: sources.retain_hours,
+                reference_date: sources.reference_date,
                 nonce: hex::encode(nonce),
-                arguments: arguments.digest(),
+                arguments: digest,
             };
             return Ok(ask_for_text(shared, principal, &pending, &advice).into());
         }
@@ -156,49 +123,28 @@ pub(super) async fn call(
     Ok(carried_out(&result).into())
 }
 
-/// The one image source among `names` (base64, URL, path) the arguments give for `what`,
-/// if any.
-fn source<'a>(
-    arguments: &Arguments<'a>,
-    what: &str,
-    names: [&str; 3],
-) -> Result<Option<Image<'a>>, String> {
-    let [encoded, url, path] = names;
-    let given = [
-        arguments.string(encoded)?.map(Image::Encoded),
-        arguments.string(url)?.map(Image::Url),
-        arguments.string(path)?.map(Image::File),
-    ];
-    let mut given = given.into_iter().flatten();
-    let image = given.next();
-    if given.next().is_some() {
-        return Err(format!("give {what} as exactly one of {encoded}, {url} or {path}"));
-    }
-    Ok(image)
-}
+/// SHA-256 (hex) of the arguments as their type serialises them (fields in a fixed order, an
+/// absent argument as `null`): what a `requestState` is bound to, so that it resumes only
+/// the call it was issued for, however the retry orders or spaces its arguments.
+fn digest(arguments: &ScanArguments) -> String {
+    use sha2::{Digest, Sha256};
 
-/// The bytes of an image source, or the tool result that says why there are none.
-async fn bytes_of(
-    state: &AppState,
-    image: Image<'_>,
-    fetched: Option<&mrtd_service::FetchedImage>,
-) -> Result<Vec<u8>, CallToolResult> {
-    match image {
-        Image::Encoded(encoded) => service::decode_base64_owned(encoded.to_owned())
-            .await
-            .map_err(|error| service_failure(&error)),
-        Image::File(path) => match state.image_dir() {
-            // A path, or the `mrtd://images/...` URI resources/list gives for it.
-            Some(dir) => dir
-                .read(&crate::resources::image_path_of(path).unwrap_or_else(|| path.to_owned()))
-                .await
-                .map_err(|error| failure(error.to_string())),
-            None => Err(failure(ImageFileError::Disabled.to_string())),
-        },
-        Image::Url(url) => service::image_from_url(state, url, fetched)
-            .await
-            .map_err(|error| service_failure(&error)),
+    /// Hashes what is written to it: the arguments, photo included, are never copied.
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.update(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
     }
+
+    let mut hashing = Hashing(Sha256::new());
+    // Strings, booleans and numbers only: serialising them cannot fail.
+    let _ = serde_json::to_writer(&mut hashing, arguments);
+    hex::encode(hashing.0.finalize())
 }
 
 /// Whether this request may be answered with `input_required` elicitation.
@@ -245,6 +191,7 @@ async fn resume(
     shared: &Shared,
     principal: &Principal,
     sealed: &str,
+    digest: &str,
     request: &CallToolRequestParams,
 ) -> Result<CallToolResponse, ErrorData> {
     let pending: PendingScan =
@@ -254,7 +201,7 @@ async fn resume(
                 None,
             )
         })?;
-    if pending.arguments != arguments_digest(request.arguments.as_ref()) {
+    if pending.arguments != digest {
         return Err(ErrorData::invalid_params(
             "requestState belongs to a scan_document call with other arguments; retry with \
              the arguments of the call that returned it",
@@ -330,4 +277,25 @@ fn carried_out(kept: &DocumentResult) -> CallToolResult {
     let mut result = CallToolResult::success(content);
     result.structured_content = Some(structured);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arguments(json: &str) -> ScanArguments {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn the_digest_ignores_order_and_spacing_but_not_values() {
+        let a = arguments(r#"{"image_base64": "AA==", "retain_hours": 2}"#);
+        let b = arguments(r#"{ "retain_hours":2,"image_base64":"AA==" }"#);
+        let c = arguments(r#"{"image_base64": "AA==", "retain_hours": 3}"#);
+        let d = arguments(r#"{"image_base64": "AB==", "retain_hours": 2}"#);
+        assert_eq!(digest(&a), digest(&b));
+        assert_ne!(digest(&a), digest(&c));
+        assert_ne!(digest(&a), digest(&d));
+        assert_eq!(digest(&a).len(), 64);
+    }
 }

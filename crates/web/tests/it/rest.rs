@@ -335,6 +335,35 @@ async fn a_body_over_the_limit_is_413() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_json_scan_takes_scan_documents_arguments() {
+    let server = support::start().await;
+    let api = OpenApi::fetch(server.addr).await;
+    let addr = server.addr;
+    // A photo in the server's image directory, by its path or its resource URI, as the
+    // MCP tool takes it.
+    for path in [PHOTO.to_owned(), format!("mrtd://images/{PHOTO}")] {
+        let read = post_json(addr, "/v1/scans", &json!({ "image_path": path })).await;
+        api.check("POST", "/v1/scans", &read);
+        assert_eq!(read.status, 200, "{}", read.text());
+        assert_eq!(read.json()["lines"], json!(manifest_mrz(PHOTO)), "{path}");
+    }
+    // Arguments that do not fit are named in plain words.
+    let message = |reply: &Reply| reply.json()["error"]["message"].as_str().unwrap().to_owned();
+    let cases = [
+        (json!({ "image": "x" }), "unknown argument 'image'; the known ones are image_base64"),
+        (json!({ "image_path": 7 }), "'image_path' must be a string, not 7"),
+        (json!({ "image_path": PHOTO, "image_base64": "AA==" }), "exactly one of image_base64"),
+        (json!({ "image_path": "../Cargo.toml" }), "inside the server's image directory"),
+    ];
+    for (body, expected) in cases {
+        let refused = post_json(addr, "/v1/scans", &body).await;
+        api.check("POST", "/v1/scans", &refused);
+        assert_error(&refused, 400, "invalid_request");
+        assert!(message(&refused).contains(expected), "{body}: {}", message(&refused));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_photo_without_an_mrz_is_a_result_and_is_not_kept() {
     let server = support::start().await;
     let api = OpenApi::fetch(server.addr).await;

@@ -169,13 +169,13 @@ pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             "image_base64 is a number",
             tool("scan_document", json!({ "image_base64": 12 })),
             200,
-            Tool("'image_base64' must be a string"),
+            Tool("'image_base64' must be a string, not 12"),
         ),
         case(
             "retain_hours is text",
             tool("scan_document", json!({ "image_base64": "AA==", "retain_hours": "five" })),
             200,
-            Tool("'retain_hours' must be a number"),
+            Tool("'retain_hours' must be a whole number, not a string"),
         ),
         case(
             "retain_hours negative",
@@ -187,7 +187,7 @@ pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             "retain_hours 1e300",
             tool("scan_document", json!({ "image_base64": "AA==", "retain_hours": 1e300 })),
             200,
-            Tool("whole number from 0 to 8760"),
+            Tool("'retain_hours' must be a whole number, not 1e+300"),
         ),
         case(
             "reference_date nonsense",
@@ -199,7 +199,7 @@ pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             "unknown argument",
             tool("scan_document", json!({ "image_uri": "https://example.com/a.jpg" })),
             200,
-            Tool("unknown argument 'image_uri'"),
+            Tool("unknown argument 'image_uri'; the known ones are image_base64, image_url"),
         ),
         case(
             "image_url to the cloud metadata address",
@@ -224,13 +224,13 @@ pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             "lines is a string",
             tool("parse_mrz", json!({ "lines": "P<UTO" })),
             200,
-            Tool("'lines' must be a list of strings"),
+            Tool("'lines' must be a list, not a string"),
         ),
         case(
             "lines holds numbers",
             tool("parse_mrz", json!({ "lines": [1, 2] })),
             200,
-            Tool("every item of 'lines' must be a string"),
+            Tool("'lines[0]' must be a string, not 1"),
         ),
         case(
             "huge MRZ line",
@@ -380,7 +380,7 @@ pub(crate) fn catalogue(expired: &str, foreign: &str) -> Vec<Case> {
             "scan id is a number",
             tool("get_scan", json!({ "scan_id": 42 })),
             200,
-            Tool("'scan_id' must be a string"),
+            Tool("'scan_id' must be a string, not 42"),
         ),
         case(
             "expired scan id",

@@ -87,7 +87,10 @@ async fn serve(
             .expect("opening the SQLite store"),
     };
     let engine = Arc::new(mrtd_engine::EngineBuilder::new().build());
-    let config = ServiceConfig { max_concurrent_reads: 2, ..ServiceConfig::new() };
+    // The repository's specimens are the image directory, for `image_path`.
+    let images = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/images");
+    let config =
+        ServiceConfig { max_concurrent_reads: 2, image_dir: Some(images), ..ServiceConfig::new() };
     let state = AppState::new(engine, store, &config).expect("state");
     let http = HttpConfig { max_body_bytes, ..HttpConfig::default() };
     let server =
