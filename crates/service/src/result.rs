@@ -65,8 +65,9 @@ pub struct DocumentResult {
 }
 
 /// Another document in the same photo, read as the result's own: its status, verdict,
-/// reading (format, lines, fields, check digits, corrections, warnings), advice and place.
-/// Its page outline and portrait are not looked for: scan a photo of it alone for those.
+/// reading (format, lines, fields, check digits, corrections, warnings), advice, place,
+/// page outline and portrait zone. Its page and portrait are not drawn as images
+/// (`include_images`): scan a photo of it alone for those.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct OtherDocument {
     /// `read` or `partial`.
@@ -80,6 +81,13 @@ pub struct OtherDocument {
     pub diagnostics: Vec<Diagnostic>,
     /// Its zone's corners in image pixels, to a tenth.
     pub region: Option<[[f64; 2]; 4]>,
+    /// Its page in the photo, as the result's own `document`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentPart>,
+    /// Where its holder's portrait is printed, as the result's own `portrait` (never with
+    /// a kept image).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub portrait: Option<PortraitPart>,
     /// What an NFC reader app needs to open its chip, as for the result's own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chip_access: Option<mrtd_chip::ChipAccess>,
@@ -94,6 +102,8 @@ impl OtherDocument {
             reading: ReadingPart::of(image.reading.clone()),
             diagnostics: image.diagnostics.clone(),
             region: image.region.map(|region| region.map(|(x, y)| [tenth(x), tenth(y)])),
+            document: image.document.as_ref().map(DocumentPart::of),
+            portrait: image.portrait.as_ref().map(PortraitPart::of),
             chip_access: chip_access(image.status, reading),
         }
     }
@@ -256,6 +266,16 @@ pub struct DocumentPart {
     pub edges_found: usize,
 }
 
+impl DocumentPart {
+    fn of(document: &mrtd_engine::DocumentOutline) -> Self {
+        DocumentPart {
+            corners: document.corners.map(|(x, y)| [tenth(x), tenth(y)]),
+            complete: document.complete,
+            edges_found: document.edges_found,
+        }
+    }
+}
+
 /// Where the holder's portrait is printed in the photo.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PortraitPart {
@@ -273,6 +293,16 @@ pub struct PortraitPart {
     /// image, and only in the portrait part the image is of.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+}
+
+impl PortraitPart {
+    fn of(portrait: &mrtd_engine::PortraitZone) -> Self {
+        PortraitPart {
+            bbox: portrait.bbox.map(tenth),
+            face_found: portrait.face_found,
+            image: None,
+        }
+    }
 }
 
 /// An image's size after EXIF orientation, and its container format.
@@ -358,16 +388,8 @@ impl DocumentResult {
         let photo = Photo {
             rotation_degrees: tenth(image.rotation_degrees),
             region: image.region.map(|region| region.map(|(x, y)| [tenth(x), tenth(y)])),
-            document: image.document.map(|document| DocumentPart {
-                corners: document.corners.map(|(x, y)| [tenth(x), tenth(y)]),
-                complete: document.complete,
-                edges_found: document.edges_found,
-            }),
-            portrait: image.portrait.map(|portrait| PortraitPart {
-                bbox: portrait.bbox.map(tenth),
-                face_found: portrait.face_found,
-                image: None,
-            }),
+            document: image.document.as_ref().map(DocumentPart::of),
+            portrait: image.portrait.as_ref().map(PortraitPart::of),
             image: ImageInfo {
                 width: image.image_width,
                 height: image.image_height,

@@ -11,8 +11,6 @@ use crate::{
 use std::{
     net::{SocketAddr, TcpStream},
     process::Stdio,
-    sync::{Arc, Mutex},
-    time::Duration,
 };
 
 use serde_json::json;
@@ -187,8 +185,6 @@ fn list_status(addr: SocketAddr, headers: &[(&str, String)]) -> u16 {
 fn behind_a_trusted_proxy_failures_count_per_reported_client_and_valid_keys_are_served() {
     let data_dir = tempfile::tempdir().unwrap();
     let key = create_key(data_dir.path(), "ci");
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let sink = log.clone();
     let mut command = support::serve_command(data_dir.path());
     command.env("RUST_LOG", "warn,mrtd::access=info");
     let mut child = command
@@ -199,10 +195,8 @@ fn behind_a_trusted_proxy_failures_count_per_reported_client_and_valid_keys_are_
         .stderr(Stdio::piped())
         .spawn()
         .expect("mrtd serve starts");
-    let addr = support::announced_address(child.stderr.take().unwrap(), move |line| {
-        sink.lock().unwrap().push(line);
-    });
-    let _server = ServerProcess::adopt(child, data_dir, addr);
+    let (addr, log) = support::Log::of(child.stderr.take().unwrap());
+    let server = ServerProcess::adopt(child, data_dir, addr);
     let from = |client: &str| ("X-Forwarded-For", format!("192.0.2.200, {client}"));
     let bad = |n: usize| ("Authorization", format!("Bearer mrtd_not-a-key-{n}"));
     let good = ("Authorization", format!("Bearer {key}"));
@@ -222,8 +216,7 @@ fn behind_a_trusted_proxy_failures_count_per_reported_client_and_valid_keys_are_
     // Another client's bad key is its own first failure, not the throttled one's.
     assert_eq!(list_status(addr, &[from("203.0.113.8"), bad(99)]), 401);
     // The access log names the client the proxy reported, never the claim left of it.
-    std::thread::sleep(Duration::from_millis(200));
-    let log = log.lock().unwrap().join("\n");
+    let log = log.after_exit(server);
     assert!(log.contains("client=203.0.113.7"), "{log}");
     assert!(!log.contains("192.0.2.200"), "{log}");
 }

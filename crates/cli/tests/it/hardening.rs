@@ -9,7 +9,7 @@ use std::{
     io::{Read, Write},
     net::{SocketAddr, TcpStream},
     process::Stdio,
-    sync::{Arc, Mutex},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -51,6 +51,26 @@ fn closed_within(mut stream: TcpStream, limit: Duration) -> (Vec<u8>, Duration) 
         }
     }
     (received, started.elapsed())
+}
+
+/// Waits until `count` requests besides the asking one are in the server (its own gauge of
+/// requests in flight): a barrier, not a guess at how long they take to arrive.
+fn await_in_flight(addr: SocketAddr, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let metrics = transport::request(addr, "GET", "/metrics", &[], "").body;
+        let in_flight = metrics
+            .lines()
+            .find_map(|line| line.strip_prefix("mrtd_http_requests_in_flight "))
+            .and_then(|value| value.trim().parse::<f64>().ok())
+            .unwrap_or(0.0);
+        // The scrape is itself in flight while it is answered.
+        if in_flight >= (count + 1) as f64 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{count} requests never reached the server");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 fn status_of(response: &[u8]) -> u16 {
@@ -144,7 +164,7 @@ fn stalled_uploads_hold_no_recognition_slot() {
     let server = ServerProcess::http(&["--max-concurrent-scans", "1", "--rate-limit", "0"]);
     let addr = server.addr.unwrap();
     let stalled: Vec<TcpStream> = (0..4).map(|_| stalled_upload(addr, 1_000_000, 1)).collect();
-    std::thread::sleep(Duration::from_millis(300));
+    await_in_flight(addr, 4);
     let body = json!({ "image_base64": support::image_base64(PASSPORT) }).to_string();
     let started = Instant::now();
     let reply = transport::request(
@@ -206,7 +226,7 @@ fn bodies_held_at_once_are_bounded() {
     // It waits for room a second, then its body is read and thrown away (so that the
     // client, still sending, reads the answer rather than a reset): 503 with Retry-After.
     let first = stalled_upload(addr, 30 * 1024 * 1024, 10);
-    std::thread::sleep(Duration::from_millis(300));
+    await_in_flight(addr, 1);
     let mut second = stalled_upload(addr, 30 * 1024 * 1024, 0);
     let started = Instant::now();
     let sender = {
@@ -345,7 +365,7 @@ pub(crate) fn keys(data_dir: &std::path::Path, args: &[&str]) -> std::process::O
 }
 
 /// Starts `mrtd serve EXTRA` with `RUST_LOG=trace`, collecting its stderr.
-fn traced_server(extra: &[&str]) -> (ServerProcess, Arc<Mutex<Vec<String>>>) {
+fn traced_server(extra: &[&str]) -> (ServerProcess, support::Log) {
     let data_dir = tempfile::tempdir().unwrap();
     let mut child = support::serve_command(data_dir.path())
         .env("RUST_LOG", "trace")
@@ -356,12 +376,8 @@ fn traced_server(extra: &[&str]) -> (ServerProcess, Arc<Mutex<Vec<String>>>) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("mrtd serve starts");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let sink = lines.clone();
-    let addr = support::announced_address(child.stderr.take().unwrap(), move |line| {
-        sink.lock().unwrap().push(line);
-    });
-    (ServerProcess::adopt(child, data_dir, addr), lines)
+    let (addr, log) = support::Log::of(child.stderr.take().unwrap());
+    (ServerProcess::adopt(child, data_dir, addr), log)
 }
 
 #[test]
@@ -377,8 +393,7 @@ fn trace_logs_hold_no_document_data() {
     );
     assert_eq!(read.ok()["fields"]["document_number"], PASSPORT_NUMBER);
     let image_start = &support::image_base64(PASSPORT)[100..140];
-    std::thread::sleep(Duration::from_millis(500));
-    let log = lines.lock().unwrap().join("\n");
+    let log = lines.after_exit(server);
     assert!(log.lines().count() > 10, "trace logging is on: {log}");
     for secret in ["QUIXOTANDER", "ZEBEDIAH", "ERIKSSON", PASSPORT_NUMBER, "7408122", image_start] {
         assert!(!log.contains(secret), "the log holds {secret:?}");

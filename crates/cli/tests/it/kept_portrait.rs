@@ -6,8 +6,6 @@ use crate::support;
 use std::{
     path::{Path, PathBuf},
     process::Stdio,
-    sync::{Arc, Mutex},
-    time::Duration,
 };
 
 use base64::Engine as _;
@@ -44,11 +42,7 @@ fn a_kept_portrait_is_in_the_files_until_deleted_and_never_in_the_log() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("mrtd serve starts");
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let sink = lines.clone();
-    let addr = support::announced_address(child.stderr.take().unwrap(), move |line| {
-        sink.lock().unwrap().push(line);
-    });
+    let (addr, lines) = support::Log::of(child.stderr.take().unwrap());
     let mut server = ServerProcess::adopt(child, tempfile::tempdir().unwrap(), addr);
     let mut client = server.client(Revision::Modern, json!({}));
 
@@ -84,8 +78,7 @@ fn a_kept_portrait_is_in_the_files_until_deleted_and_never_in_the_log() {
     assert!(!in_files(), "no copy of the portrait is left in the database files");
     client.assert_no_resource(&uri);
 
-    std::thread::sleep(Duration::from_millis(500));
-    let log = lines.lock().unwrap().join("\n");
+    let log = lines.after_exit(server);
     assert!(log.lines().count() > 10, "trace logging is on: {log}");
     let encoded_middle = &answered[answered.len() / 2..][..40];
     assert!(!log.contains(encoded_middle), "the log holds the portrait");

@@ -549,6 +549,17 @@ async fn two_documents_in_one_photo_are_both_given() {
     assert_eq!(formats, ["TD1", "TD3"]);
     assert_eq!(others[0]["verdict"]["safe_to_use"], true);
     assert_eq!(others[0]["region"].as_array().map(Vec::len), Some(4));
+    // Each document's page is placed over its own photo in the canvas, and the passport's
+    // portrait zone holds its face, whichever of the two is the result's own.
+    let split = f64::from(left.width()) + 30.0;
+    for document in [&result, &others[0]] {
+        let corners = document["document"]["corners"].as_array().expect("a page outline");
+        let middle = corners.iter().map(|c| c[0].as_f64().unwrap()).sum::<f64>() / 4.0;
+        assert_eq!(middle < split, document["format"] == "TD3", "{}", document["document"]);
+        if document["format"] == "TD3" {
+            assert_eq!(document["portrait"]["face_found"], true, "{}", document["portrait"]);
+        }
+    }
     // The other document is read whole, as the result's own: fields, check digits, advice.
     let numbers = [&result["fields"]["document_number"], &others[0]["fields"]["document_number"]];
     assert!(numbers.iter().all(|n| n.as_str().is_some_and(|n| !n.is_empty())), "{numbers:?}");

@@ -81,10 +81,19 @@ pub fn serve_command(data_dir: &Path) -> Command {
 /// `on_line`.
 pub fn announced_address(
     stderr: ChildStderr,
-    mut on_line: impl FnMut(String) + Send + 'static,
+    on_line: impl FnMut(String) + Send + 'static,
 ) -> SocketAddr {
+    read_stderr(stderr, on_line).0
+}
+
+/// [`announced_address`], and the thread reading stderr, which ends when the server has
+/// exited and every line it wrote was handed on.
+fn read_stderr(
+    stderr: ChildStderr,
+    mut on_line: impl FnMut(String) + Send + 'static,
+) -> (SocketAddr, std::thread::JoinHandle<()>) {
     let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         let mut sender = Some(sender);
         for line in BufReader::new(stderr).lines() {
             let Ok(line) = line else { break };
@@ -96,11 +105,36 @@ pub fn announced_address(
             on_line(line);
         }
     });
-    receiver
+    let addr = receiver
         .recv_timeout(Duration::from_secs(30))
         .expect("mrtd serve reports its address")
         .parse()
-        .expect("a socket address")
+        .expect("a socket address");
+    (addr, reader)
+}
+
+/// What a server wrote to stderr, collected as it runs.
+pub struct Log {
+    lines: Arc<std::sync::Mutex<Vec<String>>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Log {
+    /// Reads `stderr` of a starting server: the address it announces, and its log.
+    pub fn of(stderr: ChildStderr) -> (SocketAddr, Log) {
+        let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let (addr, reader) = read_stderr(stderr, move |line| sink.lock().unwrap().push(line));
+        (addr, Log { lines, reader })
+    }
+
+    /// Everything `server` logged: it is stopped, and its stderr read to the end (a barrier,
+    /// not a wait of some milliseconds that a slow machine may outlast).
+    pub fn after_exit(self, server: ServerProcess) -> String {
+        drop(server);
+        self.reader.join().expect("the stderr reader ends with the server");
+        self.lines.lock().unwrap().join("\n")
+    }
 }
 
 impl ServerProcess {
