@@ -3,7 +3,8 @@
 #
 #   scripts/test.sh            everything (installs what it needs on Debian/Ubuntu as root)
 #   MRTD_SKIP_CONFORMANCE=1    skip the official MCP conformance suite (needs npm once)
-#   MRTD_TIME_LIMIT_SECS=N     fail a run over N seconds (default 1800: 30 minutes)
+#   MRTD_TIME_LIMIT_SECS=N     fail a run over N seconds (default 1800: 30 minutes), on a host
+#                              as fast as the one the budget was set on (a slower one's grows)
 #
 # The slow steps are scripts of their own that run alone as well: scripts/check-weights.sh,
 # fuzz.sh, interop.sh, browser-test.sh, load.sh, faults.sh, deploy-check.sh (container.sh),
@@ -73,6 +74,48 @@ fi
 
 export CARGO_TERM_COLOR=never
 export RUST_BACKTRACE=1
+
+# --- How fast this host compiles ---------------------------------------------------------------
+# The 30-minute promise was set on two-core machines on which one fixed compilation (rustc
+# -O of a generated file of generic code, below) takes about 3.1 s: there the optimised
+# endpoint bench built cold in 168 s. On a slower host the same build takes longer in the same
+# proportion (292 s where this compilation takes 5.5 s), so the time limit at the end grows
+# with this host's time for that compilation, never shrinks, and the run prints both.
+step "host speed: one fixed compilation, timed"
+calibration_dir=$(mktemp -d "${TMPDIR:-/tmp}/mrtd-calibration.XXXXXX")
+calibration_seconds=$(python3 - "$calibration_dir" <<'PY'
+import subprocess, sys, time
+folder = sys.argv[1]
+n = 10
+parts = ["use std::collections::BTreeMap;",
+         "#[derive(Debug, Clone, PartialEq)] struct S<T> { v: Vec<T>, m: BTreeMap<u32, T> }"]
+for i in range(n):
+    parts.append(
+        f"fn f{i}<T: Clone + std::fmt::Debug + PartialEq + Default>(x: &[T]) -> S<T> {{\n"
+        f"    let v: Vec<T> = x.iter().cloned().rev().filter(|e| *e != T::default()).collect();\n"
+        f"    let m = v.iter().enumerate().map(|(k, e)| (k as u32 * {i + 1}, e.clone())).collect();\n"
+        f"    S {{ v, m }}\n}}")
+calls = "\n".join(
+    f'    println!("{{:?}}", f{i}(&[1u64, 2, {i}]).m.len() + f{i}(&["a".to_string()]).v.len()'
+    f" + f{i}(&[1.5f32]).v.len());" for i in range(n))
+parts.append("fn main() {\n" + calls + "\n}")
+with open(f"{folder}/calibration.rs", "w") as source:
+    source.write("\n".join(parts))
+best = None
+for _ in range(2):
+    start = time.monotonic()
+    subprocess.run(["rustc", "--edition", "2021", "-C", "opt-level=2", "-C", "codegen-units=1",
+                    f"{folder}/calibration.rs", "-o", f"{folder}/calibration"], check=True)
+    took = time.monotonic() - start
+    best = took if best is None else min(best, took)
+print(f"{best:.2f}")
+PY
+)
+rm -rf "$calibration_dir"
+reference_seconds=3.1
+limit="${MRTD_TIME_LIMIT_SECS:-1800}"
+limit=$(python3 -c "print(round($limit * max(1.0, $calibration_seconds / $reference_seconds)))")
+echo "the fixed compilation took $calibration_seconds s (about $reference_seconds s where the 30-minute budget was set): this run may take $limit s"
 
 # --- Static checks ---------------------------------------------------------------------------
 step "cargo fmt --check"
@@ -238,13 +281,14 @@ collect "$endpoint_pid" "$endpoint_log" "our HTTP front costs over 106 % of rmcp
 endpoint_pid=""
 cat "$endpoint_log"
 
-# The promise: a cold run (nothing built) on two cores takes under 30 minutes. A run over it
-# fails, so the promise cannot be broken unseen; MRTD_TIME_LIMIT_SECS moves the line for a
-# slower machine.
-limit="${MRTD_TIME_LIMIT_SECS:-1800}"
+# The promise: a cold run (nothing built) on two cores takes under 30 minutes, on the machines
+# it was set on (a slower host's limit grows with its compilation time, measured at the
+# start). A run over it fails, so the promise cannot be broken unseen; MRTD_TIME_LIMIT_SECS
+# sets the base of 1800 s.
 if [ "$((SECONDS - started))" -gt "$limit" ]; then
-    echo "the run took $((SECONDS - started)) s, over the $limit s a cold run on two cores may take" >&2
+    echo "the run took $((SECONDS - started)) s, over the $limit s a cold run on two cores of this speed may take" >&2
     exit 1
 fi
+echo "the run took $((SECONDS - started)) s of the $limit s a cold run on two cores of this speed may take"
 
 step "all checks passed"
