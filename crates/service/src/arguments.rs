@@ -63,7 +63,8 @@ pub struct ParseArguments {
 }
 
 /// Arguments as their type, from a JSON object: what every door takes, with the error
-/// naming the argument that is wrong (`'limit': invalid type: string "x", expected u32`).
+/// naming the argument that is wrong (`'limit' must be a whole number, 0 or more, not a
+/// string`).
 /// The strings move out of `arguments`: a photo's base64 is not copied.
 pub fn from_object<T: DeserializeOwned>(arguments: Map<String, Value>) -> Result<T, ServiceError> {
     serde_path_to_error::deserialize(Value::Object(arguments)).map_err(argument_error)

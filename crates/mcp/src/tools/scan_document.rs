@@ -64,10 +64,12 @@ pub(super) async fn call(
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let digest = digest(&arguments);
     if let Some(sealed) = request.request_state.as_deref() {
-        return resume(shared, principal, sealed, &digest, request).await;
+        return resume(shared, principal, sealed, &digest(&arguments), request).await;
     }
+    // What a `requestState` would be bound to, hashed only for a caller who can be asked
+    // (the photo's base64 is hashed whole).
+    let ask = can_ask_user(context).then(|| digest(&arguments));
     let state = &shared.state;
     let sources = match arguments.into_sources() {
         Ok(sources) => sources,
@@ -101,7 +103,7 @@ pub(super) async fn call(
     if !result.is_read() {
         let structured = result.to_value();
         let advice = result::summary(&structured);
-        if can_ask_user(context) {
+        if let Some(digest) = ask {
             let nonce: [u8; 16] = rand::random();
             let pending = PendingScan {
                 retain_hours: sources.retain_hours,
