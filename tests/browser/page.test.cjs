@@ -1,7 +1,8 @@
 // The web page in a real browser: upload a sample photo, read the fields shown, check the
-// MRZ outline and keyboard access, the page's own sample, country names, dates and expiry,
-// copying and downloading the JSON, errors in both languages, a phone's single picker, an
-// axe-core audit in both colour schemes, and the WebMCP tools. Run by scripts/browser-test.sh.
+// MRZ outline and keyboard access, a second document in one photo, the page's own sample,
+// country names, dates and expiry, copying and downloading the JSON, errors in both languages,
+// a phone's single picker, an axe-core audit in both colour schemes, and the WebMCP tools.
+// Run by scripts/browser-test.sh.
 "use strict";
 
 const assert = require("node:assert/strict");
@@ -164,6 +165,44 @@ async function test(name, body) {
       assert.ok(portrait && portrait.y + portrait.height <= box.y + 2, JSON.stringify(portrait));
       // SCREENSHOT=file.png keeps a picture of the result, for a person to look at.
       if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
+    });
+
+    await test("a second document in the photo is drawn in its own lines and listed", async () => {
+      // Two specimens side by side on one canvas, composed in the browser (no file kept for it).
+      const bytes = (name) => fs.readFileSync(path.join(samples, name)).toString("base64");
+      const composed = await page.evaluate(async ([left, right]) => {
+        const bitmap = (b64) => createImageBitmap(new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]));
+        const [a, b] = [await bitmap(left), await bitmap(right)];
+        const canvas = new OffscreenCanvas(a.width + b.width + 60, Math.max(a.height, b.height) + 40);
+        const context2d = canvas.getContext("2d");
+        context2d.fillStyle = "rgb(225, 225, 220)";
+        context2d.fillRect(0, 0, canvas.width, canvas.height);
+        context2d.drawImage(a, 20, 20);
+        context2d.drawImage(b, a.width + 40, 20);
+        const png = new Uint8Array(await (await canvas.convertToBlob({ type: "image/png" })).arrayBuffer());
+        let binary = "";
+        for (const byte of png) binary += String.fromCharCode(byte);
+        return btoa(binary);
+      }, [bytes(PHOTO), bytes("100_id-si.jpg")]);
+      const two = await context.newPage();
+      await two.goto(url + "/?lang=en", { waitUntil: "load" });
+      await two.setInputFiles("#image",
+        { name: "two-documents.png", mimeType: "image/png", buffer: Buffer.from(composed, "base64") });
+      await two.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent),
+        null, { timeout: 60000 });
+      assert.match(await two.textContent("#diagnostics"), /Also in the photo: a (TD1|TD3) document \(read/);
+      const main = await two.locator("#overlay polygon.region:not(.other)").boundingBox();
+      const other = await two.locator("#overlay polygon.region.other").boundingBox();
+      assert.ok(main && other, "both zones are drawn");
+      assert.ok(main.x + main.width <= other.x + 2 || other.x + other.width <= main.x + 2,
+        `the zones lie side by side: ${JSON.stringify([main, other])}`);
+      // Each document's page holds its own zone.
+      const otherPage = await two.locator("#overlay polygon.page.other").boundingBox();
+      assert.ok(otherPage && otherPage.x <= other.x + 2 && otherPage.x + otherPage.width >= other.x + other.width - 2,
+        JSON.stringify([otherPage, other]));
+      assert.match(await two.textContent("#overlay-caption"), /dotted lines mark the other document/);
+      await two.screenshot({ path: screenshotPath("page-two-documents.png"), fullPage: true });
+      await two.close();
     });
 
     await test("typed lines parse on the page", async () => {

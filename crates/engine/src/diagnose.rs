@@ -49,8 +49,8 @@ pub(crate) fn another_mrz() -> Diagnostic {
     diagnostic(
         DiagnosticCode::AnotherMrz,
         "The photo shows a second machine readable zone, of another document or page: it was \
-         read too, and is given in brief beside this one. Photograph each document on its own \
-         for its whole result."
+         read too, and is given whole beside this one. To read one document alone, photograph \
+         it on its own."
             .to_owned(),
     )
 }

@@ -435,11 +435,41 @@
       : diagnostic.message || t("d_other");
   }
 
+  /** An SVG element of the overlay, its stroke as wide on screen whatever the photo's scale. */
+  function shape(svg, name, className, attributes) {
+    const element = document.createElementNS("http://www.w3.org/2000/svg", name);
+    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, value);
+    element.setAttribute("class", className);
+    element.setAttribute("vector-effect", "non-scaling-stroke");
+    svg.appendChild(element);
+  }
+
+  /**
+   * One document's zone, page (by the format's layout) and portrait box, in the photo's pixels;
+   * `other` marks a second document found in the same photo. Says whether its page was drawn.
+   */
+  function drawDocument(svg, found, other) {
+    const extra = other ? " other" : "";
+    const points = (corners) => corners.map((p) => p[0] + "," + p[1]).join(" ");
+    if (Array.isArray(found.region) && found.region.length === 4) {
+      shape(svg, "polygon", "region " + (found.status || "") + extra, { points: points(found.region) });
+    }
+    const corners = found.document && found.document.corners;
+    const hasPage = Array.isArray(corners) && corners.length === 4;
+    if (hasPage) shape(svg, "polygon", "page" + extra, { points: points(corners) });
+    const box = found.portrait && found.portrait.box;
+    if (Array.isArray(box) && box.length === 4) {
+      shape(svg, "rect", "portrait" + extra, {
+        x: box[0], y: box[1], width: box[2] - box[0], height: box[3] - box[1],
+      });
+    }
+    return hasPage;
+  }
+
   /** Draws the MRZ quadrilateral over the photo, in the photo's own pixel space. */
   function drawRegion(result) {
     const svg = $("overlay");
     clear(svg);
-    const region = result.region;
     const image = result.image;
     const figure = $("preview");
     if (!photoUrl) {
@@ -448,7 +478,7 @@
     }
     figure.hidden = false;
     const box = result.portrait && result.portrait.box;
-    const hasRegion = Array.isArray(region) && region.length === 4;
+    const hasRegion = Array.isArray(result.region) && result.region.length === 4;
     // A side without a zone that shows a face (a card's front): the face is drawn.
     if ((!hasRegion && !Array.isArray(box)) || !image || !image.width) {
       svg.removeAttribute("data-drawn");
@@ -457,35 +487,13 @@
     }
     svg.setAttribute("viewBox", "0 0 " + image.width + " " + image.height);
     svg.setAttribute("preserveAspectRatio", "none");
-    if (hasRegion) {
-      const polygon = document.createElementNS("http://www.w3.org/2000/svg", "polygon");
-      polygon.setAttribute("points", region.map((p) => p[0] + "," + p[1]).join(" "));
-      polygon.setAttribute("class", "region " + (result.status || ""));
-      polygon.setAttribute("vector-effect", "non-scaling-stroke");
-      svg.appendChild(polygon);
-    }
-    // The page by the format's layout, and where its portrait is printed.
-    const corners = result.document && result.document.corners;
-    if (Array.isArray(corners) && corners.length === 4) {
-      const page = document.createElementNS("http://www.w3.org/2000/svg", "polygon");
-      page.setAttribute("points", corners.map((p) => p[0] + "," + p[1]).join(" "));
-      page.setAttribute("class", "page");
-      page.setAttribute("vector-effect", "non-scaling-stroke");
-      svg.appendChild(page);
-    }
-    if (Array.isArray(box) && box.length === 4) {
-      const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
-      rect.setAttribute("x", box[0]);
-      rect.setAttribute("y", box[1]);
-      rect.setAttribute("width", box[2] - box[0]);
-      rect.setAttribute("height", box[3] - box[1]);
-      rect.setAttribute("class", "portrait");
-      rect.setAttribute("vector-effect", "non-scaling-stroke");
-      svg.appendChild(rect);
-    }
+    const hasPage = drawDocument(svg, result, false);
+    // Another document in the same photo is drawn too, in its own (dotted) lines.
+    const others = result.other_documents || [];
+    for (const found of others) drawDocument(svg, found, true);
     svg.setAttribute("data-drawn", "true");
-    $("overlay-caption").textContent =
-      t(!hasRegion ? "outline_face" : Array.isArray(corners) ? "outline_page" : "outline");
+    const caption = t(!hasRegion ? "outline_face" : hasPage ? "outline_page" : "outline");
+    $("overlay-caption").textContent = others.length ? caption + " " + t("outline_other") : caption;
   }
 
   function show(result) {

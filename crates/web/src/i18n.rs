@@ -189,6 +189,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "O contorno marca onde a zona de leitura mecânica foi encontrada; a linha tracejada, onde fica a página do documento segundo o leiaute do formato; o retângulo, onde o retrato está impresso.",
     ),
     (
+        "outline_other",
+        "The dotted lines mark the other document found in the photo.",
+        "As linhas pontilhadas marcam o outro documento encontrado na foto.",
+    ),
+    (
         "outline_face",
         "No machine readable zone on this photo; the box marks the face found.",
         "Nenhuma zona de leitura mecânica nesta foto; o retângulo marca o rosto encontrado.",
@@ -365,8 +370,8 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     (
         "d_another_mrz",
-        "The photo shows a second machine readable zone, of another document or page; it is listed below in brief. Photograph each document on its own for its whole result.",
-        "A foto mostra uma segunda zona de leitura mecânica, de outro documento ou página; ela aparece abaixo, em resumo. Fotografe cada documento separadamente para o resultado completo.",
+        "The photo shows a second machine readable zone, of another document or page; it was read too, and is drawn in dotted lines and listed below. To read one document alone, photograph it on its own.",
+        "A foto mostra uma segunda zona de leitura mecânica, de outro documento ou página; ela também foi lida, aparece em linhas pontilhadas e listada abaixo. Para ler um documento sozinho, fotografe-o separadamente.",
     ),
     ("other_read", "read, every check digit verified", "lido, todos os dígitos conferidos"),
     ("other_partial", "not read with confidence", "não lido com confiança"),
