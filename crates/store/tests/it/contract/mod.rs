@@ -70,6 +70,15 @@ fn reading(document_number: &str) -> serde_json::Value {
     })
 }
 
+/// Returns once the clock the store stamps rows with has left the millisecond of `stamp`, so
+/// that the next row is stamped later: a wait on the clock itself, not a guessed pause.
+async fn after_millisecond_of(stamp: SystemTime) {
+    let stamp = to_unix_millis(stamp);
+    while to_unix_millis(SystemTime::now()) <= stamp {
+        tokio::task::yield_now().await;
+    }
+}
+
 fn new_scan(owner: &str, document_number: &str, retain_until: SystemTime) -> NewScan {
     NewScan {
         owner: owner.to_owned(),
@@ -204,15 +213,17 @@ pub async fn deleting_another_owners_scan_is_not_found_and_keeps_it(store: Arc<d
 pub async fn list_pages_newest_first_without_duplicates(store: Arc<dyn Store>) {
     let now = SystemTime::now();
     let oldest = store.insert(new_scan(ALICE, "P-oldest", now + HOUR)).await.unwrap();
-    // A clear gap makes "newest first" observable despite millisecond timestamps.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Stamps a millisecond apart make "newest first" observable despite millisecond times.
+    after_millisecond_of(oldest.created_at).await;
     let mut expected_ids = HashSet::from([oldest.id.clone()]);
+    let mut last_made = oldest.created_at;
     for scan_idx in 0..24 {
         let document_number = format!("P{scan_idx}");
         let scan = store.insert(new_scan(ALICE, &document_number, now + HOUR)).await.unwrap();
+        last_made = scan.created_at;
         expected_ids.insert(scan.id);
     }
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    after_millisecond_of(last_made).await;
     let newest = store.insert(new_scan(ALICE, "P-newest", now + HOUR)).await.unwrap();
     expected_ids.insert(newest.id.clone());
     // Noise that must not show up: another owner's scans and an expired scan of alice's.
@@ -258,8 +269,8 @@ pub async fn list_cursor_survives_changes_between_pages(store: Arc<dyn Store>) {
     store.delete(ALICE, at_cursor.id.as_str(), now).await.unwrap();
     // Creation times are kept to the millisecond and ties are ordered by the random id, so
     // a scan made within the same millisecond may rightly sort after the cursor: wait for
-    // the newer one to be newer.
-    tokio::time::sleep(Duration::from_millis(5)).await;
+    // the newer one to be newer than the newest listed.
+    after_millisecond_of(first_page.items[0].created_at).await;
     store.insert(new_scan(ALICE, "C-late", now + HOUR)).await.unwrap();
 
     let mut rest = Vec::new();
@@ -359,8 +370,8 @@ pub async fn api_keys_are_created_found_and_revoked(store: Arc<dyn Store>) {
     assert!(matches!(same_name, Err(StoreError::Conflict { .. })), "{same_name:?}");
     let same_hash = store.create_api_key("other", "hash-one").await;
     assert!(matches!(same_hash, Err(StoreError::Conflict { .. })), "{same_hash:?}");
-    // A pause keeps creation times apart, so the listing order below is the creation order.
-    tokio::time::sleep(Duration::from_millis(5)).await;
+    // Creation times a millisecond apart make the listing order below the creation order.
+    after_millisecond_of(ci_key.created_at).await;
     let ops_key = store.create_api_key("ops", "hash-three").await.unwrap();
     assert_eq!(store.list_api_keys().await.unwrap(), vec![ci_key.clone(), ops_key.clone()]);
 
@@ -373,7 +384,7 @@ pub async fn api_keys_are_created_found_and_revoked(store: Arc<dyn Store>) {
     assert_not_found(store.revoke_api_key("nobody").await, "revoke unknown");
 
     // A revoked key's name and hash can be used again; revoking by id works too.
-    tokio::time::sleep(Duration::from_millis(5)).await;
+    after_millisecond_of(ops_key.created_at).await;
     let renewed = store.create_api_key("ci", "hash-one").await.unwrap();
     assert_ne!(renewed.id, ci_key.id);
     assert_eq!(store.find_api_key_by_hash("hash-one").await.unwrap(), Some(renewed.clone()));
