@@ -44,6 +44,7 @@ mod layout;
 mod mrz_date;
 mod names;
 mod national;
+mod printed;
 mod proof;
 mod reading;
 mod recognised;
@@ -63,6 +64,7 @@ pub use date::{Date, DateParseError, days_in_month, is_leap_year};
 pub use layout::{CheckName, FieldName, Format};
 pub use mrz_date::{DateKind, MrzDate};
 pub use national::{National, NationalVariant};
+pub use printed::{Agreement, Comparison, Printed, PrintedDate, PrintedYear, printed_sex};
 pub use proof::{Cancelling, Choice, Decoded, Proof, Seen, decode_proven};
 pub use reading::{
     Alternative, Ambiguity, CellRange, Change, Check, CheckStatus, Codes, Correction, Dates,

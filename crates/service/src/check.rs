@@ -1,7 +1,7 @@
 //! `check`: yes/no answers about a document (age, expiry, nationality) without its fields,
 //! for a kept scan or for MRZ lines the caller gives.
 
-use mrtd_mrz::{ParseOptions, Reading, codes_equivalent};
+use mrtd_mrz::{Comparison, ParseOptions, Printed, PrintedDate, Reading, codes_equivalent};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,94 @@ pub struct CheckRequest {
     pub valid_on: Option<String>,
     /// ICAO nationality codes; is the holder's one of them?
     pub nationality_in: Option<Vec<String>>,
+    /// What the document's page prints (as a person or another reader read it, or as the
+    /// holder typed it in a form): does it agree with the MRZ?
+    pub printed: Option<PrintedFields>,
+}
+
+/// Fields as the document's page prints them, each compared with the MRZ when given.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PrintedFields {
+    /// The surname as printed, accents and all (`Müller`, `O'Connor`).
+    #[schemars(length(max = 200))]
+    pub surname: Option<String>,
+    /// The given names as printed.
+    #[schemars(length(max = 200))]
+    pub given_names: Option<String>,
+    /// The date of birth as printed: `16 APR/AVR 07`, `16.04.2007`, `2007-04-16`, or with
+    /// unknown parts as `XX`.
+    #[schemars(length(max = 40))]
+    pub birth_date: Option<String>,
+    /// The date of expiry as printed, in the same forms.
+    #[schemars(length(max = 40))]
+    pub expiry_date: Option<String>,
+    /// The document number as printed (spaces and hyphens are ignored).
+    #[schemars(length(max = 40))]
+    pub document_number: Option<String>,
+    /// The sex as printed: `F`, `M`, `X`, or the page's words (`F/F`, `M/H`).
+    #[schemars(length(max = 40))]
+    pub sex: Option<String>,
+}
+
+impl PrintedFields {
+    /// The fields read into the MRZ core's types; a date or sex in no known form is refused,
+    /// naming the field.
+    fn parse(&self) -> Result<Printed, ServiceError> {
+        let too_long = [
+            ("surname", &self.surname, 200),
+            ("given_names", &self.given_names, 200),
+            ("birth_date", &self.birth_date, 40),
+            ("expiry_date", &self.expiry_date, 40),
+            ("document_number", &self.document_number, 40),
+            ("sex", &self.sex, 40),
+        ]
+        .into_iter()
+        .find(|(_, value, limit)| value.as_ref().is_some_and(|v| v.chars().count() > *limit));
+        if let Some((name, _, limit)) = too_long {
+            return Err(ServiceError::InvalidInput(format!(
+                "'printed.{name}' is longer than {limit} characters"
+            )));
+        }
+        let date = |name: &str, text: &Option<String>| {
+            text.as_deref()
+                .map(|text| {
+                    PrintedDate::parse(text).ok_or_else(|| {
+                        ServiceError::InvalidInput(format!(
+                            "'printed.{name}' is not a date in a form documents print \
+                             (16 APR 2007, 16.04.2007, 2007-04-16)"
+                        ))
+                    })
+                })
+                .transpose()
+        };
+        let sex = self
+            .sex
+            .as_deref()
+            .map(|text| {
+                mrtd_mrz::printed_sex(text).ok_or_else(|| {
+                    ServiceError::InvalidInput(
+                        "'printed.sex' must be F, M or X (or the page's words, such as F/F)"
+                            .to_owned(),
+                    )
+                })
+            })
+            .transpose()?;
+        let printed = Printed {
+            surname: self.surname.clone(),
+            given_names: self.given_names.clone(),
+            birth_date: date("birth_date", &self.birth_date)?,
+            expiry_date: date("expiry_date", &self.expiry_date)?,
+            document_number: self.document_number.clone(),
+            sex,
+        };
+        if printed == Printed::default() {
+            return Err(ServiceError::InvalidInput(
+                "'printed' must give at least one field".to_owned(),
+            ));
+        }
+        Ok(printed)
+    }
 }
 
 /// The answers: whether the check digits hold, and one answer per question asked (`null`
@@ -44,6 +132,14 @@ pub struct CheckAnswers {
     /// Whether the holder's nationality is one of `nationality_in`; only when asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nationality_in: Option<Option<bool>>,
+    /// Whether the printed fields given agree with the MRZ (`false` when any differs, `null`
+    /// when the MRZ holds none of them); only when `printed` is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub viz_matches_mrz: Option<Option<bool>>,
+    /// Each printed field given, against the MRZ's: `agrees`, `agrees_truncated` (the MRZ
+    /// cut the name), `differs`, `not_in_mrz`, or `uncompared` (a script not transliterated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub printed_agreement: Option<Comparison>,
 }
 
 impl CheckAnswers {
@@ -55,6 +151,7 @@ impl CheckAnswers {
             ("min_age", self.min_age),
             ("valid_on", self.valid_on),
             ("nationality_in", self.nationality_in),
+            ("viz_matches_mrz", self.viz_matches_mrz),
         ]
         .into_iter()
         .filter_map(|(question, answer)| Some(format!("{question} = {}", shown(answer?))))
@@ -81,9 +178,14 @@ pub async fn check(
         Some(text) => Some(ops::reference_date(Some(text))?),
         None => None,
     };
-    if request.min_age.is_none() && valid_on.is_none() && request.nationality_in.is_none() {
+    let printed = request.printed.as_ref().map(PrintedFields::parse).transpose()?;
+    if request.min_age.is_none()
+        && valid_on.is_none()
+        && request.nationality_in.is_none()
+        && printed.is_none()
+    {
         return Err(ServiceError::InvalidInput(
-            "ask at least one of min_age, valid_on, nationality_in".to_owned(),
+            "ask at least one of min_age, valid_on, nationality_in, printed".to_owned(),
         ));
     }
     let lines = match (request.scan_id.as_deref(), request.lines) {
@@ -111,7 +213,14 @@ pub async fn check(
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let reading = mrtd_mrz::parse_text(&lines, &options)
         .map_err(|not_mrz| ServiceError::NotMrz(not_mrz.to_string()))?;
-    Ok(answer(&reading, request.min_age, valid_on, request.nationality_in.as_deref(), today))
+    let mut answers =
+        answer(&reading, request.min_age, valid_on, request.nationality_in.as_deref(), today);
+    if let Some(printed) = printed {
+        let comparison = reading.compare_printed(&printed);
+        answers.viz_matches_mrz = Some(comparison.matches());
+        answers.printed_agreement = Some(comparison);
+    }
+    Ok(answers)
 }
 
 fn answer(
@@ -122,6 +231,8 @@ fn answer(
     today: mrtd_mrz::Date,
 ) -> CheckAnswers {
     CheckAnswers {
+        viz_matches_mrz: None,
+        printed_agreement: None,
         check_digits_valid: reading.valid,
         min_age: min_age.map(|years| reading.is_at_least(years, today)),
         valid_on: valid_on.map(|date| reading.is_valid_on(date)),
@@ -147,6 +258,8 @@ mod tests {
             min_age: Some(None),
             valid_on: None,
             nationality_in: Some(Some(false)),
+            viz_matches_mrz: None,
+            printed_agreement: None,
         };
         let value = serde_json::to_value(&answers).unwrap();
         assert_eq!(

@@ -278,7 +278,7 @@ fn check_operation() -> Value {
     json!({
         "operationId": "check_document",
         "summary": "Answer yes/no questions about a document without revealing it",
-        "description": "Whether the holder is at least min_age today, the document unexpired on valid_on, the nationality one of nationality_in, and whether the check digits hold, for one of the caller's kept scans (scan_id) or MRZ lines given; no document field is returned. Ask at least one question.",
+        "description": "Whether the holder is at least min_age today, the document unexpired on valid_on, the nationality one of nationality_in, whether the fields the page prints (printed) agree with the MRZ, and whether the check digits hold, for one of the caller's kept scans (scan_id) or MRZ lines given; no document field is returned. Ask at least one question.",
         "requestBody": {
             "required": true,
             "content": { "application/json": { "schema": schema::input::<CheckRequest>() } }

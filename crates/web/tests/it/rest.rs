@@ -461,6 +461,61 @@ async fn a_document_is_checked_without_its_fields() {
     assert_error(&plain, 415, "unsupported_media_type");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_printed_page_is_checked_against_the_mrz() {
+    let server = support::start().await;
+    let api = OpenApi::fetch(server.addr).await;
+    let addr = server.addr;
+    // The specimen's page prints ERIKSSON, ANNA MARIA, born 12 AUG 74, F, L898902C3.
+    let lines = manifest_mrz(PHOTO);
+    let genuine = json!({
+        "lines": lines,
+        "printed": {
+            "surname": "Eriksson", "given_names": "Anna Maria", "birth_date": "12 AUG/AOÛT 74",
+            "expiry_date": "15.04.2012", "document_number": "L898902C3", "sex": "F/F",
+        },
+    });
+    let agreed = post_json(addr, "/v1/check", &genuine).await;
+    api.check("POST", "/v1/check", &agreed);
+    assert_eq!(agreed.status, 200, "{}", agreed.text());
+    let answers = agreed.json();
+    assert_eq!(answers["viz_matches_mrz"], true, "{answers}");
+    for field in ["surname", "given_names", "birth_date", "expiry_date", "document_number", "sex"] {
+        assert_eq!(answers["printed_agreement"][field], "agrees", "{field}: {answers}");
+    }
+
+    // An edited name and birth year are caught, field by field, on both doors.
+    let edited = json!({
+        "lines": lines,
+        "printed": { "surname": "Eriksen", "given_names": "Anna Maria", "birth_date": "12.08.1975" },
+    });
+    let caught = post_json(addr, "/v1/check", &edited).await;
+    api.check("POST", "/v1/check", &caught);
+    let expected = json!({
+        "check_digits_valid": true,
+        "viz_matches_mrz": false,
+        "printed_agreement": { "surname": "differs", "given_names": "agrees", "birth_date": "differs" },
+    });
+    assert_eq!(caught.json(), expected);
+    let mcp = support::mcp_tool(addr, "check_document", edited, &[]).await;
+    assert_eq!(mcp["result"]["structuredContent"], expected, "{mcp}");
+
+    // A printed value in no known form is refused, naming the field.
+    for (printed, named) in [
+        (json!({ "birth_date": "the twelfth of August" }), "printed.birth_date"),
+        (json!({ "sex": "Q" }), "printed.sex"),
+        (json!({}), "printed"),
+        (json!({ "surname": "x".repeat(201) }), "printed.surname"),
+        (json!({ "nickname": "Anna" }), "nickname"),
+    ] {
+        let reply =
+            post_json(addr, "/v1/check", &json!({ "lines": lines, "printed": printed })).await;
+        api.check("POST", "/v1/check", &reply);
+        assert_error(&reply, 400, "invalid_request");
+        assert!(reply.text().contains(named), "{named}: {}", reply.text());
+    }
+}
+
 /// A photo of one of the two sides in `tests/data/sides`.
 fn side(name: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/sides");

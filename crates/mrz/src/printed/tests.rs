@@ -1,0 +1,171 @@
+use super::*;
+use crate::{ParseOptions, parse_text};
+
+const TODAY: &str = "2026-12-07";
+
+fn reading(lines: &[&str]) -> Reading {
+    let options = ParseOptions::new(crate::Date::parse_iso(TODAY).unwrap());
+    parse_text(lines, &options).unwrap()
+}
+
+/// ICAO's specimen passport of Utopia: ERIKSSON, ANNA MARIA, born 12 August 1974, F.
+fn specimen() -> Reading {
+    reading(&[
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+    ])
+}
+
+fn date(text: &str) -> PrintedDate {
+    PrintedDate::parse(text).unwrap_or_else(|| panic!("{text} reads as a date"))
+}
+
+#[test]
+fn printed_dates_in_the_forms_documents_use() {
+    let full =
+        |day, month, year| PrintedDate { day: Some(day), month: Some(month), year: Some(year) };
+    assert_eq!(date("16 APR/AVR 07"), full(16, 4, PrintedYear::TwoDigits(7)));
+    assert_eq!(date("16 APR 2007"), full(16, 4, PrintedYear::Full(2007)));
+    assert_eq!(date("16 abr. 2007"), full(16, 4, PrintedYear::Full(2007)));
+    assert_eq!(date("01 DÉC/DEC 1999"), full(1, 12, PrintedYear::Full(1999)));
+    assert_eq!(date("3 MÄR 1985"), full(3, 3, PrintedYear::Full(1985)));
+    assert_eq!(date("16.04.2007"), full(16, 4, PrintedYear::Full(2007)));
+    assert_eq!(date("16/04/07"), full(16, 4, PrintedYear::TwoDigits(7)));
+    assert_eq!(date("2007-04-16"), full(16, 4, PrintedYear::Full(2007)));
+    assert_eq!(
+        date("XX.06.1967"),
+        PrintedDate { day: None, month: Some(6), year: Some(PrintedYear::Full(1967)) }
+    );
+    assert_eq!(
+        date("1967"),
+        PrintedDate { day: None, month: None, year: Some(PrintedYear::Full(1967)) }
+    );
+    for refused in
+        ["", "16 APR/MAI 07", "32.01.2007", "16.13.2007", "yesterday", "16 04", "7.4.207"]
+    {
+        assert_eq!(PrintedDate::parse(refused), None, "{refused:?}");
+    }
+}
+
+#[test]
+fn printed_sex_in_the_pages_words() {
+    assert_eq!(printed_sex("F"), Some(Sex::Female));
+    assert_eq!(printed_sex("F/F"), Some(Sex::Female));
+    assert_eq!(printed_sex("M/H"), Some(Sex::Male));
+    assert_eq!(printed_sex("W"), Some(Sex::Female));
+    assert_eq!(printed_sex("X"), Some(Sex::Unspecified));
+    assert_eq!(printed_sex("M/F"), None);
+    assert_eq!(printed_sex("Q"), None);
+}
+
+#[test]
+fn the_specimens_page_agrees_with_its_mrz() {
+    let printed = Printed {
+        surname: Some("Eriksson".into()),
+        given_names: Some("Anna Maria".into()),
+        birth_date: Some(date("12 AUG/AOÛT 74")),
+        expiry_date: Some(date("15.04.2012")),
+        document_number: Some("L898902C3".into()),
+        sex: printed_sex("F"),
+    };
+    let comparison = specimen().compare_printed(&printed);
+    for (field, agreement) in comparison.fields() {
+        assert_eq!(agreement, Some(Agreement::Agrees), "{field}");
+    }
+    assert_eq!(comparison.matches(), Some(true));
+}
+
+#[test]
+fn an_edited_name_or_date_is_caught() {
+    let edited = Printed {
+        surname: Some("Eriksen".into()),
+        birth_date: Some(date("12 AUG 1975")),
+        ..Printed::default()
+    };
+    let comparison = specimen().compare_printed(&edited);
+    assert_eq!(comparison.surname, Some(Agreement::Differs));
+    assert_eq!(comparison.birth_date, Some(Agreement::Differs));
+    assert_eq!(comparison.given_names, None, "only the fields given are compared");
+    assert_eq!(comparison.matches(), Some(false));
+
+    let number = Printed { document_number: Some("L 898902 C4".into()), ..Printed::default() };
+    assert_eq!(specimen().compare_printed(&number).document_number, Some(Agreement::Differs));
+    let spaced = Printed { document_number: Some("l 898902 c3".into()), ..Printed::default() };
+    assert_eq!(specimen().compare_printed(&spaced).document_number, Some(Agreement::Agrees));
+    let sex = Printed { sex: Some(Sex::Male), ..Printed::default() };
+    assert_eq!(specimen().compare_printed(&sex).matches(), Some(false));
+}
+
+#[test]
+fn national_characters_are_written_as_the_mrz_writes_them() {
+    let cases = [
+        ("Müller", "MUELLER", Agreement::Agrees),
+        ("Müller", "MULLER", Agreement::Agrees),
+        ("Müller", "MUXXLLER", Agreement::Agrees),
+        ("Strauß", "STRAUSS", Agreement::Agrees),
+        ("Øvergård", "OEVERGAARD", Agreement::Agrees),
+        ("Øvergård", "OEVERGARD", Agreement::Agrees),
+        ("O'Connor", "OCONNOR", Agreement::Agrees),
+        ("Smith-Jones", "SMITH JONES", Agreement::Agrees),
+        ("José María", "JOSE MARIA", Agreement::Agrees),
+        ("Peña", "PENA", Agreement::Agrees),
+        ("Wałęsa", "WALESA", Agreement::Agrees),
+        ("  van der  Berg ", "VAN DER BERG", Agreement::Agrees),
+        ("Muller", "MUELLER", Agreement::Differs),
+        ("Smith", "SMITHE", Agreement::Differs),
+        ("Иванов", "IVANOV", Agreement::Uncompared),
+    ];
+    for (printed, mrz, expected) in cases {
+        assert_eq!(compare_name(printed, mrz, false), expected, "{printed} against {mrz}");
+    }
+}
+
+#[test]
+fn a_truncated_name_agrees_only_where_the_field_is_full() {
+    // 39 cells of a TD3 name field, filled to the last: the given names were cut.
+    let cut = reading(&[
+        "P<UTOSCHWARZENEGGER<<MAXIMILIAN<FRIEDRICH<WI",
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+    ]);
+    assert!(cut.fields.names_possibly_truncated);
+    let printed = Printed {
+        surname: Some("Schwarzenegger".into()),
+        given_names: Some("Maximilian Friedrich Wilhelm".into()),
+        ..Printed::default()
+    };
+    let comparison = cut.compare_printed(&printed);
+    assert_eq!(comparison.surname, Some(Agreement::Agrees));
+    assert_eq!(comparison.given_names, Some(Agreement::AgreesTruncated));
+    assert_eq!(comparison.matches(), Some(true));
+    // The same beginning where the field is not full is a different name.
+    let longer = Printed { given_names: Some("Anna Maria Louise".into()), ..Printed::default() };
+    assert_eq!(specimen().compare_printed(&longer).given_names, Some(Agreement::Differs));
+    // A cut field does not excuse a different name.
+    let other = Printed { given_names: Some("Maximilian Georg".into()), ..Printed::default() };
+    assert_eq!(cut.compare_printed(&other).given_names, Some(Agreement::Differs));
+}
+
+#[test]
+fn unknown_birth_date_parts_compare_only_what_the_mrz_knows() {
+    let partial = reading(&[
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO74<<<<1F1204159ZE184226B<<<<<18",
+    ]);
+    assert!(partial.valid, "the lines are well made");
+    let compare = |text: &str| {
+        partial
+            .compare_printed(&Printed { birth_date: Some(date(text)), ..Printed::default() })
+            .birth_date
+    };
+    assert_eq!(compare("XX XX 1974"), Some(Agreement::Agrees));
+    assert_eq!(compare("12.08.1974"), Some(Agreement::Agrees));
+    assert_eq!(compare("12.08.1975"), Some(Agreement::Differs));
+    let unknown = reading(&[
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO<<<<<<0F1204159ZE184226B<<<<<10",
+    ]);
+    let printed = Printed { birth_date: Some(date("12.08.1974")), ..Printed::default() };
+    let comparison = unknown.compare_printed(&printed);
+    assert_eq!(comparison.birth_date, Some(Agreement::NotInMrz));
+    assert_eq!(comparison.matches(), None, "nothing could be compared");
+}
