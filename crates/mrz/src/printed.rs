@@ -269,23 +269,38 @@ fn tokens(printed: &str) -> Option<Vec<Token>> {
 
 /// Whether the printed name can be written as `mrz`; with `truncated`, whether its writing
 /// can begin with `mrz` (and goes on).
+///
+/// Walked over the MRZ's positions rather than by backtracking, since spellings of different
+/// lengths (`Å` as `AA` or `A`) would make a wrong name cost exponential time.
 fn spells(tokens: &[Token], mrz: &[u8], truncated: bool) -> bool {
-    let Some((token, rest)) = tokens.split_first() else {
-        return mrz.is_empty();
-    };
-    if truncated && mrz.is_empty() {
-        return true;
-    }
-    match token {
-        Token::Separator => mrz.first() == Some(&b'<') && spells(rest, &mrz[1..], truncated),
-        Token::Letters(spellings) => spellings.iter().any(|spelling| {
-            let spelling = spelling.as_bytes();
-            if truncated && spelling.len() > mrz.len() && spelling.starts_with(mrz) {
-                return true;
+    // `reachable[j]`: the tokens so far can be written as `mrz[..j]`.
+    let mut reachable = vec![false; mrz.len() + 1];
+    reachable[0] = true;
+    for token in tokens {
+        if truncated && reachable[mrz.len()] {
+            return true;
+        }
+        let mut next = vec![false; mrz.len() + 1];
+        for at in (0..=mrz.len()).filter(|&at| reachable[at]) {
+            let rest = &mrz[at..];
+            match token {
+                Token::Separator if rest.first() == Some(&b'<') => next[at + 1] = true,
+                Token::Separator => {}
+                Token::Letters(spellings) => {
+                    for spelling in spellings.iter().map(String::as_bytes) {
+                        if rest.starts_with(spelling) {
+                            next[at + spelling.len()] = true;
+                        } else if truncated && spelling.starts_with(rest) {
+                            // The MRZ stops inside this character's spelling.
+                            return true;
+                        }
+                    }
+                }
             }
-            mrz.starts_with(spelling) && spells(rest, &mrz[spelling.len()..], truncated)
-        }),
+        }
+        reachable = next;
     }
+    reachable[mrz.len()]
 }
 
 /// How a printed name compares with the MRZ's (`mrz`: components separated by spaces).

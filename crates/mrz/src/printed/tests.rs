@@ -169,3 +169,31 @@ fn unknown_birth_date_parts_compare_only_what_the_mrz_knows() {
     assert_eq!(comparison.birth_date, Some(Agreement::NotInMrz));
     assert_eq!(comparison.matches(), None, "nothing could be compared");
 }
+
+#[test]
+fn a_wrong_name_with_many_spellings_is_answered_at_once() {
+    // Each `Å` is `AA` or `A`: by backtracking, 2^40 ways to fail.
+    let printed = "Å".repeat(40);
+    let mrz = format!("{}X", "A".repeat(60));
+    assert_eq!(compare_name(&printed, &mrz, false), Agreement::Differs);
+    assert_eq!(compare_name(&printed, &mrz, true), Agreement::Differs);
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_text_compares_without_panicking(printed in "\\PC{0,40}", mrz in "[A-Z< ]{0,40}") {
+        let _ = compare_name(&printed, &mrz, true);
+        let _ = PrintedDate::parse(&printed);
+        let _ = printed_sex(&printed);
+    }
+
+    #[test]
+    fn a_name_agrees_with_its_own_mrz_writing(
+        components in proptest::collection::vec("[a-zA-Z]{1,8}", 1..4),
+        separator in "[ -]",
+    ) {
+        let printed = components.join(&separator);
+        let mrz = components.join(" ").to_ascii_uppercase();
+        proptest::prop_assert_eq!(compare_name(&printed, &mrz, false), Agreement::Agrees);
+    }
+}
