@@ -207,9 +207,14 @@ fn list_scans_pages_and_refuses_a_foreign_cursor() {
                 retain_until: SystemTime::now() + Duration::from_secs(3600),
                 portrait: None,
             };
-            ids.push(store.insert(scan).await.expect("insert a scan").id.as_str().to_owned());
-            // Distinct creation times keep the newest-first order unambiguous.
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            let kept = store.insert(scan).await.expect("insert a scan");
+            ids.push(kept.id.as_str().to_owned());
+            // Distinct creation times keep the newest-first order unambiguous: the next scan
+            // is made once the clock the store stamps with has left this one's millisecond.
+            let stamp = mrtd_store::to_unix_millis(kept.created_at);
+            while mrtd_store::to_unix_millis(SystemTime::now()) <= stamp {
+                tokio::task::yield_now().await;
+            }
         }
         ids
     });
