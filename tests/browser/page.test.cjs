@@ -1,7 +1,8 @@
 // The web page in a real browser: upload a sample photo, read the fields shown, check the
-// MRZ outline and keyboard access, a second document in one photo, the page's own sample,
-// country names, dates and expiry, copying and downloading the JSON, errors in both languages,
-// a phone's single picker, an axe-core audit in both colour schemes, and the WebMCP tools.
+// MRZ outline and keyboard access, the printed page against the MRZ, a second document in
+// one photo, the page's own sample, country names, dates and expiry, copying and downloading
+// the JSON, errors in both languages, a phone's single picker, an axe-core audit in both
+// colour schemes, and the WebMCP tools.
 // Run by scripts/browser-test.sh.
 "use strict";
 
@@ -165,6 +166,43 @@ async function test(name, body) {
       assert.ok(portrait && portrait.y + portrait.height <= box.y + 2, JSON.stringify(portrait));
       // SCREENSHOT=file.png keeps a picture of the result, for a person to look at.
       if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT, fullPage: true });
+    });
+
+    await test("what the printed page shows is compared with the MRZ, field by field", async () => {
+      // A page of its own: a refused value is a 400 the browser logs, which the main page's
+      // listener counts as an error. The specimen: ERIKSSON, ANNA MARIA, born 12 AUG 74.
+      const printed = await context.newPage();
+      await printed.goto(url + "/?lang=en", { waitUntil: "load" });
+      await printed.setInputFiles("#image", path.join(samples, PHOTO));
+      await printed.waitForFunction(() => /^Read this /.test(document.getElementById("status").textContent),
+        null, { timeout: 60000 });
+      await printed.click("#printed-section summary");
+      await printed.fill("#printed-surname", "Eriksson");
+      await printed.fill("#printed-given_names", "Anna Maria");
+      await printed.fill("#printed-birth_date", "12 AUG/AOÛT 74");
+      await printed.click("#printed-button");
+      await printed.waitForFunction(() => document.getElementById("printed-verdict").dataset.agreement === "agrees");
+      assert.equal(await printed.textContent("#printed-verdict"), "The printed page agrees with the MRZ.");
+      assert.equal(await printed.textContent('[data-agreement="surname"]'), "agrees");
+      assert.equal(await printed.textContent('[data-agreement="expiry_date"]'), "", "a field not given has no mark");
+      // An edited surname is named; the fields that agree keep their marks.
+      await printed.fill("#printed-surname", "Eriksen");
+      await printed.click("#printed-button");
+      await printed.waitForFunction(() => document.getElementById("printed-verdict").dataset.agreement === "differs");
+      assert.match(await printed.textContent("#printed-verdict"), /differs from the MRZ in: Surname\./);
+      assert.equal(await printed.textContent('[data-agreement="surname"]'), "differs");
+      assert.equal(await printed.textContent('[data-agreement="given_names"]'), "agrees");
+      await printed.screenshot({ path: screenshotPath("page-printed.png"), fullPage: true });
+      // A date in no known form is explained, not shown as the server's English.
+      await printed.fill("#printed-birth_date", "the twelfth");
+      await printed.click("#printed-button");
+      await printed.waitForFunction(() => /not in a form the server reads/.test(document.getElementById("printed-verdict").textContent));
+      // A new result starts the comparison afresh.
+      await printed.fill("#mrz_text", sampleLines().join("\n"));
+      await printed.click("#parse-form button[type=submit]");
+      await printed.waitForFunction(() => document.getElementById("printed-surname").value === "");
+      assert.equal(await printed.textContent("#printed-verdict"), "");
+      await printed.close();
     });
 
     await test("a second document in the photo is drawn in its own lines and listed", async () => {

@@ -57,6 +57,8 @@
   let photoUrl = null;
   /** The last result or chip report as JSON text, for the copy and download buttons. */
   let lastJson = "";
+  /** The MRZ lines of the result shown, which the printed page is compared with. */
+  let lastLines = [];
   /** The page's language, for dates and country names. */
   const LANG = document.documentElement.lang || "en";
 
@@ -502,6 +504,8 @@
     showFields(result);
     $("lines").textContent = (result.lines || []).join("\n");
     $("lines-section").hidden = !result.lines || result.lines.length === 0;
+    lastLines = result.lines || [];
+    resetPrinted(lastLines.length === 0);
     showChecks(result.checks);
     showList("corrections", result.corrections, (c) => t("correction", {
       line: c.line, column: c.column, from: c.from, to: c.to, why: t("w_" + c.why),
@@ -531,6 +535,71 @@
       expiry ? { kind: expiry, date: result.fields.expiry_date } : null);
     revealResult();
     focusResult();
+  }
+
+  const PRINTED_FIELDS = ["surname", "given_names", "birth_date", "expiry_date", "document_number", "sex"];
+
+  /** Clears the printed page's comparison for a new result; hides it when there are no lines. */
+  function resetPrinted(hide) {
+    $("printed-section").hidden = hide;
+    for (const name of PRINTED_FIELDS) {
+      $("printed-" + name).value = "";
+      setAgreement(name, null);
+    }
+    $("printed-verdict").textContent = "";
+    delete $("printed-verdict").dataset.agreement;
+  }
+
+  /** The mark beside one printed field: how it compares with the MRZ, or nothing. */
+  function setAgreement(name, agreement) {
+    const mark = document.querySelector('[data-agreement="' + name + '"]');
+    mark.className = "mark" + (agreement ? " " + agreementClass(agreement) : "");
+    mark.textContent = agreement ? t("a_" + agreement) : "";
+  }
+
+  function agreementClass(agreement) {
+    if (agreement === "agrees" || agreement === "agrees_truncated") return "agrees";
+    return agreement === "differs" ? "differs" : "unknown";
+  }
+
+  /** Sets what the page prints against the MRZ shown (POST /v1/check), field by field. */
+  async function comparePrinted() {
+    const printed = {};
+    for (const name of PRINTED_FIELDS) {
+      const value = $("printed-" + name).value.trim();
+      if (value) printed[name] = value;
+    }
+    const verdict = $("printed-verdict");
+    delete verdict.dataset.agreement;
+    if (Object.keys(printed).length === 0) {
+      verdict.textContent = t("printed_none");
+      $("printed-surname").focus();
+      return;
+    }
+    try {
+      const response = await fetch("/v1/check", {
+        method: "POST",
+        headers: apiHeaders({ "Content-Type": "application/json" }),
+        body: JSON.stringify({ lines: lastLines, printed: printed }),
+      });
+      const answers = await readResponse(response);
+      const agreement = answers.printed_agreement || {};
+      for (const name of PRINTED_FIELDS) setAgreement(name, agreement[name] || null);
+      const differing = PRINTED_FIELDS.filter((name) => agreement[name] === "differs");
+      if (answers.viz_matches_mrz === true) {
+        verdict.dataset.agreement = "agrees";
+        verdict.textContent = t("printed_agrees");
+      } else if (answers.viz_matches_mrz === false) {
+        verdict.dataset.agreement = "differs";
+        verdict.textContent = t("printed_differs", {
+          fields: differing.map((name) => t("f_" + name)).join(", "),
+        });
+      } else {
+        verdict.textContent = t("printed_unknown");
+      }
+    } catch (error) {
+      verdict.textContent = error.code === "invalid_request" ? t("printed_invalid") : error.message;
+    }
   }
 
   /** Chip diagnostics the page explains in its own words where the server's are English. */
@@ -827,6 +896,11 @@
       } catch (error) {
         fail(error);
       }
+    });
+
+    $("printed-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      comparePrinted();
     });
 
     $("chip-form").addEventListener("submit", (event) => {

@@ -238,6 +238,36 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "its check digit fails or the reading is uncertain: do not use it without looking",
         "o dígito verificador não confere ou a leitura é incerta: não use sem conferir",
     ),
+    // The printed page against the MRZ.
+    ("printed_heading", "Compare with the printed page", "Comparar com a página impressa"),
+    (
+        "printed_help",
+        "Type what the document's page prints, as printed (accents, dates such as 16 APR 2007 or 16.04.2007); each field given is set against the MRZ by its writing rules (Ü as UE or U).",
+        "Digite o que a página do documento imprime, como impresso (acentos, datas como 16 ABR 2007 ou 16.04.2007); cada campo informado é comparado com a MRZ pelas regras dela (Ü como UE ou U).",
+    ),
+    ("printed_button", "Compare", "Comparar"),
+    ("printed_none", "Type at least one field.", "Digite pelo menos um campo."),
+    ("printed_agrees", "The printed page agrees with the MRZ.", "A página impressa confere com a MRZ."),
+    (
+        "printed_differs",
+        "The printed page differs from the MRZ in: {fields}. Look at the document: a misread, or an edited page.",
+        "A página impressa difere da MRZ em: {fields}. Examine o documento: um erro de leitura ou uma página adulterada.",
+    ),
+    (
+        "printed_unknown",
+        "The MRZ holds none of the fields given, so nothing could be compared.",
+        "A MRZ não contém nenhum dos campos informados; nada pôde ser comparado.",
+    ),
+    (
+        "printed_invalid",
+        "A value is not in a form the server reads: dates such as 16 APR 2007, 16.04.2007 or 2007-04-16; sex F, M or X.",
+        "Um valor não está em uma forma que o servidor lê: datas como 16 ABR 2007, 16.04.2007 ou 2007-04-16; sexo F, M ou X.",
+    ),
+    ("a_agrees", "agrees", "confere"),
+    ("a_agrees_truncated", "agrees (cut in the MRZ)", "confere (cortado na MRZ)"),
+    ("a_differs", "differs", "difere"),
+    ("a_not_in_mrz", "not in the MRZ", "não está na MRZ"),
+    ("a_uncompared", "not compared (script)", "não comparado (escrita)"),
     // Field names.
     ("f_document_code", "Document code", "Tipo de documento"),
     ("f_issuer", "Issuer", "País emissor"),
