@@ -1,5 +1,6 @@
-//! `check`: yes/no answers about a document (age, expiry, nationality) without its fields,
-//! for a kept scan or for MRZ lines the caller gives.
+//! `check`: yes/no answers about a document (age, expiry, nationality, whether the printed
+//! page agrees with the MRZ) without its fields, for a kept scan or for MRZ lines the caller
+//! gives.
 
 use mrtd_mrz::{Comparison, ParseOptions, Printed, PrintedDate, Reading, codes_equivalent};
 use schemars::JsonSchema;
@@ -279,17 +280,21 @@ mod tests {
         let validator = jsonschema::validator_for(&input).unwrap();
         assert!(validator.is_valid(&json!({ "scan_id": "scn_1", "min_age": 18 })));
         assert!(validator.is_valid(&json!({ "lines": ["a", "b"], "nationality_in": ["D"] })));
+        assert!(validator.is_valid(&json!({ "scan_id": "scn_1", "printed": { "sex": "F/F" } })));
         for refused in [
             json!({ "scan_id": "scn_1", "min_age": 151 }),
             json!({ "lines": [], "min_age": 18 }),
             json!({ "lines": ["a", "b", "c", "d"], "min_age": 18 }),
             json!({ "scan_id": "scn_1", "fields": true }),
+            json!({ "scan_id": "scn_1", "printed": { "surname": "x".repeat(201) } }),
+            json!({ "scan_id": "scn_1", "printed": { "nickname": "Anna" } }),
         ] {
             assert!(!validator.is_valid(&refused), "{refused}");
             let parsed = serde_json::from_value::<CheckRequest>(refused.clone());
             let allowed = parsed.is_ok_and(|request| {
                 request.min_age.is_none_or(|years| years <= MAX_AGE)
                     && request.lines.is_none_or(|lines| (1..=3).contains(&lines.len()))
+                    && request.printed.is_none_or(|printed| printed.parse().is_ok())
             });
             assert!(!allowed, "the service takes what its schema refuses: {refused}");
         }

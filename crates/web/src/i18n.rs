@@ -247,7 +247,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
     ),
     ("printed_button", "Compare", "Comparar"),
     ("printed_none", "Type at least one field.", "Digite pelo menos um campo."),
-    ("printed_agrees", "The printed page agrees with the MRZ.", "A página impressa confere com a MRZ."),
+    (
+        "printed_agrees",
+        "The printed page agrees with the MRZ.",
+        "A página impressa confere com a MRZ.",
+    ),
     (
         "printed_differs",
         "The printed page differs from the MRZ in: {fields}. Look at the document: a misread, or an edited page.",
