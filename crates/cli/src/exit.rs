@@ -12,7 +12,8 @@ pub(crate) enum Exit {
     /// Everything was read (or the command did what it was asked).
     Success = 0,
     /// Some document was not read: a photo was only partly read or showed no MRZ, or the
-    /// text given to `mrtd parse` is not an MRZ or has a check digit that fails.
+    /// text given to `mrtd parse` is not an MRZ or has a check digit that fails, or an answer
+    /// of `mrtd check` is not yes.
     NotRead = 1,
     /// Invalid arguments, environment variables or configuration file.
     Usage = 2,
@@ -35,7 +36,8 @@ pub(crate) const EXIT_STATUS_HELP: &str = "\
 Exit status:
   0  everything was read (or the command did what it was asked)
   1  some document was not read: a photo only partly read or without an MRZ,
-     or text that is not an MRZ or whose check digits do not all hold
+     or text that is not an MRZ or whose check digits do not all hold (for
+     `mrtd check`, also an answer that is not yes)
   2  invalid arguments, environment variables (MRTD_*) or configuration file
   3  some input could not be used: a missing or unreadable file, not an image,
      an image over the size limits

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod calibration;
+mod check_cmd;
 mod chip_cmd;
 mod compose;
 mod config;
@@ -51,6 +52,10 @@ enum Command {
     /// Parse and validate MRZ text lines.
     #[command(after_help = exit::EXIT_STATUS_HELP)]
     Parse(parse_cmd::ParseArgs),
+    /// Answer yes/no questions about MRZ lines without printing their fields, and whether the
+    /// printed page agrees with them.
+    #[command(after_help = exit::EXIT_STATUS_HELP)]
+    Check(check_cmd::CheckArgs),
     /// Read the MRZ in image files, folders or globs.
     #[command(after_help = exit::EXIT_STATUS_HELP)]
     Scan(scan_cmd::ScanArgs),
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Serve(args) => serve_cmd::run(*args, cli.log_format == LogFormat::Json),
         Command::Parse(args) => parse_cmd::run(args),
+        Command::Check(args) => check_cmd::run(args),
         Command::Scan(args) => scan_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
         Command::VerifyChip(args) => chip_cmd::run(args),

@@ -170,26 +170,8 @@ pub async fn check(
     principal: &Principal,
     request: CheckRequest,
 ) -> Result<CheckAnswers, ServiceError> {
-    if request.min_age.is_some_and(|years| years > MAX_AGE) {
-        return Err(ServiceError::InvalidInput(format!(
-            "'min_age' must be a whole number from 0 to {MAX_AGE}"
-        )));
-    }
-    let valid_on = match request.valid_on.as_deref() {
-        Some(text) => Some(ops::reference_date(Some(text))?),
-        None => None,
-    };
-    let printed = request.printed.as_ref().map(PrintedFields::parse).transpose()?;
-    if request.min_age.is_none()
-        && valid_on.is_none()
-        && request.nationality_in.is_none()
-        && printed.is_none()
-    {
-        return Err(ServiceError::InvalidInput(
-            "ask at least one of min_age, valid_on, nationality_in, printed".to_owned(),
-        ));
-    }
-    let lines = match (request.scan_id.as_deref(), request.lines) {
+    let questions = Questions::of(&request)?;
+    let lines = match (request.scan_id.as_deref(), request.lines.as_deref()) {
         (Some(id), None) => {
             let lines = ops::kept_lines(state, principal, id).await?;
             if lines.is_empty() {
@@ -200,8 +182,8 @@ pub async fn check(
             lines
         }
         (None, Some(lines)) => {
-            ops::refuse_overlong(&lines, "lines")?;
-            lines
+            ops::refuse_overlong(lines, "lines")?;
+            lines.to_vec()
         }
         _ => {
             return Err(ServiceError::InvalidInput(
@@ -209,19 +191,74 @@ pub async fn check(
             ));
         }
     };
-    let today = crate::today();
-    let options = ParseOptions { correct: false, ..ParseOptions::new(today) };
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let reading = mrtd_mrz::parse_text(&lines, &options)
-        .map_err(|not_mrz| ServiceError::NotMrz(not_mrz.to_string()))?;
-    let mut answers =
-        answer(&reading, request.min_age, valid_on, request.nationality_in.as_deref(), today);
-    if let Some(printed) = printed {
-        let comparison = reading.compare_printed(&printed);
-        answers.viz_matches_mrz = Some(comparison.matches());
-        answers.printed_agreement = Some(comparison);
+    questions.answer(&lines)
+}
+
+/// Answers the questions of `request` about MRZ lines (what `mrtd check` asks, with no
+/// store): as [`check`], with `lines` given here and no `scan_id`.
+pub fn check_lines(lines: &[String], request: &CheckRequest) -> Result<CheckAnswers, ServiceError> {
+    if request.scan_id.is_some() || request.lines.is_some() {
+        return Err(ServiceError::InvalidInput(
+            "the lines are given apart from the questions".to_owned(),
+        ));
     }
-    Ok(answers)
+    ops::refuse_overlong(lines, "lines")?;
+    Questions::of(request)?.answer(lines)
+}
+
+/// The questions of a request, each read into its type and checked.
+struct Questions<'a> {
+    min_age: Option<u32>,
+    valid_on: Option<mrtd_mrz::Date>,
+    nationality_in: Option<&'a [String]>,
+    printed: Option<Printed>,
+}
+
+impl<'a> Questions<'a> {
+    fn of(request: &'a CheckRequest) -> Result<Self, ServiceError> {
+        if request.min_age.is_some_and(|years| years > MAX_AGE) {
+            return Err(ServiceError::InvalidInput(format!(
+                "'min_age' must be a whole number from 0 to {MAX_AGE}"
+            )));
+        }
+        let valid_on = match request.valid_on.as_deref() {
+            Some(text) => Some(ops::reference_date(Some(text))?),
+            None => None,
+        };
+        let printed = request.printed.as_ref().map(PrintedFields::parse).transpose()?;
+        let questions = Questions {
+            min_age: request.min_age,
+            valid_on,
+            nationality_in: request.nationality_in.as_deref(),
+            printed,
+        };
+        if questions.min_age.is_none()
+            && questions.valid_on.is_none()
+            && questions.nationality_in.is_none()
+            && questions.printed.is_none()
+        {
+            return Err(ServiceError::InvalidInput(
+                "ask at least one of min_age, valid_on, nationality_in, printed".to_owned(),
+            ));
+        }
+        Ok(questions)
+    }
+
+    /// The answers about `lines`, taken as printed.
+    fn answer(&self, lines: &[String]) -> Result<CheckAnswers, ServiceError> {
+        let today = crate::today();
+        let options = ParseOptions { correct: false, ..ParseOptions::new(today) };
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let reading = mrtd_mrz::parse_text(&lines, &options)
+            .map_err(|not_mrz| ServiceError::NotMrz(not_mrz.to_string()))?;
+        let mut answers = answer(&reading, self.min_age, self.valid_on, self.nationality_in, today);
+        if let Some(printed) = &self.printed {
+            let comparison = reading.compare_printed(printed);
+            answers.viz_matches_mrz = Some(comparison.matches());
+            answers.printed_agreement = Some(comparison);
+        }
+        Ok(answers)
+    }
 }
 
 fn answer(

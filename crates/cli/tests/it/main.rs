@@ -7,6 +7,7 @@ mod support;
 mod auth_cli;
 mod bad_input;
 mod callers;
+mod check;
 mod chip;
 mod config;
 mod formats;
