@@ -150,9 +150,11 @@ fn year_of(part: &str) -> Option<Option<PrintedYear>> {
     })
 }
 
+/// The date, when its parts can be a day and a month; `00` is an unknown part, as some
+/// issuers print it.
 fn checked(day: Option<u16>, month: Option<u16>, year: Option<PrintedYear>) -> Option<PrintedDate> {
-    let day = day.map(u8::try_from).transpose().ok()?;
-    let month = month.map(u8::try_from).transpose().ok()?;
+    let day = day.filter(|d| *d != 0).map(u8::try_from).transpose().ok()?;
+    let month = month.filter(|m| *m != 0).map(u8::try_from).transpose().ok()?;
     if day.is_some_and(|d| !(1..=31).contains(&d)) || month.is_some_and(|m| !(1..=12).contains(&m))
     {
         return None;
@@ -166,7 +168,9 @@ impl PrintedDate {
     /// unknown parts as `X`s (`XX.06.1967`). Numeric dates are read day first, as documents
     /// print them. `None` for anything else.
     pub fn parse(text: &str) -> Option<PrintedDate> {
-        let text = text.trim();
+        // `16APR07`, as some pages print it: the month's name between spaces.
+        let spaced = spaced_at_letters(text.trim());
+        let text = spaced.as_str();
         let words: Vec<&str> = text.split_whitespace().collect();
         // A month by name: `16 APR/AVR 07`, `16 APR. 2007`, `APR 2007`.
         if let Some(at) = words.iter().position(|word| month_named(word).is_some()) {
@@ -191,6 +195,23 @@ impl PrintedDate {
             _ => None,
         }
     }
+}
+
+/// `text` with a space wherever digits and letters meet (`16APR07` is `16 APR 07`).
+fn spaced_at_letters(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in text.chars() {
+        if previous.is_some_and(|p| p.is_ascii_digit() != c.is_ascii_digit())
+            && previous.is_some_and(char::is_alphanumeric)
+            && c.is_alphanumeric()
+        {
+            out.push(' ');
+        }
+        out.push(c);
+        previous = Some(c);
+    }
+    out
 }
 
 /// The sex a printed word names: `M`, `F`, `X` or `<` and the page's words for them, a
