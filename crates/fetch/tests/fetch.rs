@@ -10,6 +10,10 @@ use tokio::{
 
 const LIMIT: usize = 1000;
 
+/// How many requests for `/silent-turn` the test server has received: the one test that
+/// asks for it waits on this, not on a pause, to know the silent fetch holds its turn.
+static SILENT_TURNS_SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// A server on 127.0.0.1 answering canned responses by path; its address.
 async fn server() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -73,6 +77,11 @@ async fn answer(mut stream: TcpStream, addr: SocketAddr) {
         "/no-location" => b"HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n".to_vec(),
         "/loop" => redirect("/loop".to_owned()),
         "/silent" => {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            return;
+        }
+        "/silent-turn" => {
+            SILENT_TURNS_SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             tokio::time::sleep(Duration::from_secs(30)).await;
             return;
         }
@@ -178,10 +187,13 @@ async fn fetches_beyond_the_allowed_number_wait_their_turn() {
     // One fetch holds the only turn on a silent server; the next cannot start before that
     // one gives up (after its one second), however fast its own server would answer.
     let (silent_url, photo_url) =
-        (format!("http://{addr}/silent"), format!("http://{addr}/photo.jpg"));
+        (format!("http://{addr}/silent-turn"), format!("http://{addr}/photo.jpg"));
     let started = std::time::Instant::now();
     let (silent, waited) = tokio::join!(fetcher.get(&silent_url), async {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The second fetch starts once the silent server has the first one's request.
+        while SILENT_TURNS_SEEN.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
         let _ = fetcher.get(&photo_url).await;
         started.elapsed()
     });
