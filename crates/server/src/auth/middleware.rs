@@ -1,15 +1,21 @@
 //! The middleware itself: one function run before every protected route.
 
-use std::{collections::BTreeSet, time::Duration};
+use std::{
+    collections::BTreeSet,
+    convert::Infallible,
+    future::Future,
+    pin::Pin,
+    task::{Context, Poll},
+    time::Duration,
+};
 
 use axum::{
     body::Body,
-    extract::State,
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use serde_json::{Value, json};
+use tower::Service;
 
 use super::{AuthGuard, AuthMode, Principal, api_key::hash_api_key, is_public_path, scopes};
 use crate::{
@@ -41,11 +47,53 @@ impl Denial {
     }
 }
 
-pub(super) async fn guard(
-    State(guard): State<AuthGuard>,
-    request: Request<Body>,
-    next: Next,
-) -> Response {
+/// The guard as a tower layer in front of every protected route: [`guard`] runs before each
+/// request, and calls the route itself (no per-request clone and box of the inner service,
+/// as `axum::middleware::from_fn` makes).
+#[derive(Clone)]
+pub(super) struct GuardLayer(pub(super) AuthGuard);
+
+impl<S> tower::Layer<S> for GuardLayer {
+    type Service = Guarded<S>;
+
+    fn layer(&self, inner: S) -> Guarded<S> {
+        Guarded { guard: self.0.clone(), inner }
+    }
+}
+
+/// A protected route behind [`GuardLayer`].
+#[derive(Clone)]
+pub(super) struct Guarded<S> {
+    guard: AuthGuard,
+    inner: S,
+}
+
+impl<S> Service<Request<Body>> for Guarded<S>
+where
+    S: Service<Request<Body>, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        // The instance polled ready serves this request; a clone stays for the next.
+        let fresh = self.inner.clone();
+        let ready = std::mem::replace(&mut self.inner, fresh);
+        let guard = self.guard.clone();
+        Box::pin(async move { Ok(guard_request(guard, request, ready).await) })
+    }
+}
+
+async fn guard_request<S>(guard: AuthGuard, request: Request<Body>, mut next: S) -> Response
+where
+    S: Service<Request<Body>, Response = Response, Error = Infallible>,
+{
     let path = request.uri().path();
     let on_endpoint = path == guard.inner.endpoint_path;
     let public_path = is_public_path(path);
@@ -66,14 +114,14 @@ pub(super) async fn guard(
         return render(denial, on_endpoint, Value::Null, None);
     }
     if public {
-        return next.run(request).await;
+        return next.call(request).await.unwrap_or_else(|never| match never {});
     }
     // The Origin passed the policy, so the page may read why a request was refused.
     let origin = request.headers().get(header::ORIGIN).cloned();
     match check(&guard, request, on_endpoint).await {
         Ok(Checked { request, tool, body_share }) => {
             let principal = request.extensions().get::<Principal>().cloned();
-            let mut response = next.run(request).await;
+            let mut response = next.call(request).await.unwrap_or_else(|never| match never {});
             drop(body_share);
             // For the access log line, written outside the guard.
             if let Some(principal) = principal {
@@ -105,7 +153,7 @@ async fn check(
     // The client's address (its /64 for IPv6; behind a trusted proxy, the one it reports)
     // counts failed authentications, and is what callers without credentials are limited
     // under.
-    let client = crate::http::client_address(&request).map(failure_key);
+    let client = crate::http::client_address(&request).map(ClientKey::of);
     let now = std::time::Instant::now();
     // Credentials are checked whatever the address has failed before: behind a proxy every
     // client shares one address, and one client's bad keys must not lock the others out.
@@ -115,7 +163,7 @@ async fn check(
         Err(denial) => {
             if denial.status == StatusCode::UNAUTHORIZED
                 && let (Some(failures), Some(client)) = (&inner.failures, &client)
-                && let Err(wait) = failures.check(client, now)
+                && let Err(wait) = failures.check(&client.to_string(), now)
             {
                 tracing::warn!("refused a client after repeated failed authentication");
                 let mut denial = Denial::new(
@@ -288,10 +336,22 @@ async fn read_body(
 /// IPv4 address (also when it arrives mapped into IPv6 on a dual-stack socket), or an IPv6
 /// address's /64, because one host or attacker is commonly given a whole /64 and could
 /// otherwise spread its failures, or its requests, over as many addresses as it likes.
-fn failure_key(address: std::net::IpAddr) -> String {
-    match crate::per_address::client_prefix(address) {
-        std::net::IpAddr::V4(v4) => v4.to_string(),
-        std::net::IpAddr::V6(v6) => format!("{v6}/64"),
+/// Written out only where a key is needed.
+#[derive(Clone, Copy)]
+struct ClientKey(std::net::IpAddr);
+
+impl ClientKey {
+    fn of(address: std::net::IpAddr) -> Self {
+        ClientKey(crate::per_address::client_prefix(address))
+    }
+}
+
+impl std::fmt::Display for ClientKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            std::net::IpAddr::V4(v4) => v4.fmt(f),
+            std::net::IpAddr::V6(v6) => write!(f, "{v6}/64"),
+        }
     }
 }
 

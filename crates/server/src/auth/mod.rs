@@ -249,8 +249,7 @@ impl AuthGuard {
     /// routes when the mode is OAuth. Add public routes after calling this, or list them in
     /// [`is_public_path`].
     pub fn protect(&self, app: Router) -> Router {
-        let guarded =
-            app.layer(axum::middleware::from_fn_with_state(self.clone(), middleware::guard));
+        let guarded = app.layer(middleware::GuardLayer(self.clone()));
         match &self.inner.mode {
             AuthMode::OAuth(verifier) => guarded.merge(metadata::routes(verifier)),
             _ => guarded,
