@@ -67,9 +67,9 @@ impl PrintedYear {
     }
 }
 
-/// Month names and abbreviations in the languages documents print them in (English,
-/// French, Spanish, Portuguese, German, Italian, Dutch, and the Nordic languages), upper-case
-/// and without accents. A bilingual date names the month in several (`APR/AVR`).
+/// Month names and abbreviations in the languages documents print them in (English, French,
+/// Spanish, Portuguese, German, Italian, Dutch, Danish, Norwegian and Swedish), upper-case and
+/// without accents. A bilingual date names the month in several (`APR/AVR`).
 const MONTHS: [&[&str]; 12] = [
     &[
         "JAN", "JANUARY", "JANV", "JANVIER", "ENE", "ENERO", "JANEIRO", "JANUAR", "GEN", "GENNAIO",
@@ -106,7 +106,19 @@ const MONTHS: [&[&str]; 12] = [
     ],
     &["OCT", "OCTOBER", "OCTOBRE", "OCTUBRE", "OUT", "OUTUBRO", "OKT", "OKTOBER", "OTT", "OTTOBRE"],
     &["NOV", "NOVEMBER", "NOVEMBRE", "NOVIEMBRE", "NOVEMBRO"],
-    &["DEC", "DECEMBER", "DECEMBRE", "DIC", "DICIEMBRE", "DEZ", "DEZEMBRO", "DEZEMBER", "DICEMBRE"],
+    &[
+        "DEC",
+        "DECEMBER",
+        "DECEMBRE",
+        "DIC",
+        "DICIEMBRE",
+        "DEZ",
+        "DEZEMBRO",
+        "DEZEMBER",
+        "DICEMBRE",
+        "DES",
+        "DESEMBER",
+    ],
 ];
 
 /// Upper-case ASCII letters and digits of `text`, accents dropped (`É` is `E`).
