@@ -40,6 +40,14 @@ fn printed_dates_in_the_forms_documents_use() {
         date("1967"),
         PrintedDate { day: None, month: None, year: Some(PrintedYear::Full(1967)) }
     );
+    // Written without spaces, and with 00 for an unknown part, as some issuers print them.
+    assert_eq!(date("16APR07"), full(16, 4, PrintedYear::TwoDigits(7)));
+    assert_eq!(date("16APR/AVR07"), full(16, 4, PrintedYear::TwoDigits(7)));
+    assert_eq!(
+        date("00.00.1967"),
+        PrintedDate { day: None, month: None, year: Some(PrintedYear::Full(1967)) }
+    );
+    assert_eq!(date("24 DES/DEC 1990"), full(24, 12, PrintedYear::Full(1990)));
     for refused in
         ["", "16 APR/MAI 07", "32.01.2007", "16.13.2007", "yesterday", "16 04", "7.4.207"]
     {
