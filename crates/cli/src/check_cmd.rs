@@ -68,17 +68,7 @@ impl CheckArgs {
             document_number: self.printed_document_number.clone(),
             sex: self.printed_sex.clone(),
         };
-        let given = [
-            &printed.surname,
-            &printed.given_names,
-            &printed.birth_date,
-            &printed.expiry_date,
-            &printed.document_number,
-            &printed.sex,
-        ]
-        .iter()
-        .any(|field| field.is_some());
-        given.then_some(printed)
+        (printed != PrintedFields::default()).then_some(printed)
     }
 }
 

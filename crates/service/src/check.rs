@@ -33,28 +33,33 @@ pub struct CheckRequest {
     pub printed: Option<PrintedFields>,
 }
 
+/// Longest printed name taken, in characters.
+const PRINTED_NAME_MAX: usize = 200;
+/// Longest other printed field taken (a date, a number, the sex), in characters.
+const PRINTED_VALUE_MAX: usize = 40;
+
 /// Fields as the document's page prints them, each compared with the MRZ when given.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PrintedFields {
     /// The surname as printed, accents and all (`Müller`, `O'Connor`).
-    #[schemars(length(max = 200))]
+    #[schemars(length(max = PRINTED_NAME_MAX))]
     pub surname: Option<String>,
     /// The given names as printed.
-    #[schemars(length(max = 200))]
+    #[schemars(length(max = PRINTED_NAME_MAX))]
     pub given_names: Option<String>,
     /// The date of birth as printed: `16 APR/AVR 07`, `16.04.2007`, `2007-04-16`, or with
     /// unknown parts as `XX`.
-    #[schemars(length(max = 40))]
+    #[schemars(length(max = PRINTED_VALUE_MAX))]
     pub birth_date: Option<String>,
     /// The date of expiry as printed, in the same forms.
-    #[schemars(length(max = 40))]
+    #[schemars(length(max = PRINTED_VALUE_MAX))]
     pub expiry_date: Option<String>,
     /// The document number as printed (spaces and hyphens are ignored).
-    #[schemars(length(max = 40))]
+    #[schemars(length(max = PRINTED_VALUE_MAX))]
     pub document_number: Option<String>,
     /// The sex as printed: `F`, `M`, `X`, or the page's words (`F/F`, `M/H`).
-    #[schemars(length(max = 40))]
+    #[schemars(length(max = PRINTED_VALUE_MAX))]
     pub sex: Option<String>,
 }
 
@@ -63,12 +68,12 @@ impl PrintedFields {
     /// naming the field.
     fn parse(&self) -> Result<Printed, ServiceError> {
         let too_long = [
-            ("surname", &self.surname, 200),
-            ("given_names", &self.given_names, 200),
-            ("birth_date", &self.birth_date, 40),
-            ("expiry_date", &self.expiry_date, 40),
-            ("document_number", &self.document_number, 40),
-            ("sex", &self.sex, 40),
+            ("surname", &self.surname, PRINTED_NAME_MAX),
+            ("given_names", &self.given_names, PRINTED_NAME_MAX),
+            ("birth_date", &self.birth_date, PRINTED_VALUE_MAX),
+            ("expiry_date", &self.expiry_date, PRINTED_VALUE_MAX),
+            ("document_number", &self.document_number, PRINTED_VALUE_MAX),
+            ("sex", &self.sex, PRINTED_VALUE_MAX),
         ]
         .into_iter()
         .find(|(_, value, limit)| value.as_ref().is_some_and(|v| v.chars().count() > *limit));
@@ -171,19 +176,20 @@ pub async fn check(
     request: CheckRequest,
 ) -> Result<CheckAnswers, ServiceError> {
     let questions = Questions::of(&request)?;
+    let kept;
     let lines = match (request.scan_id.as_deref(), request.lines.as_deref()) {
         (Some(id), None) => {
-            let lines = ops::kept_lines(state, principal, id).await?;
-            if lines.is_empty() {
+            kept = ops::kept_lines(state, principal, id).await?;
+            if kept.is_empty() {
                 return Err(ServiceError::InvalidInput(
                     "That scan holds no MRZ lines, so nothing can be checked.".to_owned(),
                 ));
             }
-            lines
+            &kept
         }
         (None, Some(lines)) => {
             ops::refuse_overlong(lines, "lines")?;
-            lines.to_vec()
+            lines
         }
         _ => {
             return Err(ServiceError::InvalidInput(
@@ -191,7 +197,7 @@ pub async fn check(
             ));
         }
     };
-    questions.answer(&lines)
+    questions.answer(lines)
 }
 
 /// Answers the questions of `request` about MRZ lines (what `mrtd check` asks, with no
