@@ -109,6 +109,28 @@ pub(crate) fn crops(
     Crops { page: page_crop, portrait: portrait_crop, photo: preview }
 }
 
+/// The page `reading` (of `bytes`) located, decoded again in colour and drawn upright at
+/// `scale` pixels per millimetre, with the map from the page (millimetres) into the photo.
+pub(crate) fn page_image(
+    bytes: &[u8],
+    reading: &ImageReading,
+    limits: DecodeLimits,
+    scale: f32,
+) -> Option<(RgbImage, Homography)> {
+    let (document, read) = (reading.document.as_ref()?, reading.reading.as_ref()?);
+    let photo = decode_again(bytes, reading.page, limits)?;
+    if (photo.width() as usize, photo.height() as usize)
+        != (reading.image_width, reading.image_height)
+    {
+        return None;
+    }
+    let (width, height) = Layout::of(read.format).size;
+    let rectangle = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
+    let map = Homography::from_corners(rectangle, document.corners)?;
+    let page = draw(&photo, &map, [0.0, 0.0, width, height], scale);
+    Some((page, map))
+}
+
 /// The photo the reading is of, decoded again in colour: for a PDF, the image of `page`.
 fn decode_again(bytes: &[u8], page: Option<u32>, limits: DecodeLimits) -> Option<RgbImage> {
     if let Some(page) = page {

@@ -1,5 +1,6 @@
 //! The engine value: configuration, the embedded model, and the read pipeline.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use crate::attempt::{Attempt, rank};
@@ -92,7 +93,7 @@ impl EngineBuilder {
     pub fn build(self) -> Engine {
         let model = Classifier::embedded();
         let face = FaceModel::embedded().expect("the embedded face model is the one shipped");
-        Engine { config: self.config, model, face }
+        Engine { config: self.config, model, face, text: Arc::default() }
     }
 }
 
@@ -102,6 +103,8 @@ pub struct Engine {
     config: EngineConfig,
     model: Classifier,
     face: FaceModel,
+    /// The visual zone's text reader, loaded on the first read that asks for it.
+    text: Arc<OnceLock<Option<mrtd_text::TextReader>>>,
 }
 
 impl Engine {
@@ -131,6 +134,25 @@ impl Engine {
         let limits =
             DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
         crate::crops::crops(image_bytes, reading, limits, pixels_per_mm)
+    }
+
+    /// The visual zone (date of issue, place of birth, authority, names as printed) of the
+    /// page `reading` (this engine's reading of `image_bytes`) located, compared with the
+    /// MRZ where the MRZ holds the same fields; `None` where no page was located. Costs a
+    /// text detector and a line recogniser over the page: asked for, never by default.
+    pub fn visual_zone(
+        &self,
+        image_bytes: &[u8],
+        reading: &ImageReading,
+    ) -> Result<Option<crate::VisualZone>, mrtd_text::TextError> {
+        let reader = self
+            .text
+            .get_or_init(|| mrtd_text::TextReader::new().ok())
+            .as_ref()
+            .ok_or(mrtd_text::TextError::Load { network: "text" })?;
+        let limits =
+            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
+        crate::visual::read(reader, image_bytes, reading, limits)
     }
 
     /// Reads the MRZ of an encoded image.

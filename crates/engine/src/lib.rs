@@ -46,6 +46,7 @@ mod plausible;
 mod recognise;
 mod strokes;
 mod types;
+mod visual;
 mod weigh;
 
 pub use crops::{Crop, Crops, MAX_PIXELS_PER_MM};
@@ -53,5 +54,7 @@ pub use engine::{Engine, EngineBuilder, EngineConfig};
 pub use error::ImageError;
 pub use image::decoded_pixels_total;
 pub use mrtd_mrz::{ParseOptions, Reading};
+pub use mrtd_text::TextError;
 pub use outline::{DocumentOutline, PortraitZone};
 pub use types::{Diagnostic, DiagnosticCode, ImageReading, Status};
+pub use visual::{VisualField, VisualFieldName, VisualZone};

@@ -12,3 +12,4 @@ mod exif;
 mod heic;
 mod outline;
 mod specimens;
+mod visual_zone;

@@ -1,0 +1,205 @@
+//! The visual zone: the fields a document prints for people (date of issue, place of birth,
+//! authority, personal number, names as printed), read from the page a reading located.
+//!
+//! The page is drawn upright from the photo ([`crate::crops::page_image`]), `mrtd-text`
+//! finds and reads its lines of text, and each field is the first line of values under (or
+//! beside) the label that names it, in any of the languages of [`labels`]. The names, dates,
+//! number and sex read there are compared with the MRZ's by `mrtd-mrz`
+//! ([`mrtd_mrz::Reading::compare_printed`]): a disagreement is a misread or an edited page.
+
+mod labels;
+
+use mrtd_mrz::{Comparison, Printed, PrintedDate, printed_sex};
+use mrtd_text::{Line, TextReader};
+
+use crate::geometry::Homography;
+use labels::Label;
+pub use labels::VisualFieldName;
+
+/// How many pixels per page millimetre the page is drawn at to be read: printed fields are
+/// some 2.5 mm high, 25 pixels.
+const PIXELS_PER_MM: f32 = 10.0;
+/// A line read below this mean probability is noise (a seal, a guilloche), not a value.
+const MIN_LINE_CONFIDENCE: f32 = 0.7;
+/// A value lies below its label within this many of the label's heights.
+const BELOW_WITHIN: f32 = 2.6;
+/// A value beside its label (on a card's one-line fields) starts within this many heights.
+const BESIDE_WITHIN: f32 = 8.0;
+
+/// One field of the visual zone, as printed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VisualField {
+    /// What the page prints, as read (spaces kept, case as printed).
+    pub value: String,
+    /// The lowest probability among the value's characters (0 to 1).
+    pub confidence: f32,
+    /// The label the value was found by, as read: the evidence that this is the field.
+    pub label: String,
+    /// Where the value is in the photo, `[x0, y0, x1, y1]` in its pixels.
+    pub bbox: [f32; 4],
+}
+
+/// The visual zone of a document: its fields as printed and their agreement with the MRZ.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VisualZone {
+    /// Each field found, by name.
+    pub fields: Vec<(VisualFieldName, VisualField)>,
+    /// The fields the MRZ holds too, against the MRZ's: absent where the page shows none.
+    pub agreement: Option<Comparison>,
+    /// How many lines of text the page showed outside the MRZ.
+    pub lines_read: usize,
+}
+
+impl VisualZone {
+    /// The field named `name`, when the page showed it.
+    pub fn field(&self, name: VisualFieldName) -> Option<&VisualField> {
+        self.fields.iter().find(|(field, _)| *field == name).map(|(_, value)| value)
+    }
+}
+
+/// Reads the visual zone of the page `reading` located in `bytes`. `None` where no page was
+/// located (no reading, or a photo that cannot be decoded again as it was read).
+pub(crate) fn read(
+    reader: &TextReader,
+    bytes: &[u8],
+    reading: &crate::ImageReading,
+    limits: crate::image::DecodeLimits,
+) -> Result<Option<VisualZone>, mrtd_text::TextError> {
+    let Some((page, map)) = crate::crops::page_image(bytes, reading, limits, PIXELS_PER_MM) else {
+        return Ok(None);
+    };
+    let lines: Vec<Line> = reader
+        .lines(&page)?
+        .into_iter()
+        .filter(|line| !is_mrz(&line.text) && line.confidence >= MIN_LINE_CONFIDENCE)
+        .collect();
+    let mut zone = VisualZone { lines_read: lines.len(), ..VisualZone::default() };
+    for (name, field) in fields(&lines) {
+        let bbox = to_photo(&map, field.bbox);
+        zone.fields.push((name, VisualField { bbox, ..field }));
+    }
+    if let Some(mrz) = &reading.reading {
+        let printed = printed(&zone);
+        zone.agreement = (printed != Printed::default()).then(|| mrz.compare_printed(&printed));
+    }
+    Ok(Some(zone))
+}
+
+/// A line of the MRZ itself (fillers), which the visual zone's fields never hold.
+fn is_mrz(text: &str) -> bool {
+    text.matches('<').count() >= 2
+}
+
+/// The page box `[x0, y0, x1, y1]` (pixels at [`PIXELS_PER_MM`]) in the photo's pixels.
+fn to_photo(map: &Homography, bbox: [f32; 4]) -> [f32; 4] {
+    let [x0, y0, x1, y1] = bbox.map(|v| v / PIXELS_PER_MM);
+    let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map(|corner| map.apply(corner));
+    let xs = corners.map(|(x, _)| x);
+    let ys = corners.map(|(_, y)| y);
+    let min = |v: [f32; 4]| v.into_iter().fold(f32::INFINITY, f32::min);
+    let max = |v: [f32; 4]| v.into_iter().fold(f32::NEG_INFINITY, f32::max);
+    [min(xs), min(ys), max(xs), max(ys)].map(|v| (v * 10.0).round() / 10.0)
+}
+
+/// The fields of the page: each label's value, the first line that is no label under it
+/// (or, failing that, beside it), each line the value of one label only.
+fn fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
+    let labels: Vec<Option<Label>> =
+        lines.iter().map(|line| labels::label_of(&line.text)).collect();
+    let mut taken = vec![false; lines.len()];
+    let mut found: Vec<(VisualFieldName, VisualField)> = Vec::new();
+    for (index, label) in labels.iter().enumerate() {
+        let Some(Label::Field(name)) = *label else { continue };
+        if found.iter().any(|(field, _)| *field == name) {
+            continue;
+        }
+        let Some(value) = value_of(lines, &labels, &taken, index) else { continue };
+        taken[value] = true;
+        let line = &lines[value];
+        found.push((
+            name,
+            VisualField {
+                value: line.text.trim().to_owned(),
+                confidence: line.char_confidences.iter().copied().fold(1.0, f32::min),
+                label: lines[index].text.clone(),
+                bbox: line.bbox,
+            },
+        ));
+    }
+    found
+}
+
+/// The line holding the value of the label at `index`: below it (a label's continuation in
+/// another language skipped), else on its right.
+fn value_of(
+    lines: &[Line],
+    labels: &[Option<Label>],
+    taken: &[bool],
+    index: usize,
+) -> Option<usize> {
+    let label = lines[index].bbox;
+    let height = (label[3] - label[1]).max(1.0);
+    let candidates = || {
+        (0..lines.len()).filter(|&other| other != index && !taken[other] && labels[other].is_none())
+    };
+    // Below: its top under the label's middle, within reach, starting under the label.
+    let below = candidates()
+        .filter(|&other| {
+            let bbox = lines[other].bbox;
+            let top = bbox[1];
+            top > (label[1] + label[3]) / 2.0
+                && top < label[3] + BELOW_WITHIN * height + continuation_depth(lines, labels, index)
+                && (bbox[0] - label[0]).abs() < 3.0 * height
+        })
+        .min_by(|&a, &b| lines[a].bbox[1].total_cmp(&lines[b].bbox[1]));
+    below.or_else(|| {
+        candidates()
+            .filter(|&other| {
+                let bbox = lines[other].bbox;
+                let middle = (bbox[1] + bbox[3]) / 2.0;
+                middle > label[1]
+                    && middle < label[3]
+                    && bbox[0] > label[2] - height
+                    && bbox[0] < label[2] + BESIDE_WITHIN * height
+            })
+            .min_by(|&a, &b| lines[a].bbox[0].total_cmp(&lines[b].bbox[0]))
+    })
+}
+
+/// How far the label at `index` runs on in lines below it that are labels too (the same
+/// label in another language), which its value lies under.
+fn continuation_depth(lines: &[Line], labels: &[Option<Label>], index: usize) -> f32 {
+    let mut bottom = lines[index].bbox[3];
+    let height = (lines[index].bbox[3] - lines[index].bbox[1]).max(1.0);
+    let left = lines[index].bbox[0];
+    loop {
+        let next = (0..lines.len()).find(|&other| {
+            let bbox = lines[other].bbox;
+            labels[other].is_some()
+                && other != index
+                && bbox[1] > bottom - height / 2.0
+                && bbox[1] < bottom + height / 2.0
+                && (bbox[0] - left).abs() < 3.0 * height
+        });
+        match next {
+            Some(other) => bottom = lines[other].bbox[3],
+            None => return bottom - lines[index].bbox[3],
+        }
+    }
+}
+
+/// The fields the MRZ holds too, as the page prints them.
+fn printed(zone: &VisualZone) -> Printed {
+    let text = |name| zone.field(name).map(|field| field.value.clone());
+    Printed {
+        surname: text(VisualFieldName::Surname),
+        given_names: text(VisualFieldName::GivenNames),
+        birth_date: text(VisualFieldName::DateOfBirth).and_then(|date| PrintedDate::parse(&date)),
+        expiry_date: text(VisualFieldName::DateOfExpiry).and_then(|date| PrintedDate::parse(&date)),
+        document_number: text(VisualFieldName::DocumentNumber),
+        sex: text(VisualFieldName::Sex).and_then(|sex| printed_sex(&sex)),
+    }
+}
+
+#[cfg(test)]
+mod tests;
