@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions};
+use mrtd_service::ops::Extras;
 use mrtd_service::result::{DocumentResult, ImagesPart};
 use serde_json::{Value, json};
 
@@ -45,6 +46,11 @@ pub(crate) struct ScanArgs {
     /// (`images` in the JSON, base64, 8 pixels per page millimetre).
     #[arg(long)]
     include_images: bool,
+    /// Also read the visual zone, the fields printed for people (date of issue, place of
+    /// birth, issuing authority, personal number, names as printed), and compare those the
+    /// MRZ holds with it (`visual_zone` in the JSON; about a second more a photo).
+    #[arg(long)]
+    visual_zone: bool,
 }
 
 /// The path that stands for standard input.
@@ -174,13 +180,16 @@ pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) ->
 /// portrait images when asked for, or why the file could not be used.
 type Scanned = Result<DocumentResult, String>;
 
-fn scan_file(engine: &Engine, path: &Path, options: &ParseOptions, images: bool) -> Scanned {
+fn scan_file(engine: &Engine, path: &Path, options: &ParseOptions, extras: Extras) -> Scanned {
     let bytes = file_bytes(path)?;
     let reading = engine.read(&bytes, options).map_err(|error| error.to_string())?;
     let mut result = DocumentResult::from_image(&reading);
-    if images {
+    if extras.images {
         let scale = mrtd_service::ops::IMAGE_PIXELS_PER_MM;
         result.images = Some(ImagesPart::new(scale, engine.crops(&bytes, &reading, scale)));
+    }
+    if extras.visual_zone {
+        result.set_visual_zone(engine.visual_zone(&bytes, &reading));
     }
     Ok(result)
 }
@@ -370,11 +379,11 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let mut worst = Exit::Success;
     let mut results = Vec::new();
     for file in &files {
-        let images = args.include_images;
-        let scanned = scan_file(&engine, file, &options, images);
+        let extras = Extras { images: args.include_images, visual_zone: args.visual_zone };
+        let scanned = scan_file(&engine, file, &options, extras);
         let (exit, result) = match &args.other_side {
             Some(other) => {
-                sides_json(file, scanned, other, scan_file(&engine, other, &options, images))
+                sides_json(file, scanned, other, scan_file(&engine, other, &options, extras))
             }
             None => (outcome_exit(&scanned), to_json(file, &scanned)),
         };

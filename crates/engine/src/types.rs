@@ -53,6 +53,9 @@ pub enum DiagnosticCode {
     /// The photo shows a second MRZ that reads with confidence too (two documents or pages):
     /// one was read.
     AnotherMrz,
+    /// The page's printed fields (its visual zone, read when asked for) differ from the
+    /// MRZ's: a misread or an altered page.
+    VisualZoneDiffers,
 }
 
 /// A finding about the read, in words a person can act on.

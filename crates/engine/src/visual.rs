@@ -5,7 +5,7 @@
 //! finds and reads its lines of text, and each field is the first line of values under (or
 //! beside) the label that names it, in any of the languages of [`labels`]. The names, dates,
 //! number and sex read there are compared with the MRZ's by `mrtd-mrz`
-//! ([`mrtd_mrz::Reading::compare_printed`]): a disagreement is a misread or an edited page.
+//! ([`mrtd_mrz::Reading::compare_read_page`]): a disagreement is a misread or an edited page.
 
 mod labels;
 
@@ -25,6 +25,9 @@ const MIN_LINE_CONFIDENCE: f32 = 0.7;
 const BELOW_WITHIN: f32 = 2.6;
 /// A value beside its label (on a card's one-line fields) starts within this many heights.
 const BESIDE_WITHIN: f32 = 8.0;
+/// A value is compared with the MRZ only when each of its characters was read at this
+/// probability or more: a doubtful character is no evidence of an edited page.
+const COMPARED_FROM: f32 = 0.8;
 
 /// One field of the visual zone, as printed.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,7 +83,7 @@ pub(crate) fn read(
     }
     if let Some(mrz) = &reading.reading {
         let printed = printed(&zone);
-        zone.agreement = (printed != Printed::default()).then(|| mrz.compare_printed(&printed));
+        zone.agreement = (printed != Printed::default()).then(|| mrz.compare_read_page(&printed));
     }
     Ok(Some(zone))
 }
@@ -139,8 +142,14 @@ fn value_of(
 ) -> Option<usize> {
     let label = lines[index].bbox;
     let height = (label[3] - label[1]).max(1.0);
+    let Some(Label::Field(name)) = labels[index] else { return None };
     let candidates = || {
-        (0..lines.len()).filter(|&other| other != index && !taken[other] && labels[other].is_none())
+        (0..lines.len()).filter(move |&other| {
+            other != index
+                && !taken[other]
+                && labels[other].is_none()
+                && plausible(name, &lines[other].text)
+        })
     };
     // Below: its top under the label's middle, within reach, starting under the label.
     let below = candidates()
@@ -164,6 +173,24 @@ fn value_of(
             })
             .min_by(|&a, &b| lines[a].bbox[0].total_cmp(&lines[b].bbox[0]))
     })
+}
+
+/// Whether `text` may be the value of the field `name`: a date or a number holds a digit,
+/// a name or a place none, the sex is one the page's words give.
+fn plausible(name: VisualFieldName, text: &str) -> bool {
+    let digits = text.chars().filter(char::is_ascii_digit).count();
+    match name {
+        VisualFieldName::DateOfBirth
+        | VisualFieldName::DateOfIssue
+        | VisualFieldName::DateOfExpiry
+        | VisualFieldName::DocumentNumber
+        | VisualFieldName::PersonalNumber => digits > 0,
+        VisualFieldName::Surname
+        | VisualFieldName::GivenNames
+        | VisualFieldName::PlaceOfBirth
+        | VisualFieldName::IssuingAuthority => digits == 0,
+        VisualFieldName::Sex => printed_sex(text).is_some(),
+    }
 }
 
 /// How far the label at `index` runs on in lines below it that are labels too (the same
@@ -190,7 +217,11 @@ fn continuation_depth(lines: &[Line], labels: &[Option<Label>], index: usize) ->
 
 /// The fields the MRZ holds too, as the page prints them.
 fn printed(zone: &VisualZone) -> Printed {
-    let text = |name| zone.field(name).map(|field| field.value.clone());
+    let text = |name| {
+        zone.field(name)
+            .filter(|field| field.confidence >= COMPARED_FROM)
+            .map(|field| field.value.clone())
+    };
     Printed {
         surname: text(VisualFieldName::Surname),
         given_names: text(VisualFieldName::GivenNames),

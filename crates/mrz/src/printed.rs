@@ -301,17 +301,25 @@ fn tokens(printed: &str) -> Option<Vec<Token>> {
 }
 
 /// Whether the printed name can be written as `mrz`; with `truncated`, whether its writing
-/// can begin with `mrz` (and goes on).
+/// can begin with `mrz` (and goes on); with `joined`, a filler of the MRZ between two names
+/// may be missing from the printed text (a text recogniser loses spaces between words).
 ///
 /// Walked over the MRZ's positions rather than by backtracking, since spellings of different
 /// lengths (`Å` as `AA` or `A`) would make a wrong name cost exponential time.
-fn spells(tokens: &[Token], mrz: &[u8], truncated: bool) -> bool {
+fn spells(tokens: &[Token], mrz: &[u8], truncated: bool, joined: bool) -> bool {
     // `reachable[j]`: the tokens so far can be written as `mrz[..j]`.
     let mut reachable = vec![false; mrz.len() + 1];
     reachable[0] = true;
     for token in tokens {
         if truncated && reachable[mrz.len()] {
             return true;
+        }
+        if joined && matches!(token, Token::Letters(_)) {
+            for at in 1..mrz.len() {
+                if reachable[at] && mrz[at] == b'<' && mrz[at - 1] != b'<' {
+                    reachable[at + 1] = true;
+                }
+            }
         }
         let mut next = vec![false; mrz.len() + 1];
         for at in (0..=mrz.len()).filter(|&at| reachable[at]) {
@@ -337,14 +345,14 @@ fn spells(tokens: &[Token], mrz: &[u8], truncated: bool) -> bool {
 }
 
 /// How a printed name compares with the MRZ's (`mrz`: components separated by spaces).
-fn compare_name(printed: &str, mrz: &str, may_be_truncated: bool) -> Agreement {
+fn compare_name(printed: &str, mrz: &str, may_be_truncated: bool, joined: bool) -> Agreement {
     let Some(tokens) = tokens(printed) else {
         return Agreement::Uncompared;
     };
     let mrz = mrz.replace(' ', "<");
-    if spells(&tokens, mrz.as_bytes(), false) {
+    if spells(&tokens, mrz.as_bytes(), false, joined) {
         Agreement::Agrees
-    } else if may_be_truncated && spells(&tokens, mrz.as_bytes(), true) {
+    } else if may_be_truncated && spells(&tokens, mrz.as_bytes(), true, joined) {
         Agreement::AgreesTruncated
     } else {
         Agreement::Differs
@@ -450,6 +458,17 @@ impl Comparison {
 impl Reading {
     /// Compares what a page prints with this reading's MRZ, field by field.
     pub fn compare_printed(&self, printed: &Printed) -> Comparison {
+        self.compare(printed, false)
+    }
+
+    /// Compares what a text recogniser read on the page with this reading's MRZ, as
+    /// [`Reading::compare_printed`] does but for the spaces between names, which such a
+    /// reader may lose (`RITATANIA` for `RITA TANIA`): one the MRZ has may be missing.
+    pub fn compare_read_page(&self, printed: &Printed) -> Comparison {
+        self.compare(printed, true)
+    }
+
+    fn compare(&self, printed: &Printed, joined: bool) -> Comparison {
         let fields = &self.fields;
         // A name field filled to its last cell may have lost its end: the given names' if
         // there are any, else the surname's.
@@ -465,11 +484,10 @@ impl Reading {
             surname: printed
                 .surname
                 .as_ref()
-                .map(|name| compare_name(name, &fields.surname, truncated && !given_last)),
-            given_names: printed
-                .given_names
-                .as_ref()
-                .map(|name| compare_name(name, &fields.given_names, truncated && given_last)),
+                .map(|name| compare_name(name, &fields.surname, truncated && !given_last, joined)),
+            given_names: printed.given_names.as_ref().map(|name| {
+                compare_name(name, &fields.given_names, truncated && given_last, joined)
+            }),
             birth_date: printed.birth_date.map(|date| compare_date(date, &self.dates.birth)),
             expiry_date: printed.expiry_date.map(|date| match &self.dates.expiry {
                 Some(expiry) => compare_date(date, expiry),

@@ -38,6 +38,13 @@ pub struct ScanArguments {
     #[serde(default)]
     #[schemars(extend("default" = false))]
     pub include_images: bool,
+    /// Also read the document's visual zone, the fields printed for people (date of issue,
+    /// place of birth, issuing authority, personal number, names as printed), and compare
+    /// those the MRZ holds too with it (`visual_zone` in the result). Costs about a second
+    /// more a photo.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub visual_zone: bool,
     /// Keep the result this many hours for get_scan; 0 keeps nothing.
     #[schemars(range(min = 0, max = MAX_RETAIN_HOURS), extend("default" = 0))]
     pub retain_hours: Option<i64>,
@@ -229,7 +236,7 @@ impl ScanArguments {
             other_side,
             retain_hours: self.retain_hours.unwrap_or(0),
             reference_date: self.reference_date,
-            extras: Extras { images: self.include_images },
+            extras: Extras { images: self.include_images, visual_zone: self.visual_zone },
         })
     }
 }

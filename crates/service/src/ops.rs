@@ -163,6 +163,8 @@ pub struct Extras {
     /// Draw the page and the portrait as images ([`crate::result::ImagesPart`]); a kept
     /// scan keeps the portrait's.
     pub images: bool,
+    /// Read the visual zone ([`crate::result::VisualZonePart`]).
+    pub visual_zone: bool,
 }
 
 /// Reads one image. A photo without a readable MRZ is a result (`status` `partial` or
@@ -175,7 +177,7 @@ pub(crate) async fn recognise(
     date: mrtd_mrz::Date,
     extras: Extras,
 ) -> Result<DocumentResult, ServiceError> {
-    state.recognise(turn, image, date, extras.images.then_some(IMAGE_PIXELS_PER_MM)).await
+    state.recognise(turn, image, date, extras).await
 }
 
 /// Reads a photo of a document and, when given, one of its other side (a card's front and

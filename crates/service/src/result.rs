@@ -11,10 +11,12 @@ use mrtd_engine::{Diagnostic, DiagnosticCode, ImageReading, Status};
 use mrtd_mrz::Reading;
 
 mod verdict;
+mod visual;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 pub use verdict::{CheckDigits, Expiry, Headline, Verdict};
+pub use visual::{VisualFieldPart, VisualZonePart};
 
 /// One document result.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -62,6 +64,9 @@ pub struct DocumentResult {
     /// alone, beside the result, linked from the portrait part's `image`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<ImagesPart>,
+    /// The visual zone, the fields printed for people, when asked for (`visual_zone`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visual_zone: Option<VisualZonePart>,
 }
 
 /// Another document in the same photo, read as the result's own: its status, verdict,
@@ -344,6 +349,7 @@ impl DocumentResult {
             other_side: None,
             other_documents: Vec::new(),
             images: None,
+            visual_zone: None,
         }
     }
 

@@ -165,7 +165,7 @@ impl AppState {
         turn: &Turn,
         image: Vec<u8>,
         date: mrtd_mrz::Date,
-        images: Option<f32>,
+        extras: crate::ops::Extras,
     ) -> Result<DocumentResult, crate::ServiceError> {
         use crate::ServiceError;
         // The ticket counts this read as queued now, as running once it has a slot, and
@@ -187,16 +187,24 @@ impl AppState {
         let engine = self.engine.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             let reading = engine.read(&image, &mrtd_mrz::ParseOptions::new(date))?;
-            let crops = images.map(|scale| (scale, engine.crops(&image, &reading, scale)));
-            Ok::<_, mrtd_engine::ImageError>((reading, crops))
+            let scale = crate::ops::IMAGE_PIXELS_PER_MM;
+            let crops = extras.images.then(|| engine.crops(&image, &reading, scale));
+            // The text reader's networks are embedded and checked: failing to run them on a
+            // page is a fault of this build, told as the visual zone not read.
+            let visual = extras.visual_zone.then(|| engine.visual_zone(&image, &reading));
+            Ok::<_, mrtd_engine::ImageError>((reading, crops, visual))
         })
         .await
         .map_err(|_| ServiceError::UnusableImage("the image could not be processed".to_owned()))?;
         crate::metrics::record_decoded_pixels();
         match outcome {
-            Ok((reading, crops)) => {
+            Ok((reading, crops, visual)) => {
                 let mut result = DocumentResult::from_image(&reading);
-                result.images = crops.map(|(scale, crops)| ImagesPart::new(scale, crops));
+                result.images =
+                    crops.map(|crops| ImagesPart::new(crate::ops::IMAGE_PIXELS_PER_MM, crops));
+                if let Some(visual) = visual {
+                    result.set_visual_zone(visual);
+                }
                 ticket.finish(result.status_label());
                 Ok(result)
             }
@@ -319,10 +327,12 @@ mod tests {
         let state = one_slot(Duration::from_secs(3)).await;
         tokio::time::pause();
         let held = state.reads.enter("alice").await.expect("the free slot");
-        let refused = state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await;
+        let refused =
+            state.recognise(&Turn::new("bob"), blank_photo(), today(), Default::default()).await;
         assert!(matches!(refused, Err(ServiceError::Busy(3))), "{refused:?}");
         drop(held);
-        let read = state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await;
+        let read =
+            state.recognise(&Turn::new("bob"), blank_photo(), today(), Default::default()).await;
         assert_eq!(read.expect("a result").status_label(), "no_mrz");
     }
 
@@ -333,11 +343,12 @@ mod tests {
         let admitted = state.admit("alice").await.expect("the free slot");
         // Both sides of one call read in the slot the turn holds, and nobody else reads.
         for _ in 0..2 {
-            let read = state.recognise(&admitted, blank_photo(), today(), None).await;
+            let read = state.recognise(&admitted, blank_photo(), today(), Default::default()).await;
             assert_eq!(read.expect("a result").status_label(), "no_mrz");
         }
         assert!(matches!(state.admit("bob").await, Err(ServiceError::Busy(3))));
-        let refused = state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await;
+        let refused =
+            state.recognise(&Turn::new("bob"), blank_photo(), today(), Default::default()).await;
         assert!(matches!(refused, Err(ServiceError::Busy(3))), "{refused:?}");
         // The slot is given back once the turn and its clones are dropped.
         let copy = admitted.clone();
@@ -354,7 +365,9 @@ mod tests {
         let held = state.reads.enter("alice").await.expect("the free slot");
         let waiting = tokio::spawn({
             let state = state.clone();
-            async move { state.recognise(&Turn::new("bob"), blank_photo(), today(), None).await }
+            async move {
+                state.recognise(&Turn::new("bob"), blank_photo(), today(), Default::default()).await
+            }
         });
         tokio::task::yield_now().await;
         assert!(!waiting.is_finished(), "the read waits while the slot is held");

@@ -12,7 +12,7 @@
   const DIAGNOSTIC_CODES = [
     "no_mrz_found", "turn_over", "mrz_cut_at_edge", "too_small", "too_blurred", "glare",
     "partly_covered", "marked_over", "line_unreadable", "check_digit_failed", "low_confidence",
-    "rotated", "corrected", "another_mrz",
+    "rotated", "corrected", "another_mrz", "visual_zone_differs",
   ];
   /** The language of the names a national coding gives in the document's own script. */
   const NATIVE_LANG = { rus_internal_passport: "ru" };

@@ -407,6 +407,11 @@ const TEXTS: &[(&str, &str, &str)] = &[
         "The photo shows a second machine readable zone, of another document or page; it was read too, and is drawn in dotted lines and listed below. To read one document alone, photograph it on its own.",
         "A foto mostra uma segunda zona de leitura mecânica, de outro documento ou página; ela também foi lida, aparece em linhas pontilhadas e listada abaixo. Para ler um documento sozinho, fotografe-o separadamente.",
     ),
+    (
+        "d_visual_zone_differs",
+        "The page's printed fields differ from the machine readable zone. Either one was misread or the page was altered: compare them on the document itself.",
+        "Os campos impressos na página diferem da zona de leitura mecânica. Um deles foi mal lido ou a página foi alterada: compare-os no próprio documento.",
+    ),
     ("other_read", "read, every check digit verified", "lido, todos os dígitos conferidos"),
     ("other_partial", "not read with confidence", "não lido com confiança"),
     (

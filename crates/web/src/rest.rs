@@ -166,6 +166,9 @@ async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
             "include_images" => {
                 input.extras.images = yes(&field.text().await?, "include_images")?;
             }
+            "visual_zone" => {
+                input.extras.visual_zone = yes(&field.text().await?, "visual_zone")?;
+            }
             "retain_hours" => {
                 let text = field.text().await?;
                 input.retain_hours = text.trim().parse().map_err(|_| {
@@ -179,7 +182,7 @@ async fn from_multipart(request: Request<Body>) -> Result<ScanInput, ApiError> {
             other => {
                 return Err(ApiError::bad_request(format!(
                     "unknown form field '{other}'; this endpoint takes: image, other_side, \
-                     include_images, retain_hours, reference_date"
+                     include_images, visual_zone, retain_hours, reference_date"
                 )));
             }
         }
@@ -198,14 +201,15 @@ struct RawQuery {
     retain_hours: Option<String>,
     reference_date: Option<String>,
     include_images: Option<String>,
+    visual_zone: Option<String>,
 }
 
 /// The photo as the body itself; `retain_hours` and `reference_date` in the query.
 async fn from_raw(request: Request<Body>) -> Result<ScanInput, ApiError> {
     let query = axum::extract::Query::<RawQuery>::try_from_uri(request.uri()).map_err(|_| {
         ApiError::bad_request(
-            "The query is not valid; this endpoint takes retain_hours, reference_date and \
-             include_images.",
+            "The query is not valid; this endpoint takes retain_hours, reference_date, \
+             include_images and visual_zone.",
         )
     })?;
     let retain_hours = match query.retain_hours.as_deref().map(str::trim) {
@@ -215,10 +219,9 @@ async fn from_raw(request: Request<Body>) -> Result<ScanInput, ApiError> {
         })?,
     };
     let reference_date = query.0.reference_date.filter(|t| !t.trim().is_empty());
-    let images = match query.0.include_images.as_deref() {
-        None => false,
-        Some(text) => yes(text, "include_images")?,
-    };
+    let flag = |value: Option<&str>, name| value.map_or(Ok(false), |text| yes(text, name));
+    let images = flag(query.0.include_images.as_deref(), "include_images")?;
+    let visual_zone = flag(query.0.visual_zone.as_deref(), "visual_zone")?;
     let image = Bytes::from_request(request, &()).await?.to_vec();
     if image.is_empty() {
         return Err(ApiError::bad_request("The body is empty: send the photo as the body."));
@@ -226,7 +229,7 @@ async fn from_raw(request: Request<Body>) -> Result<ScanInput, ApiError> {
     Ok(ScanInput {
         image,
         other_side: None,
-        extras: service::Extras { images },
+        extras: service::Extras { images, visual_zone },
         retain_hours,
         reference_date,
     })

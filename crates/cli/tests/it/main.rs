@@ -26,4 +26,5 @@ mod scan;
 mod shutdown;
 mod sides;
 mod stdio_protocol;
+mod visual_zone;
 mod web;

@@ -59,343 +59,91 @@ pub(crate) enum Label {
 
 use VisualFieldName as F;
 
-/// Each field's label words, normalised (lower case, no accents, spaces or punctuation).
-/// Words of four letters or fewer must stand alone in the line, since they hide inside
-/// longer words (`nom` in `prenoms`).
-const FIELDS: &[(VisualFieldName, &[&str])] = &[
+/// Each field's label words, normalised (lower case, no accents, spaces or punctuation),
+/// separated by spaces. Words of four letters or fewer must stand alone in the line, since
+/// they hide inside longer words (`nom` in `prenoms`).
+const FIELDS: &[(VisualFieldName, &str)] = &[
     (
         F::Surname,
-        &[
-            "surname",
-            "name",
-            "nom",
-            "apellidos",
-            "apellido",
-            "cognome",
-            "achternaam",
-            "nazwisko",
-            "sobrenome",
-            "apelido",
-            "nachname",
-            "familienname",
-            "efternamn",
-            "etternavn",
-            "efternavn",
-            "sukunimi",
-            "prijmeni",
-            "priezvisko",
-            "uzvards",
-            "pavarde",
-            "perekonnanimi",
-            "vezeteknev",
-            "nume",
-            "prezime",
-            "priimek",
-            "epwnymo",
-            "surnames",
-        ],
+        "surname name nom apellidos apellido cognome achternaam nazwisko sobrenome apelido \
+         nachname familienname efternamn etternavn efternavn sukunimi prijmeni priezvisko \
+         uzvards pavarde perekonnanimi vezeteknev nume prezime priimek epwnymo surnames",
     ),
     (
         F::GivenNames,
-        &[
-            "givenname",
-            "givennames",
-            "forenames",
-            "vornamen",
-            "vorname",
-            "prenoms",
-            "prenom",
-            "nombres",
-            "nombre",
-            "nomi",
-            "nome",
-            "nomes",
-            "voornamen",
-            "imiona",
-            "prenomes",
-            "fornavn",
-            "fornamn",
-            "etunimet",
-            "jmeno",
-            "jmena",
-            "meno",
-            "vards",
-            "vardas",
-            "eesnimi",
-            "utonev",
-            "prenume",
-            "ime",
-            "firstname",
-            "firstnames",
-        ],
+        "givenname givennames forenames vornamen vorname prenoms prenom nombres nombre nomi \
+         nome nomes voornamen imiona prenomes fornavn fornamn etunimet jmeno jmena meno vards \
+         vardas eesnimi utonev prenume ime firstname firstnames",
     ),
     (
         F::DateOfBirth,
-        &[
-            "dateofbirth",
-            "birthdate",
-            "geburtstag",
-            "geburtsdatum",
-            "datedenaissance",
-            "fechadenacimiento",
-            "datadinascita",
-            "geboortedatum",
-            "dataurodzenia",
-            "datadenascimento",
-            "fodselsdato",
-            "fodelsedatum",
-            "syntymaaika",
-            "datumnarozeni",
-            "datumnarodenia",
-            "dzimsanasdatums",
-            "gimimodata",
-            "dataanasterii",
-            "datumrodenja",
-        ],
+        "dateofbirth birthdate geburtstag geburtsdatum datedenaissance fechadenacimiento \
+         datadinascita geboortedatum dataurodzenia datadenascimento fodselsdato fodelsedatum \
+         syntymaaika datumnarozeni datumnarodenia dzimsanasdatums gimimodata dataanasterii \
+         datumrodenja",
     ),
     (
         F::PlaceOfBirth,
-        &[
-            "placeofbirth",
-            "birthplace",
-            "geburtsort",
-            "lieudenaissance",
-            "lugardenacimiento",
-            "luogodinascita",
-            "geboorteplaats",
-            "miejsceurodzenia",
-            "localdenascimento",
-            "naturalidade",
-            "fodested",
-            "fodelseort",
-            "syntymapaikka",
-            "mistonarozeni",
-            "miestonarodenia",
-            "dzimsanasvieta",
-            "gimimovieta",
-            "loculnasterii",
-            "mjestorodenja",
-        ],
+        "placeofbirth birthplace geburtsort lieudenaissance lugardenacimiento luogodinascita \
+         geboorteplaats miejsceurodzenia localdenascimento naturalidade fodested fodelseort \
+         syntymapaikka mistonarozeni miestonarodenia dzimsanasvieta gimimovieta loculnasterii \
+         mjestorodenja",
     ),
     (
         F::DateOfIssue,
-        &[
-            "dateofissue",
-            "issuedate",
-            "ausstellungsdatum",
-            "datededelivrance",
-            "datedelivrance",
-            "fechadeexpedicion",
-            "fechadeemision",
-            "datadirilascio",
-            "datadiemissione",
-            "datumvanafgifte",
-            "datawydania",
-            "datadeemissao",
-            "datadeexpedicao",
-            "utstedt",
-            "utstedelsesdato",
-            "utfardandedatum",
-            "myontamispaiva",
-            "datumvydani",
-            "datumvydania",
-            "izdosanasdatums",
-            "isdavimodata",
-            "dataeliberarii",
-            "datumizdavanja",
-            "dateissued",
-        ],
+        "dateofissue issuedate ausstellungsdatum datededelivrance datedelivrance \
+         fechadeexpedicion fechadeemision datadirilascio datadiemissione datumvanafgifte \
+         datawydania datadeemissao datadeexpedicao utstedt utstedelsesdato utfardandedatum \
+         myontamispaiva datumvydani datumvydania izdosanasdatums isdavimodata dataeliberarii \
+         datumizdavanja dateissued",
     ),
     (
         F::DateOfExpiry,
-        &[
-            "dateofexpiry",
-            "expirydate",
-            "expires",
-            "gultigbis",
-            "datedexpiration",
-            "dateexpiration",
-            "fechadecaducidad",
-            "fechadevencimiento",
-            "validohasta",
-            "datadiscadenza",
-            "scadenza",
-            "geldigtot",
-            "vervaldatum",
-            "datawaznosci",
-            "validade",
-            "validoate",
-            "gyldigtil",
-            "giltigtill",
-            "voimassa",
-            "platnostdo",
-            "platnatdo",
-            "derigumatermins",
-            "galiojaiki",
-            "dataexpirarii",
-            "vrijedido",
-        ],
+        "dateofexpiry expirydate expires gultigbis datedexpiration dateexpiration \
+         fechadecaducidad fechadevencimiento validohasta datadiscadenza scadenza geldigtot \
+         vervaldatum datawaznosci validade validoate gyldigtil giltigtill voimassa platnostdo \
+         platnatdo derigumatermins galiojaiki dataexpirarii vrijedido",
     ),
     (
         F::IssuingAuthority,
-        &[
-            "authority",
-            "issuingauthority",
-            "behorde",
-            "ausstellendebehorde",
-            "autorite",
-            "autoridad",
-            "autorita",
-            "autoriteit",
-            "organwydajacy",
-            "autoridade",
-            "myndighet",
-            "utstedendemyndighet",
-            "viranomainen",
-            "uradvydal",
-            "izdevejiestade",
-            "isdave",
-            "autoritatea",
-            "izdao",
-            "issuedby",
-            "deliverepar",
-            "expedidopor",
-        ],
+        "authority issuingauthority behorde ausstellendebehorde autorite autoridad autorita \
+         autoriteit organwydajacy autoridade myndighet utstedendemyndighet viranomainen \
+         uradvydal izdevejiestade isdave autoritatea izdao issuedby deliverepar expedidopor",
     ),
     (
         F::PersonalNumber,
-        &[
-            "personalno",
-            "personalnumber",
-            "personalnr",
-            "personalcode",
-            "personnummer",
-            "personnumber",
-            "numeropersonnel",
-            "nopersonnel",
-            "persoonsnummer",
-            "pesel",
-            "numerpesel",
-            "personnr",
-            "fodselsnummer",
-            "henkilotunnus",
-            "rodnecislo",
-            "personaskods",
-            "asmenskodas",
-            "isikukood",
-            "cnp",
-            "nin",
-            "nationalidno",
-            "identitynumber",
-            "idno",
-            "dni",
-        ],
+        "personalno personalnumber personalnr personalcode personnummer personnumber \
+         numeropersonnel nopersonnel persoonsnummer pesel numerpesel personnr fodselsnummer \
+         henkilotunnus rodnecislo personaskods asmenskodas isikukood cnp nin nationalidno \
+         identitynumber idno dni",
     ),
     (
         F::DocumentNumber,
-        &[
-            "passportno",
-            "passportnumber",
-            "passnr",
-            "passnummer",
-            "passeportno",
-            "nodupasseport",
-            "pasaporteno",
-            "numerodepasaporte",
-            "passaportono",
-            "paspoortnummer",
-            "numerpaszportu",
-            "documentno",
-            "documentnumber",
-            "docno",
-            "cardno",
-            "cardnumber",
-            "numerodudocument",
-            "dokumentnummer",
-            "documentnummer",
-            "numerodedocumento",
-            "numerodocumento",
-            "passinro",
-            "cisloplasu",
-            "passnummer",
-        ],
+        "passportno passportnumber passnr passnummer passeportno nodupasseport pasaporteno \
+         numerodepasaporte passaportono paspoortnummer numerpaszportu documentno \
+         documentnumber docno cardno cardnumber numerodudocument dokumentnummer \
+         documentnummer numerodedocumento numerodocumento passinro cisloplasu \
+         numerodedocument numerodepasseport ndepasseport passportnr nodocument \
+         numerodocumentu",
     ),
     (
         F::Sex,
-        &[
-            "sex",
-            "geschlecht",
-            "sexe",
-            "sexo",
-            "sesso",
-            "geslacht",
-            "plec",
-            "kon",
-            "kjonn",
-            "sukupuoli",
-            "pohlavi",
-            "dzimums",
-            "lytis",
-            "sugu",
-            "sexul",
-            "spol",
-            "gender",
-        ],
+        "sex geschlecht sexe sexo sesso geslacht plec kon kjonn sukupuoli pohlavi dzimums \
+         lytis sugu sexul spol gender",
     ),
 ];
 
-/// Labels of what no field here holds: their values must not be taken for another's.
-const OTHERS: &[&str] = &[
-    "nationality",
-    "staatsangehorigkeit",
-    "nationalite",
-    "nacionalidad",
-    "cittadinanza",
-    "nationaliteit",
-    "obywatelstwo",
-    "nacionalidade",
-    "statsborgerskap",
-    "medborgarskap",
-    "signature",
-    "unterschrift",
-    "titulaire",
-    "firma",
-    "handtekening",
-    "podpis",
-    "assinatura",
-    "type",
-    "typ",
-    "tipo",
-    "code",
-    "kode",
-    "codice",
-    "codigo",
-    "kod",
-    "height",
-    "grosse",
-    "taille",
-    "estatura",
-    "statura",
-    "lengte",
-    "wzrost",
-    "residence",
-    "wohnort",
-    "domicile",
-    "domicilio",
-    "address",
-    "adresse",
-    "eyes",
-    "augenfarbe",
-    "yeux",
-    "observations",
-    "remarks",
-    "can",
-    "countrycode",
-    "issuingstate",
-    "country",
-    "paisemisor",
-    "pays",
-];
+/// Labels of what no field here holds (their values must not be taken for another's), as
+/// [`FIELDS`] writes its words.
+const OTHERS: &str = "nationality staatsangehorigkeit nationalite nacionalidad cittadinanza nationaliteit \
+         obywatelstwo nacionalidade statsborgerskap medborgarskap signature unterschrift \
+         titulaire firma handtekening podpis assinatura type typ tipo code kode codice codigo \
+         kod height grosse taille estatura statura lengte wzrost residence wohnort domicile \
+         domicilio address adresse eyes augenfarbe yeux observations remarks can countrycode \
+         issuingstate country paisemisor pays numberofentries entries nombredentrees \
+         durationofstay dureedesejour validfrom valablea validuntil valablejusqua validfor \
+         valablepour duration duree until jusqua from remarques remarks observaciones bemerkungen uwagi \
+         annotations";
 
 /// The text lower-cased, accents dropped, split into words of letters and digits.
 fn words(text: &str) -> Vec<String> {
@@ -430,11 +178,13 @@ pub(crate) fn label_of(text: &str) -> Option<Label> {
     let joined: String = letters.concat();
     let best = FIELDS
         .iter()
-        .flat_map(|(name, keywords)| keywords.iter().map(move |keyword| (*name, *keyword)))
+        .flat_map(|(name, keywords)| {
+            keywords.split_whitespace().map(move |keyword| (*name, keyword))
+        })
         .filter(|(_, keyword)| holds(&letters, &joined, keyword))
         .max_by_key(|(_, keyword)| keyword.len());
     let other = OTHERS
-        .iter()
+        .split_whitespace()
         .filter(|keyword| holds(&letters, &joined, keyword))
         .map(|keyword| keyword.len())
         .max();

@@ -45,3 +45,61 @@ fn the_german_specimen_passport_prints_what_its_mrz_says_and_more() {
     assert!(surname.bbox[0] > 550.0 && surname.bbox[2] < 1100.0, "{:?}", surname.bbox);
     assert!(surname.confidence > 0.5 && surname.label.contains("Surname"), "{surname:?}");
 }
+
+/// The specimen with its page edited as a forger would: `edit` changes the decoded photo,
+/// given the first reading's visual zone to find the fields by.
+fn edited(file: &str, edit: impl Fn(&mut image::RgbImage, &VisualZone)) -> VisualZone {
+    let bytes = std::fs::read(data_dir().join(file)).expect("a specimen image");
+    let genuine = visual_zone(file);
+    let mut photo = image::load_from_memory(&bytes).expect("a decodable image").to_rgb8();
+    edit(&mut photo, &genuine);
+    let mut png = Vec::new();
+    photo.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).expect("encodes");
+    let engine = EngineBuilder::new().build();
+    let reading = engine.read(&png, &ParseOptions::default()).expect("a decodable image");
+    // The MRZ is untouched: it still reads, and only the page says otherwise.
+    assert_eq!(reading.status, Status::Read);
+    engine.visual_zone(&png, &reading).expect("the text reader runs").expect("a page")
+}
+
+fn pixels(bbox: [f32; 4]) -> [u32; 4] {
+    bbox.map(|v| v.round().max(0.0) as u32)
+}
+
+#[test]
+fn a_surname_cut_short_on_the_page_is_caught_against_the_mrz() {
+    // The surname's last letters painted over in the paper's colour beside them.
+    let zone = edited("100_pass-bdr.jpg", |photo, genuine| {
+        let [x0, y0, x1, y1] = pixels(genuine.field(F::Surname).expect("a surname").bbox);
+        let paper = *photo.get_pixel(x1 + 4, y0.saturating_sub(2));
+        let cut = x0 + (x1 - x0) * 7 / 10;
+        for y in y0..y1 {
+            for x in cut..x1 + 2 {
+                photo.put_pixel(x, y, paper);
+            }
+        }
+    });
+    let surname = value(&zone, F::Surname).expect("the surname still read");
+    assert!(surname.starts_with("MUSTER") && surname.len() < 10, "{surname}");
+    let agreement = zone.agreement.expect("fields to compare");
+    assert_eq!(agreement.surname, Some(mrtd_mrz::Agreement::Differs));
+    assert_eq!(agreement.matches(), Some(false));
+    assert_eq!(agreement.birth_date, Some(mrtd_mrz::Agreement::Agrees));
+}
+
+#[test]
+fn a_birth_date_pasted_from_another_field_is_caught_against_the_mrz() {
+    // The date of expiry's print copied over the date of birth's (a copy-move forgery).
+    let zone = edited("100_pass-bdr.jpg", |photo, genuine| {
+        let [bx0, by0, _, _] = pixels(genuine.field(F::DateOfBirth).expect("a birth date").bbox);
+        let [ex0, ey0, ex1, ey1] =
+            pixels(genuine.field(F::DateOfExpiry).expect("an expiry date").bbox);
+        let source = image::imageops::crop_imm(photo, ex0, ey0, ex1 - ex0, ey1 - ey0).to_image();
+        image::imageops::replace(photo, &source, i64::from(bx0), i64::from(by0));
+    });
+    assert_eq!(value(&zone, F::DateOfBirth), Some("21.02.2018"));
+    let agreement = zone.agreement.expect("fields to compare");
+    assert_eq!(agreement.birth_date, Some(mrtd_mrz::Agreement::Differs));
+    assert_eq!(agreement.surname, Some(mrtd_mrz::Agreement::Agrees));
+    assert_eq!(agreement.matches(), Some(false));
+}
