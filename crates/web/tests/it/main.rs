@@ -9,3 +9,4 @@ mod pages;
 mod portrait;
 mod rest;
 mod store_down;
+mod visual_zone;
