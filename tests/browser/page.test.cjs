@@ -205,6 +205,31 @@ async function test(name, body) {
       await printed.close();
     });
 
+    await test("the printed page read from the photo fills the comparison, in both languages", async () => {
+      // The German specimen passport: every field labelled, the page agreeing with its MRZ.
+      for (const [lang, agrees, issue] of [
+        ["en", "The printed page agrees with the MRZ.", "Date of issue"],
+        ["pt-BR", null, "Data de emissão"],
+      ]) {
+        const visual = await context.newPage();
+        await visual.goto(url + "/?lang=" + lang, { waitUntil: "load" });
+        await visual.click("#scan-form details summary");
+        await visual.check("#visual_zone");
+        await visual.setInputFiles("#image", path.join(samples, "100_pass-bdr.jpg"));
+        await visual.waitForFunction(() => document.getElementById("printed-verdict").dataset.agreement === "agrees",
+          null, { timeout: 120000 });
+        if (agrees) assert.equal(await visual.textContent("#printed-verdict"), agrees);
+        assert.equal(await visual.inputValue("#printed-surname"), "MUSTERMANN");
+        assert.equal(await visual.inputValue("#printed-birth_date"), "12.08.1964");
+        assert.equal(await visual.textContent('[data-agreement="given_names"]').then((t) => t.length > 0), true);
+        assert.equal(await visual.isVisible("#printed-source"), true);
+        const extra = await visual.$$eval("#visual-extra dt, #visual-extra dd", (cells) => cells.map((c) => c.textContent));
+        assert.ok(extra.includes(issue) && extra.includes("22.02.2008") && extra.includes("BERLIN"), extra.join(" | "));
+        await visual.screenshot({ path: screenshotPath("page-visual-zone-" + lang + ".png"), fullPage: true });
+        await visual.close();
+      }
+    });
+
     await test("a second document in the photo is drawn in its own lines and listed", async () => {
       // Two specimens side by side on one canvas, composed in the browser (no file kept for it).
       const bytes = (name) => fs.readFileSync(path.join(samples, name)).toString("base64");

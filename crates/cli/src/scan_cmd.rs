@@ -48,7 +48,7 @@ pub(crate) struct ScanArgs {
     include_images: bool,
     /// Also read the visual zone, the fields printed for people (date of issue, place of
     /// birth, issuing authority, personal number, names as printed), and compare those the
-    /// MRZ holds with it (`visual_zone` in the JSON; about a second more a photo).
+    /// MRZ holds with it (`visual_zone` in the JSON; seconds more a photo).
     #[arg(long)]
     visual_zone: bool,
 }

@@ -71,20 +71,38 @@ pub(crate) fn read(
     let Some((page, map)) = crate::crops::page_image(bytes, reading, limits, PIXELS_PER_MM) else {
         return Ok(None);
     };
-    let lines: Vec<Line> = reader
-        .lines(&page)?
-        .into_iter()
-        .filter(|line| !is_mrz(&line.text) && line.confidence >= MIN_LINE_CONFIDENCE)
-        .collect();
+    let Some(mrz) = reading.reading.as_ref() else { return Ok(None) };
+    let layout = crate::outline::Layout::of(mrz.format);
+    // The zone itself and the portrait are no fields: their boxes are not read (the
+    // recogniser's cost grows with the length of what it reads, and the zone's lines are
+    // the page's longest).
+    let zone_top = layout.size.1
+        - layout.last_line_from_bottom
+        - (mrz.lines.len() as f32 - 0.5) * layout.line_spacing;
+    let mut lines = Vec::new();
+    for bbox in reader.detect(&page)? {
+        let [x0, y0, x1, y1] = bbox.map(|v| v / PIXELS_PER_MM);
+        let in_zone = (y0 + y1) / 2.0 > zone_top;
+        let in_portrait = layout.portrait.is_some_and(|[left, top, right, bottom]| {
+            x0 >= left && x1 <= right && y0 >= top && y1 <= bottom
+        });
+        if in_zone || in_portrait {
+            continue;
+        }
+        if let Some(line) = reader.recognise(&page, bbox)?
+            && !is_mrz(&line.text)
+            && line.confidence >= MIN_LINE_CONFIDENCE
+        {
+            lines.push(line);
+        }
+    }
     let mut zone = VisualZone { lines_read: lines.len(), ..VisualZone::default() };
     for (name, field) in fields(&lines) {
         let bbox = to_photo(&map, field.bbox);
         zone.fields.push((name, VisualField { bbox, ..field }));
     }
-    if let Some(mrz) = &reading.reading {
-        let printed = printed(&zone);
-        zone.agreement = (printed != Printed::default()).then(|| mrz.compare_read_page(&printed));
-    }
+    let printed = printed(&zone);
+    zone.agreement = (printed != Printed::default()).then(|| mrz.compare_read_page(&printed));
     Ok(Some(zone))
 }
 

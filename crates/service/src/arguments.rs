@@ -40,8 +40,8 @@ pub struct ScanArguments {
     pub include_images: bool,
     /// Also read the document's visual zone, the fields printed for people (date of issue,
     /// place of birth, issuing authority, personal number, names as printed), and compare
-    /// those the MRZ holds too with it (`visual_zone` in the result). Costs about a second
-    /// more a photo.
+    /// those the MRZ holds too with it (`visual_zone` in the result). Costs seconds more a
+    /// photo (the text networks read every line of the page).
     #[serde(default)]
     #[schemars(extend("default" = false))]
     pub visual_zone: bool,

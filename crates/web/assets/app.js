@@ -142,10 +142,12 @@
     return body;
   }
 
-  async function scanFile(file, retainHours, referenceDate, otherSide, includeImages) {
+  async function scanFile(file, options, otherSide, includeImages) {
+    const { retainHours, referenceDate, visualZone } = options;
     const form = new FormData();
     form.append("image", file, file.name || "photo");
     if (includeImages) form.append("include_images", "true");
+    if (visualZone) form.append("visual_zone", "true");
     if (otherSide) form.append("other_side", otherSide, otherSide.name || "other side");
     if (retainHours) form.append("retain_hours", String(retainHours));
     if (referenceDate) form.append("reference_date", referenceDate);
@@ -506,6 +508,7 @@
     $("lines-section").hidden = !result.lines || result.lines.length === 0;
     lastLines = result.lines || [];
     resetPrinted(lastLines.length === 0);
+    if (result.visual_zone) showVisualZone(result.visual_zone);
     showChecks(result.checks);
     showList("corrections", result.corrections, (c) => t("correction", {
       line: c.line, column: c.column, from: c.from, to: c.to, why: t("w_" + c.why),
@@ -548,6 +551,57 @@
     }
     $("printed-verdict").textContent = "";
     delete $("printed-verdict").dataset.agreement;
+    $("printed-source").hidden = true;
+    $("visual-extra").hidden = true;
+    $("visual-extra").replaceChildren();
+  }
+
+  /** The result's fields of the visual zone under the names of the printed page's form. */
+  const VISUAL_FIELDS = {
+    surname: "surname", given_names: "given_names", birth_date: "date_of_birth",
+    expiry_date: "date_of_expiry", document_number: "document_number", sex: "sex",
+  };
+  /** The visual zone's fields the MRZ does not hold, listed under the form. */
+  const VISUAL_ONLY = ["date_of_issue", "place_of_birth", "issuing_authority", "personal_number"];
+
+  /** Fills the printed page's form with what was read on the photo's page, and its marks. */
+  function showVisualZone(zone) {
+    const fields = zone.fields || {};
+    for (const name of PRINTED_FIELDS) {
+      const field = fields[VISUAL_FIELDS[name]];
+      $("printed-" + name).value = field ? field.value : "";
+    }
+    $("printed-section").open = true;
+    $("printed-source").hidden = false;
+    showAgreement(zone.agreement || {}, zone.matches_mrz);
+    const extra = $("visual-extra");
+    for (const name of VISUAL_ONLY) {
+      if (!fields[name]) continue;
+      const term = document.createElement("dt");
+      term.textContent = t("f_" + name);
+      const value = document.createElement("dd");
+      value.textContent = fields[name].value;
+      extra.append(term, value);
+    }
+    extra.hidden = extra.childElementCount === 0;
+  }
+
+  /** The marks beside the printed fields and the one verdict naming those that differ. */
+  function showAgreement(agreement, matches) {
+    const verdict = $("printed-verdict");
+    for (const name of PRINTED_FIELDS) setAgreement(name, agreement[name] || null);
+    const differing = PRINTED_FIELDS.filter((name) => agreement[name] === "differs");
+    if (matches === true) {
+      verdict.dataset.agreement = "agrees";
+      verdict.textContent = t("printed_agrees");
+    } else if (matches === false) {
+      verdict.dataset.agreement = "differs";
+      verdict.textContent = t("printed_differs", {
+        fields: differing.map((name) => t("f_" + name)).join(", "),
+      });
+    } else {
+      verdict.textContent = t("printed_unknown");
+    }
   }
 
   /** The mark beside one printed field: how it compares with the MRZ, or nothing. */
@@ -583,20 +637,7 @@
         body: JSON.stringify({ lines: lastLines, printed: printed }),
       });
       const answers = await readResponse(response);
-      const agreement = answers.printed_agreement || {};
-      for (const name of PRINTED_FIELDS) setAgreement(name, agreement[name] || null);
-      const differing = PRINTED_FIELDS.filter((name) => agreement[name] === "differs");
-      if (answers.viz_matches_mrz === true) {
-        verdict.dataset.agreement = "agrees";
-        verdict.textContent = t("printed_agrees");
-      } else if (answers.viz_matches_mrz === false) {
-        verdict.dataset.agreement = "differs";
-        verdict.textContent = t("printed_differs", {
-          fields: differing.map((name) => t("f_" + name)).join(", "),
-        });
-      } else {
-        verdict.textContent = t("printed_unknown");
-      }
+      showAgreement(answers.printed_agreement || {}, answers.viz_matches_mrz);
     } catch (error) {
       verdict.textContent = error.code === "invalid_request" ? t("printed_invalid") : error.message;
     }
@@ -757,6 +798,7 @@
     return {
       retainHours: Number.isFinite(hours) && hours > 0 ? hours : 0,
       referenceDate: $("reference_date").value || "",
+      visualZone: $("visual_zone").checked,
     };
   }
 
@@ -786,13 +828,12 @@
     setStatus(t("s_reading"), true);
     $("scan-button").disabled = true;
     try {
-      const { retainHours, referenceDate } = options();
       const otherSide = $("other_side").files[0] || null;
       scannedNames = [file.name || "photo", otherSide ? otherSide.name || "other side" : ""];
       // A file the browser cannot show (HEIC, TIFF, PDF): the server sends a preview of it,
       // which is shown, not kept in the JSON the page offers.
       const wantsPreview = !photoUrl;
-      const result = await scanFile(file, retainHours, referenceDate, otherSide, wantsPreview);
+      const result = await scanFile(file, options(), otherSide, wantsPreview);
       const served = result.images && result.images.photo;
       if (wantsPreview) delete result.images;
       // The result is of the side with the better reading: when that is the other side's

@@ -150,7 +150,7 @@ fn scan_operation(scan_arguments: &Value) -> Value {
                             "image": { "type": "string", "contentMediaType": "application/octet-stream", "description": "The photo (JPEG, PNG, WebP, TIFF, BMP, HEIC or a scanned PDF)." },
                             "other_side": { "type": "string", "contentMediaType": "application/octet-stream", "description": "A photo of the document's other side (a card's front or back, either order), read together with 'image': the result is of the side with the MRZ, other_side names the other." },
                             "include_images": { "type": "string", "enum": ["true", "false", "1", "0"], "description": "true: also answer the page, straightened, and the portrait as JPEG images (images in the result); with retain_hours above 0 the portrait is kept with the scan (GET /v1/scans/{id}/portrait), the page never." },
-                            "visual_zone": { "type": "string", "enum": ["true", "false", "1", "0"], "description": "true: also read the visual zone, the fields printed for people (date of issue, place of birth, issuing authority, personal number, names as printed), and compare those the MRZ holds with it (visual_zone in the result); about a second more." },
+                            "visual_zone": { "type": "string", "enum": ["true", "false", "1", "0"], "description": "true: also read the visual zone, the fields printed for people (date of issue, place of birth, issuing authority, personal number, names as printed), and compare those the MRZ holds with it (visual_zone in the result); seconds more a photo." },
                             "retain_hours": retain_hours,
                             "reference_date": reference_date
                         },
