@@ -169,16 +169,25 @@ fn value_of(
                 && plausible(name, &lines[other].text)
         })
     };
-    // Below: its top under the label's middle, within reach, starting under the label.
+    // Below: its top under the label's middle, within reach, starting under the label (a
+    // label the detector joined with its neighbours' spans their values too: the nearest
+    // that fits the field is taken), the nearest line first, then the one nearest the
+    // label's start.
     let below = candidates()
         .filter(|&other| {
             let bbox = lines[other].bbox;
             let top = bbox[1];
             top > (label[1] + label[3]) / 2.0
                 && top < label[3] + BELOW_WITHIN * height + continuation_depth(lines, labels, index)
-                && (bbox[0] - label[0]).abs() < 3.0 * height
+                && bbox[0] > label[0] - 3.0 * height
+                && bbox[0] < label[2]
         })
-        .min_by(|&a, &b| lines[a].bbox[1].total_cmp(&lines[b].bbox[1]));
+        .min_by(|&a, &b| {
+            let (a, b) = (lines[a].bbox, lines[b].bbox);
+            let rows = (a[1] - b[1]).abs() < height / 2.0;
+            let from_start = |bbox: [f32; 4]| (bbox[0] - label[0]).abs();
+            if rows { from_start(a).total_cmp(&from_start(b)) } else { a[1].total_cmp(&b[1]) }
+        });
     below.or_else(|| {
         candidates()
             .filter(|&other| {
