@@ -49,12 +49,7 @@ fn assert_german_page(zone: &Value) {
 fn scan_reads_the_visual_zone_only_when_asked() {
     let result = scan(&["--visual-zone"]);
     assert_german_page(&result["visual_zone"]);
-    let codes: Vec<&str> = result["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|d| d["code"].as_str())
-        .collect();
+    let codes = support::diagnostic_codes(&result);
     assert!(!codes.contains(&"visual_zone_differs"), "{codes:?}");
 
     let plain = scan(&[]);

@@ -212,6 +212,12 @@ pub async fn count_and_remove_all_rows(store: &dyn mrtd_store::Store) -> u64 {
     store.purge_expired(far_future).await.expect("purge the store")
 }
 
+/// The codes of a result's diagnostics, in order.
+pub fn diagnostic_codes(result: &Value) -> Vec<&str> {
+    let diagnostics = result["diagnostics"].as_array().expect("a result has diagnostics");
+    diagnostics.iter().filter_map(|diagnostic| diagnostic["code"].as_str()).collect()
+}
+
 /// A scan id from a kept scan's result.
 pub fn scan_id(structured: &Value) -> String {
     structured["scan_id"].as_str().expect("a kept scan has a scan_id").to_owned()
