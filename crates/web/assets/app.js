@@ -558,8 +558,8 @@
 
   /** The result's fields of the visual zone under the names of the printed page's form. */
   const VISUAL_FIELDS = {
-    surname: "surname", given_names: "given_names", birth_date: "date_of_birth",
-    expiry_date: "date_of_expiry", document_number: "document_number", sex: "sex",
+    surname: "surname", given_names: "given_names", birth_date: "birth_date",
+    expiry_date: "expiry_date", document_number: "document_number", sex: "sex",
   };
   /** The visual zone's fields the MRZ does not hold, listed under the form. */
   const VISUAL_ONLY = ["date_of_issue", "place_of_birth", "issuing_authority", "personal_number"];

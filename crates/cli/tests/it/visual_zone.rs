@@ -29,7 +29,7 @@ fn assert_german_page(zone: &Value) {
     for (field, value) in [
         ("surname", "MUSTERMANN"),
         ("given_names", "ERIKA"),
-        ("date_of_birth", "12.08.1964"),
+        ("birth_date", "12.08.1964"),
         ("place_of_birth", "BERLIN"),
         ("date_of_issue", "22.02.2008"),
         ("issuing_authority", "BUNDESDRUCKEREI"),

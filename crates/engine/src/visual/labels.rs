@@ -36,10 +36,10 @@ impl VisualFieldName {
         match self {
             VisualFieldName::Surname => "surname",
             VisualFieldName::GivenNames => "given_names",
-            VisualFieldName::DateOfBirth => "date_of_birth",
+            VisualFieldName::DateOfBirth => "birth_date",
             VisualFieldName::PlaceOfBirth => "place_of_birth",
             VisualFieldName::DateOfIssue => "date_of_issue",
-            VisualFieldName::DateOfExpiry => "date_of_expiry",
+            VisualFieldName::DateOfExpiry => "expiry_date",
             VisualFieldName::IssuingAuthority => "issuing_authority",
             VisualFieldName::PersonalNumber => "personal_number",
             VisualFieldName::DocumentNumber => "document_number",

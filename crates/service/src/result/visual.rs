@@ -16,7 +16,7 @@ pub struct VisualZonePart {
     /// text reader could not run.
     pub status: &'static str,
     /// Each field the page shows under a label this reader knows, by name: `surname`,
-    /// `given_names`, `date_of_birth`, `place_of_birth`, `date_of_issue`, `date_of_expiry`,
+    /// `given_names`, `birth_date`, `place_of_birth`, `date_of_issue`, `expiry_date`,
     /// `issuing_authority`, `personal_number`, `document_number`, `sex`. A field the page
     /// does not show, or whose label was not read, is absent.
     pub fields: std::collections::BTreeMap<&'static str, VisualFieldPart>,
@@ -60,7 +60,11 @@ impl VisualZonePart {
         let zone = match outcome {
             Ok(Some(zone)) => zone,
             Ok(None) => return empty("no_page"),
-            Err(_) => return empty("failed"),
+            Err(error) => {
+                // The error names a network, never the photo's content.
+                tracing::error!(%error, "the visual zone could not be read");
+                return empty("failed");
+            }
         };
         let fields = zone
             .fields
@@ -101,8 +105,8 @@ impl DocumentResult {
             self.diagnostics.push(Diagnostic {
                 code: DiagnosticCode::VisualZoneDiffers,
                 message: format!(
-                    "The page's printed {} differ from the MRZ's. Either one was misread or the \
-                     page was altered: compare them on the document itself.",
+                    "The printed page and the MRZ disagree on: {}. Either one was misread or \
+                     the page was altered: compare them on the document itself.",
                     differing.join(", ")
                 ),
             });
