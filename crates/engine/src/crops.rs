@@ -132,7 +132,11 @@ pub(crate) fn page_image(
 }
 
 /// The photo the reading is of, decoded again in colour: for a PDF, the image of `page`.
-fn decode_again(bytes: &[u8], page: Option<u32>, limits: DecodeLimits) -> Option<RgbImage> {
+pub(crate) fn decode_again(
+    bytes: &[u8],
+    page: Option<u32>,
+    limits: DecodeLimits,
+) -> Option<RgbImage> {
     if let Some(page) = page {
         use crate::pdf::{PageImage, Pdf};
         let pdf = Pdf::parse(bytes, limits).ok()?;

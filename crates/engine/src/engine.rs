@@ -117,9 +117,7 @@ impl Engine {
     /// the file's header (cheap): for a server that budgets decoded pixels across the reads
     /// it runs. Never more than the pixel limit.
     pub fn pixels_to_decode(&self, image_bytes: &[u8]) -> u64 {
-        let limits =
-            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
-        crate::image::pixels_to_decode(image_bytes, limits)
+        crate::image::pixels_to_decode(image_bytes, self.limits())
     }
 
     /// The page and the portrait `reading` (this engine's reading of `image_bytes`) located,
@@ -131,9 +129,7 @@ impl Engine {
         reading: &ImageReading,
         pixels_per_mm: f32,
     ) -> crate::crops::Crops {
-        let limits =
-            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
-        crate::crops::crops(image_bytes, reading, limits, pixels_per_mm)
+        crate::crops::crops(image_bytes, reading, self.limits(), pixels_per_mm)
     }
 
     /// The visual zone (date of issue, place of birth, authority, names as printed) of the
@@ -145,14 +141,38 @@ impl Engine {
         image_bytes: &[u8],
         reading: &ImageReading,
     ) -> Result<Option<crate::VisualZone>, mrtd_text::TextError> {
-        let reader = self
-            .text
+        crate::visual::read(self.text_reader()?, image_bytes, reading, self.limits())
+    }
+
+    /// The visual zone of a document photographed on both sides (a card's back and front):
+    /// the page of the side with the MRZ (`mrz_side`, its bytes and this engine's reading of
+    /// them) as [`Engine::visual_zone`] reads it, and, where the other side (`other_side`)
+    /// shows no MRZ, the fields printed on it, the MRZ side's first; all compared with the
+    /// MRZ. `None` where `mrz_side` holds no reading, or neither side could be read.
+    pub fn visual_zone_of_sides(
+        &self,
+        mrz_side: (&[u8], &ImageReading),
+        other_side: (&[u8], &ImageReading),
+    ) -> Result<Option<crate::VisualZone>, mrtd_text::TextError> {
+        let Some(mrz) = mrz_side.1.reading.as_ref() else { return Ok(None) };
+        let reader = self.text_reader()?;
+        let own = crate::visual::read(reader, mrz_side.0, mrz_side.1, self.limits())?;
+        let other =
+            crate::visual::read_side(reader, other_side.0, other_side.1, mrz, self.limits())?;
+        Ok(crate::VisualZone::of_sides(own, other, mrz))
+    }
+
+    /// The text reader, loaded on first use.
+    fn text_reader(&self) -> Result<&mrtd_text::TextReader, mrtd_text::TextError> {
+        self.text
             .get_or_init(|| mrtd_text::TextReader::new().ok())
             .as_ref()
-            .ok_or(mrtd_text::TextError::Load { network: "text" })?;
-        let limits =
-            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
-        crate::visual::read(reader, image_bytes, reading, limits)
+            .ok_or(mrtd_text::TextError::Load { network: "text" })
+    }
+
+    /// The decoding limits of this engine's configuration.
+    fn limits(&self) -> DecodeLimits {
+        DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes }
     }
 
     /// Reads the MRZ of an encoded image.
@@ -165,8 +185,7 @@ impl Engine {
         options: &ParseOptions,
     ) -> Result<ImageReading, ImageError> {
         let started = Instant::now();
-        let limits =
-            DecodeLimits { max_pixels: self.config.max_pixels, max_bytes: self.config.max_bytes };
+        let limits = self.limits();
         if crate::pdf::is_pdf(image_bytes) {
             let mut reading = self.read_pdf(image_bytes, limits, options)?;
             reading.timing_ms = started.elapsed().as_secs_f64() * 1000.0;

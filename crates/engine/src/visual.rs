@@ -6,6 +6,8 @@
 //! beside) the label that names it, in any of the languages of [`labels`]. The names, dates,
 //! number and sex read there are compared with the MRZ's by `mrtd-mrz`
 //! ([`mrtd_mrz::Reading::compare_read_page`]): a disagreement is a misread or an edited page.
+//! A card photographed on both sides prints most of its fields on the side without the MRZ
+//! (its front): that photo is read whole ([`read_side`]) and its fields join the page's.
 
 mod labels;
 
@@ -25,6 +27,9 @@ const MIN_LINE_CONFIDENCE: f32 = 0.7;
 const BELOW_WITHIN: f32 = 2.6;
 /// A value beside its label (on a card's one-line fields) starts within this many heights.
 const BESIDE_WITHIN: f32 = 8.0;
+/// A document's side without an MRZ is read shrunk to this longest side: a card filling a
+/// phone photo then prints its fields some 25 pixels high, as a page drawn for reading does.
+const SIDE_LONGEST_PX: u32 = 1600;
 /// A value is compared with the MRZ only when each of its characters was read at this
 /// probability or more: a doubtful character is no evidence of an edited page.
 const COMPARED_FROM: f32 = 0.8;
@@ -40,6 +45,9 @@ pub struct VisualField {
     pub label: String,
     /// Where the value is in the photo, `[x0, y0, x1, y1]` in its pixels.
     pub bbox: [f32; 4],
+    /// Whether it was read on the photo of the document's other side (a card's front,
+    /// [`crate::Engine::visual_zone_of_sides`]), whose pixels `bbox` is in.
+    pub other_side: bool,
 }
 
 /// The visual zone of a document: its fields as printed and their agreement with the MRZ.
@@ -101,9 +109,90 @@ pub(crate) fn read(
         let bbox = to_photo(&map, field.bbox);
         zone.fields.push((name, VisualField { bbox, ..field }));
     }
-    let printed = printed(&zone);
-    zone.agreement = (printed != Printed::default()).then(|| mrz.compare_read_page(&printed));
+    zone.compare(mrz);
     Ok(Some(zone))
+}
+
+/// Reads the visual zone of a document's side that shows no MRZ (`side`, this engine's
+/// reading of `bytes`: a card's front), whose MRZ `mrz` was read on its other side. The
+/// side has no page located, so the whole photo is read, upright as it was taken and shrunk
+/// to at most [`SIDE_LONGEST_PX`]; the fields are compared with `mrz` as a page's are. `None`
+/// where the side shows an MRZ (its own page is read instead) or cannot be decoded again.
+pub(crate) fn read_side(
+    reader: &TextReader,
+    bytes: &[u8],
+    side: &crate::ImageReading,
+    mrz: &mrtd_mrz::Reading,
+    limits: crate::image::DecodeLimits,
+) -> Result<Option<VisualZone>, mrtd_text::TextError> {
+    if side.status != crate::Status::NoMrz {
+        return Ok(None);
+    }
+    let Some(photo) = crate::crops::decode_again(bytes, side.page, limits) else {
+        return Ok(None);
+    };
+    if (photo.width() as usize, photo.height() as usize) != (side.image_width, side.image_height) {
+        return Ok(None);
+    }
+    let longest = photo.width().max(photo.height());
+    let factor = (SIDE_LONGEST_PX as f32 / longest as f32).min(1.0);
+    let shrunk = if factor < 1.0 {
+        let size = |side: u32| ((side as f32 * factor).round() as u32).max(1);
+        image::imageops::resize(
+            &photo,
+            size(photo.width()),
+            size(photo.height()),
+            image::imageops::FilterType::Triangle,
+        )
+    } else {
+        photo
+    };
+    let mut lines = Vec::new();
+    for bbox in reader.detect(&shrunk)? {
+        if let Some(line) = reader.recognise(&shrunk, bbox)?
+            && !is_mrz(&line.text)
+            && line.confidence >= MIN_LINE_CONFIDENCE
+        {
+            lines.push(line);
+        }
+    }
+    let mut zone = VisualZone { lines_read: lines.len(), ..VisualZone::default() };
+    for (name, field) in fields(&lines) {
+        let bbox = field.bbox.map(|v| (v / factor * 10.0).round() / 10.0);
+        zone.fields.push((name, VisualField { bbox, other_side: true, ..field }));
+    }
+    zone.compare(mrz);
+    Ok(Some(zone))
+}
+
+impl VisualZone {
+    /// Sets the fields the MRZ holds too against `mrz`'s (none where the zone shows none).
+    fn compare(&mut self, mrz: &mrtd_mrz::Reading) {
+        let printed = printed(self);
+        self.agreement = (printed != Printed::default()).then(|| mrz.compare_read_page(&printed));
+    }
+
+    /// The visual zone of a document photographed on both sides: the fields of the side
+    /// with the MRZ (`own`, from its page) and those of the other side (`other`) that `own`
+    /// lacks, compared with `mrz` together. `None` when neither side was read.
+    pub(crate) fn of_sides(
+        own: Option<VisualZone>,
+        other: Option<VisualZone>,
+        mrz: &mrtd_mrz::Reading,
+    ) -> Option<VisualZone> {
+        let (mut zone, other) = match (own, other) {
+            (Some(own), Some(other)) => (own, other),
+            (own, other) => return own.or(other),
+        };
+        zone.lines_read += other.lines_read;
+        for (name, field) in other.fields {
+            if zone.field(name).is_none() {
+                zone.fields.push((name, field));
+            }
+        }
+        zone.compare(mrz);
+        Some(zone)
+    }
 }
 
 /// A line of the MRZ itself (fillers), which the visual zone's fields never hold.
@@ -144,6 +233,7 @@ fn fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
                 confidence: line.char_confidences.iter().copied().fold(1.0, f32::min),
                 label: lines[index].text.clone(),
                 bbox: line.bbox,
+                other_side: false,
             },
         ));
     }

@@ -103,3 +103,41 @@ fn a_birth_date_pasted_from_another_field_is_caught_against_the_mrz() {
     assert_eq!(agreement.surname, Some(mrtd_mrz::Agreement::Agrees));
     assert_eq!(agreement.matches(), Some(false));
 }
+
+#[test]
+fn a_card_photographed_on_both_sides_gives_the_fields_of_the_side_without_the_mrz() {
+    // The German specimen's page cut in two: its printed fields on one photo (half size),
+    // its MRZ on the other, as a card's front and back.
+    let side = |file: &str| std::fs::read(data_dir().join("../sides").join(file)).expect("a side");
+    let (front, back) = (side("portrait-side.jpg"), side("mrz-side.jpg"));
+    let engine = EngineBuilder::new().build();
+    let options = ParseOptions::default();
+    let front_reading = engine.read(&front, &options).expect("a decodable image");
+    let back_reading = engine.read(&back, &options).expect("a decodable image");
+    assert_eq!((front_reading.status, back_reading.status), (Status::NoMrz, Status::Read));
+    let zone = engine
+        .visual_zone_of_sides((&back, &back_reading), (&front, &front_reading))
+        .expect("the text reader runs")
+        .expect("the sides are read");
+    for (name, want) in [
+        (F::Surname, "MUSTERMANN"),
+        (F::GivenNames, "ERIKA"),
+        (F::DateOfBirth, "12.08.1964"),
+        (F::PlaceOfBirth, "BERLIN"),
+        (F::DateOfExpiry, "21.02.2018"),
+    ] {
+        assert_eq!(value(&zone, name), Some(want), "{} in {:?}", name.as_str(), zone.fields);
+    }
+    let surname = zone.field(F::Surname).expect("a surname");
+    assert!(surname.other_side, "read on the front: {surname:?}");
+    // In the front photo's pixels (937 x 500), where the page's 1874-wide photo put it halved.
+    assert!(surname.bbox[0] > 275.0 && surname.bbox[2] < 550.0, "{:?}", surname.bbox);
+    let agreement = zone.agreement.clone().expect("fields the MRZ holds too");
+    assert_eq!(agreement.matches(), Some(true), "{agreement:?}");
+    // The side with the MRZ read alone has no such fields: they come from the front.
+    let alone = engine.visual_zone(&back, &back_reading).expect("runs");
+    assert!(alone.as_ref().is_none_or(|zone| zone.field(F::Surname).is_none()), "{alone:?}");
+    // Given the wrong way round (the front as the MRZ's side), nothing is read.
+    let none = engine.visual_zone_of_sides((&front, &front_reading), (&back, &back_reading));
+    assert_eq!(none.expect("runs"), None);
+}
