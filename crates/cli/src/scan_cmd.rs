@@ -183,15 +183,25 @@ type Scanned = Result<DocumentResult, String>;
 fn scan_file(engine: &Engine, path: &Path, options: &ParseOptions, extras: Extras) -> Scanned {
     let bytes = file_bytes(path)?;
     let reading = engine.read(&bytes, options).map_err(|error| error.to_string())?;
-    let mut result = DocumentResult::from_image(&reading);
+    Ok(scanned_result(engine, &bytes, &reading, extras))
+}
+
+/// The result of `reading` (of `bytes`), with the extras asked for.
+fn scanned_result(
+    engine: &Engine,
+    bytes: &[u8],
+    reading: &ImageReading,
+    extras: Extras,
+) -> DocumentResult {
+    let mut result = DocumentResult::from_image(reading);
     if extras.images {
         let scale = mrtd_service::ops::IMAGE_PIXELS_PER_MM;
-        result.images = Some(ImagesPart::new(scale, engine.crops(&bytes, &reading, scale)));
+        result.images = Some(ImagesPart::new(scale, engine.crops(bytes, reading, scale)));
     }
     if extras.visual_zone {
-        result.set_visual_zone(engine.visual_zone(&bytes, &reading));
+        result.set_visual_zone(engine.visual_zone(bytes, reading));
     }
-    Ok(result)
+    result
 }
 
 /// The JSON object printed for one file: the document result every front end returns
@@ -217,6 +227,45 @@ fn to_json(file: &Path, scanned: &Scanned) -> Value {
     result
 }
 
+/// Reads a photo and one of the document's other side, as `scan_document` does with
+/// `other_side`: the visual zone, asked for, of both sides together (a card's front holds
+/// most of its printed fields), the side with the MRZ first.
+fn scan_sides(
+    engine: &Engine,
+    (file, other): (&Path, &Path),
+    options: &ParseOptions,
+    extras: Extras,
+) -> (Exit, Value) {
+    let alone = Extras { visual_zone: false, ..extras };
+    let read = |path: &Path| -> Result<(DocumentResult, Vec<u8>, ImageReading), String> {
+        let bytes = file_bytes(path)?;
+        let reading = engine.read(&bytes, options).map_err(|error| error.to_string())?;
+        Ok((scanned_result(engine, &bytes, &reading, alone), bytes, reading))
+    };
+    let (first, second) = match (read(file), read(other)) {
+        (Ok(first), Ok(second)) => (first, second),
+        (first, second) => {
+            let (first, second) = (first.map(|read| read.0), second.map(|read| read.0));
+            return sides_json(file, first, other, second);
+        }
+    };
+    let mut result = DocumentResult::from_sides(first.0, second.0);
+    if extras.visual_zone {
+        let first_has_the_mrz = result.other_side.as_ref().is_some_and(|side| side.photo == 2);
+        let (mrz_side, other_side) = if first_has_the_mrz {
+            ((&first.1, &first.2), (&second.1, &second.2))
+        } else {
+            ((&second.1, &second.2), (&first.1, &first.2))
+        };
+        let visual = engine.visual_zone_of_sides(
+            (mrz_side.0.as_slice(), mrz_side.1),
+            (other_side.0.as_slice(), other_side.1),
+        );
+        result.set_visual_zone(visual);
+    }
+    pair_json(file, result, other)
+}
+
 /// The result of a photo read together with one of the document's other side, and the
 /// exit status it earns; a side that cannot be used makes the pair unusable.
 fn sides_json(
@@ -227,19 +276,7 @@ fn sides_json(
 ) -> (Exit, Value) {
     match (scanned, other_scanned) {
         (Ok(first), Ok(second)) => {
-            let result = DocumentResult::from_sides(first, second);
-            let exit = if result.is_read() { Exit::Success } else { Exit::NotRead };
-            // The result is of the side with the better reading; each side names its file.
-            let (this, that) = match result.other_side.as_ref().map(|side| side.photo) {
-                Some(1) => (other, file),
-                _ => (file, other),
-            };
-            let mut value = result.to_value();
-            value["other_side"]["file"] = json!(that.display().to_string());
-            if let Value::Object(object) = &mut value {
-                object.insert("file".into(), json!(this.display().to_string()));
-            }
-            (exit, value)
+            pair_json(file, DocumentResult::from_sides(first, second), other)
         }
         (Err(message), _) => (Exit::Unusable, to_json(file, &Err(message))),
         (_, Err(message)) => {
@@ -247,6 +284,22 @@ fn sides_json(
             (Exit::Unusable, to_json(file, &Err(message)))
         }
     }
+}
+
+/// The JSON of a pair's result ([`DocumentResult::from_sides`]) and the exit status it earns.
+fn pair_json(file: &Path, result: DocumentResult, other: &Path) -> (Exit, Value) {
+    let exit = if result.is_read() { Exit::Success } else { Exit::NotRead };
+    // The result is of the side with the better reading; each side names its file.
+    let (this, that) = match result.other_side.as_ref().map(|side| side.photo) {
+        Some(1) => (other, file),
+        _ => (file, other),
+    };
+    let mut value = result.to_value();
+    value["other_side"]["file"] = json!(that.display().to_string());
+    if let Value::Object(object) = &mut value {
+        object.insert("file".into(), json!(this.display().to_string()));
+    }
+    (exit, value)
 }
 
 /// The exit status one file earns.
@@ -380,12 +433,12 @@ pub(crate) fn run(args: ScanArgs) -> anyhow::Result<ExitCode> {
     let mut results = Vec::new();
     for file in &files {
         let extras = Extras { images: args.include_images, visual_zone: args.visual_zone };
-        let scanned = scan_file(&engine, file, &options, extras);
         let (exit, result) = match &args.other_side {
-            Some(other) => {
-                sides_json(file, scanned, other, scan_file(&engine, other, &options, extras))
+            Some(other) => scan_sides(&engine, (file, other), &options, extras),
+            None => {
+                let scanned = scan_file(&engine, file, &options, extras);
+                (outcome_exit(&scanned), to_json(file, &scanned))
             }
-            None => (outcome_exit(&scanned), to_json(file, &scanned)),
         };
         worst = worst.max(exit);
         let line = match format {

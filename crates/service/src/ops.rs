@@ -182,7 +182,8 @@ pub(crate) async fn recognise(
 
 /// Reads a photo of a document and, when given, one of its other side (a card's front and
 /// back, in either order): the result is of the side with the better reading, and names
-/// the other ([`DocumentResult::from_sides`]). The photos are read one after the other.
+/// the other ([`DocumentResult::from_sides`]). The photos are read one after the other;
+/// asked for, the visual zone is read on both (the fields of a card's front with its back's).
 pub(crate) async fn recognise_sides(
     state: &AppState,
     turn: &Turn,
@@ -191,14 +192,29 @@ pub(crate) async fn recognise_sides(
     date: mrtd_mrz::Date,
     extras: Extras,
 ) -> Result<DocumentResult, ServiceError> {
-    let first = recognise(state, turn, image, date, extras).await?;
-    match other_side {
-        Some(other) => {
-            let second = recognise(state, turn, other, date, extras).await?;
-            Ok(DocumentResult::from_sides(first, second))
-        }
-        None => Ok(first),
+    let Some(other) = other_side else {
+        return recognise(state, turn, image, date, extras).await;
+    };
+    if !extras.visual_zone {
+        let first = recognise(state, turn, image, date, extras).await?;
+        let second = recognise(state, turn, other, date, extras).await?;
+        return Ok(DocumentResult::from_sides(first, second));
     }
+    // The visual zone of both sides together: a card prints most of its fields on the side
+    // without the MRZ, and they are compared with the other side's MRZ.
+    let alone = Extras { visual_zone: false, ..extras };
+    let first = state.recognise_keeping(turn, image, date, alone).await?;
+    let second = state.recognise_keeping(turn, other, date, alone).await?;
+    let mut result = DocumentResult::from_sides(first.result, second.result);
+    let first_has_the_mrz = result.other_side.as_ref().is_some_and(|other| other.photo == 2);
+    let (mrz_side, other_side) = if first_has_the_mrz {
+        ((first.image, first.reading), (second.image, second.reading))
+    } else {
+        ((second.image, second.reading), (first.image, first.reading))
+    };
+    let visual = state.visual_zone_of_sides(turn, mrz_side, other_side).await?;
+    result.set_visual_zone(visual);
+    Ok(result)
 }
 
 /// Keeps `result` for `retain_hours` hours as the caller's scan, adding `scan_id` and

@@ -167,22 +167,23 @@ impl AppState {
         date: mrtd_mrz::Date,
         extras: crate::ops::Extras,
     ) -> Result<DocumentResult, crate::ServiceError> {
+        Ok(self.recognise_keeping(turn, image, date, extras).await?.result)
+    }
+
+    /// [`AppState::recognise`], giving back the photo and the engine's reading of it (for
+    /// the visual zone of a document photographed on both sides).
+    pub(crate) async fn recognise_keeping(
+        &self,
+        turn: &Turn,
+        image: Vec<u8>,
+        date: mrtd_mrz::Date,
+        extras: crate::ops::Extras,
+    ) -> Result<Recognised, crate::ServiceError> {
         use crate::ServiceError;
         // The ticket counts this read as queued now, as running once it has a slot, and
         // leaves both gauges when dropped, also when the caller goes away while waiting.
         let mut ticket = RecognitionTicket::queued();
-        // A request admitted at the HTTP front holds its slot already.
-        let _permit = if turn.holds_a_slot() {
-            None
-        } else {
-            Some(self.reads.enter(turn.caller()).await.ok_or_else(|| self.busy())?)
-        };
-        // The pixels its header declares are taken from the budget before it is decoded.
-        let _pixels = self
-            .pixels
-            .take(self.engine.pixels_to_decode(&image))
-            .await
-            .map_err(|_| ServiceError::Busy(self.pixels.wait().as_secs().max(1)))?;
+        let _admitted = self.admit_read(turn, self.engine.pixels_to_decode(&image)).await?;
         ticket.start();
         let engine = self.engine.clone();
         let outcome = tokio::task::spawn_blocking(move || {
@@ -192,13 +193,13 @@ impl AppState {
             // The text reader's networks are embedded and checked: failing to run them on a
             // page is a fault of this build, told as the visual zone not read.
             let visual = extras.visual_zone.then(|| engine.visual_zone(&image, &reading));
-            Ok::<_, mrtd_engine::ImageError>((reading, crops, visual))
+            Ok::<_, mrtd_engine::ImageError>((image, reading, crops, visual))
         })
         .await
         .map_err(|_| ServiceError::UnusableImage("the image could not be processed".to_owned()))?;
         crate::metrics::record_decoded_pixels();
         match outcome {
-            Ok((reading, crops, visual)) => {
+            Ok((image, reading, crops, visual)) => {
                 let mut result = DocumentResult::from_image(&reading);
                 result.images =
                     crops.map(|crops| ImagesPart::new(crate::ops::IMAGE_PIXELS_PER_MM, crops));
@@ -206,7 +207,7 @@ impl AppState {
                     result.set_visual_zone(visual);
                 }
                 ticket.finish(result.status_label());
-                Ok(result)
+                Ok(Recognised { result, image, reading })
             }
             Err(error) => {
                 ticket.finish("unusable");
@@ -214,6 +215,64 @@ impl AppState {
             }
         }
     }
+
+    /// The visual zone of a document photographed on both sides, `mrz_side` the one whose
+    /// MRZ was read ([`mrtd_engine::Engine::visual_zone_of_sides`]), read in `turn` as a
+    /// recognition is.
+    pub(crate) async fn visual_zone_of_sides(
+        &self,
+        turn: &Turn,
+        mrz_side: (Vec<u8>, mrtd_engine::ImageReading),
+        other_side: (Vec<u8>, mrtd_engine::ImageReading),
+    ) -> Result<VisualOutcome, crate::ServiceError> {
+        // The two photos are decoded again one after the other.
+        let pixels = self
+            .engine
+            .pixels_to_decode(&mrz_side.0)
+            .max(self.engine.pixels_to_decode(&other_side.0));
+        let _admitted = self.admit_read(turn, pixels).await?;
+        let engine = self.engine.clone();
+        tokio::task::spawn_blocking(move || {
+            engine.visual_zone_of_sides((&mrz_side.0, &mrz_side.1), (&other_side.0, &other_side.1))
+        })
+        .await
+        .map_err(|_| {
+            crate::ServiceError::UnusableImage("the image could not be processed".to_owned())
+        })
+    }
+
+    /// A slot of the gate (unless `turn` holds one already, admitted at the HTTP front) and
+    /// `pixels` of the pixel budget, taken before a photo is decoded and held until the
+    /// returned guards are dropped.
+    async fn admit_read(
+        &self,
+        turn: &Turn,
+        pixels: u64,
+    ) -> Result<(Option<crate::gate::ReadPermit>, crate::budget::BudgetShare), crate::ServiceError>
+    {
+        let permit = if turn.holds_a_slot() {
+            None
+        } else {
+            Some(self.reads.enter(turn.caller()).await.ok_or_else(|| self.busy())?)
+        };
+        let pixels = self
+            .pixels
+            .take(pixels)
+            .await
+            .map_err(|_| crate::ServiceError::Busy(self.pixels.wait().as_secs().max(1)))?;
+        Ok((permit, pixels))
+    }
+}
+
+/// What the text reader made of a visual zone: `None` where no page was located.
+pub(crate) type VisualOutcome = Result<Option<mrtd_engine::VisualZone>, mrtd_engine::TextError>;
+
+/// A photo read ([`AppState::recognise_keeping`]): its result, and the photo and the
+/// engine's reading of it. Not `Debug`: it holds the photo, which no log may show.
+pub(crate) struct Recognised {
+    pub(crate) result: DocumentResult,
+    pub(crate) image: Vec<u8>,
+    pub(crate) reading: mrtd_engine::ImageReading,
 }
 
 /// The store as every request uses it: each failure that is not the caller's (a missing

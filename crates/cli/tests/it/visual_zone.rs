@@ -68,3 +68,37 @@ fn scan_document_reads_the_visual_zone_when_asked_and_refuses_a_flag_that_is_no_
         client.call("scan_document", json!({ "image_base64": image, "visual_zone": "yes" }));
     assert!(refused.error_text().contains("visual_zone"), "{:?}", refused.error_text());
 }
+
+#[test]
+fn scan_of_both_sides_reads_the_fields_of_the_side_without_the_mrz() {
+    // The German specimen's page cut in two, as a card's front (the printed fields) and
+    // back (the MRZ), given in either order.
+    let sides = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/sides");
+    let (front, back) = (sides.join("portrait-side.jpg"), sides.join("mrz-side.jpg"));
+    for (first, second) in [(&back, &front), (&front, &back)] {
+        let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+            .args(["scan", "--json", "--visual-zone"])
+            .arg(first)
+            .arg("--other-side")
+            .arg(second)
+            .output()
+            .expect("mrtd runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let result: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+        assert_eq!(result["status"], "read", "{result}");
+        let zone = &result["visual_zone"];
+        assert_eq!(zone["status"], "read", "{zone}");
+        for (field, value) in
+            [("surname", "MUSTERMANN"), ("given_names", "ERIKA"), ("place_of_birth", "BERLIN")]
+        {
+            assert_eq!(zone["fields"][field]["value"], value, "{field} in {zone}");
+            assert_eq!(zone["fields"][field]["other_side"], true, "{field} in {zone}");
+        }
+        // Its box lies on the front's photo (937 pixels wide).
+        let right = zone["fields"]["surname"]["box"][2].as_f64().expect("a box");
+        assert!(right < 937.0, "{zone}");
+        assert_eq!(zone["matches_mrz"], true, "{zone}");
+        assert_eq!(zone["agreement"]["surname"], "agrees", "{zone}");
+        assert_eq!(result["other_side"]["status"], "no_mrz", "{result}");
+    }
+}

@@ -11,7 +11,8 @@ use super::DocumentResult;
 /// The visual zone, read when asked for (`visual_zone`).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct VisualZonePart {
-    /// `read` when the page was located and its text read; `no_page` when no page was
+    /// `read` when the page was located and its text read (with `other_side`, also the
+    /// other side's photo where it shows no MRZ: a card's front); `no_page` when no page was
     /// located (no MRZ decoded, or a photo that cannot be decoded again); `failed` when the
     /// text reader could not run.
     pub status: &'static str,
@@ -46,6 +47,10 @@ pub struct VisualFieldPart {
     /// orientation), to a tenth.
     #[serde(rename = "box")]
     pub bbox: [f64; 4],
+    /// `true` when read on the photo of the document's other side (`other_side`, a card's
+    /// front), whose pixels `box` is in; absent when read on the photo with the MRZ.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub other_side: bool,
 }
 
 impl VisualZonePart {
@@ -75,6 +80,7 @@ impl VisualZonePart {
                     confidence: (f64::from(field.confidence) * 1000.0).round() / 1000.0,
                     label: field.label.clone(),
                     bbox: field.bbox.map(super::tenth),
+                    other_side: field.other_side,
                 };
                 (name.as_str(), part)
             })

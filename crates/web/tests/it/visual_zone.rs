@@ -59,3 +59,31 @@ async fn the_visual_zone_is_read_when_the_query_or_the_form_asks_for_it() {
     assert_eq!(refused.status, 400, "{}", refused.text());
     assert!(refused.text().contains("visual_zone"), "{}", refused.text());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_sent_on_both_sides_gives_the_fields_its_front_prints() {
+    let server = support::start().await;
+    let addr = server.addr;
+    let api = OpenApi::fetch(addr).await;
+    let side = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/sides");
+        std::fs::read(path.join(name)).expect("the side's photo exists")
+    };
+    // The German specimen's page cut in two: its printed fields, then its MRZ.
+    let (front, back) = (side("portrait-side.jpg"), side("mrz-side.jpg"));
+    let (content_type, body) =
+        form(&[("image", &front), ("other_side", &back), ("visual_zone", b"true")]);
+    let read =
+        request(addr, "POST", "/v1/scans", &[("Content-Type", content_type.as_str())], &body).await;
+    api.check("POST", "/v1/scans", &read);
+    assert_eq!(read.status, 200, "{}", read.text());
+    let result = read.json();
+    assert_eq!(result["status"], "read", "{result}");
+    assert_eq!(result["other_side"]["photo"], 1, "the front has no MRZ");
+    let zone = &result["visual_zone"];
+    assert_eq!(zone["fields"]["surname"]["value"], "MUSTERMANN", "{zone}");
+    assert_eq!(zone["fields"]["surname"]["other_side"], true, "{zone}");
+    assert_eq!(zone["fields"]["birth_date"]["value"], "12.08.1964", "{zone}");
+    assert_eq!(zone["agreement"]["birth_date"], "agrees", "{zone}");
+    assert_eq!(zone["matches_mrz"], true, "{zone}");
+}
