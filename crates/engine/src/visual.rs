@@ -173,8 +173,9 @@ impl VisualZone {
     }
 
     /// The visual zone of a document photographed on both sides: the fields of the side
-    /// with the MRZ (`own`, from its page) and those of the other side (`other`) that `own`
-    /// lacks, compared with `mrz` together. `None` when neither side was read.
+    /// with the MRZ (`own`, from its page) and those of the other side (`other`), a field
+    /// both show as the one read with more confidence, compared with `mrz` together. `None`
+    /// when neither side was read.
     pub(crate) fn of_sides(
         own: Option<VisualZone>,
         other: Option<VisualZone>,
@@ -186,8 +187,10 @@ impl VisualZone {
         };
         zone.lines_read += other.lines_read;
         for (name, field) in other.fields {
-            if zone.field(name).is_none() {
-                zone.fields.push((name, field));
+            match zone.fields.iter_mut().find(|(own, _)| *own == name) {
+                Some((_, own)) if own.confidence < field.confidence => *own = field,
+                Some(_) => {}
+                None => zone.fields.push((name, field)),
             }
         }
         zone.compare(mrz);

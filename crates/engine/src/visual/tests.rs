@@ -76,3 +76,55 @@ fn mrz_lines_are_no_fields() {
     assert!(is_mrz("P<BDRMUSTERMANN<<ERIKA<<<<<"));
     assert!(!is_mrz("BERLIN"));
 }
+
+/// A field as a side showed it, read at `confidence`.
+fn shown(name: F, value: &str, confidence: f32, other_side: bool) -> (F, VisualField) {
+    let field = VisualField {
+        value: value.to_owned(),
+        confidence,
+        label: "label".to_owned(),
+        bbox: [0.0; 4],
+        other_side,
+    };
+    (name, field)
+}
+
+#[test]
+fn both_sides_give_each_field_as_read_with_more_confidence_compared_together() {
+    let lines = [
+        "IDD<<T220001293<<<<<<<<<<<<<<<",
+        "6408125<2010315D<<<<<<<<<<<<<4",
+        "MUSTERMANN<<ERIKA<<<<<<<<<<<<<",
+    ];
+    let mrz = mrtd_mrz::parse_text(&lines, &mrtd_mrz::ParseOptions::default()).expect("a TD1 zone");
+    assert!(mrz.valid, "{:?}", mrz.checks);
+    let back = VisualZone {
+        fields: vec![
+            shown(F::Surname, "HISTORICAL FORM", 0.6, false),
+            shown(F::DateOfIssue, "01.11.2010", 0.95, false),
+        ],
+        agreement: None,
+        lines_read: 4,
+    };
+    let front = VisualZone {
+        fields: vec![
+            shown(F::Surname, "MUSTERMANN", 0.97, true),
+            shown(F::DateOfIssue, "01.11.2011", 0.5, true),
+            shown(F::DateOfBirth, "12.08.1964", 0.99, true),
+        ],
+        agreement: None,
+        lines_read: 9,
+    };
+    let zone = VisualZone::of_sides(Some(back.clone()), Some(front.clone()), &mrz)
+        .expect("both sides read");
+    let value = |name| zone.field(name).map(|field| (field.value.as_str(), field.other_side));
+    assert_eq!(value(F::Surname), Some(("MUSTERMANN", true)));
+    assert_eq!(value(F::DateOfIssue), Some(("01.11.2010", false)));
+    assert_eq!(value(F::DateOfBirth), Some(("12.08.1964", true)));
+    assert_eq!(zone.lines_read, 13);
+    let agreement = zone.agreement.clone().expect("compared");
+    assert_eq!(agreement.matches(), Some(true), "{agreement:?}");
+    // One side alone is that side's zone; neither is none.
+    assert_eq!(VisualZone::of_sides(None, Some(front.clone()), &mrz), Some(front));
+    assert_eq!(VisualZone::of_sides(None, None, &mrz), None);
+}
