@@ -12,7 +12,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use mrtd_engine::{Engine, EngineBuilder, ImageReading, ParseOptions};
 use mrtd_service::ops::Extras;
-use mrtd_service::result::{DocumentResult, ImagesPart};
+use mrtd_service::read::{PhotoRead, read_photo};
+use mrtd_service::result::DocumentResult;
 use serde_json::{Value, json};
 
 use crate::exit::{CliError, Exit, usage};
@@ -181,27 +182,18 @@ pub(crate) fn read_file(engine: &Engine, path: &Path, options: &ParseOptions) ->
 type Scanned = Result<DocumentResult, String>;
 
 fn scan_file(engine: &Engine, path: &Path, options: &ParseOptions, extras: Extras) -> Scanned {
-    let bytes = file_bytes(path)?;
-    let reading = engine.read(&bytes, options).map_err(|error| error.to_string())?;
-    Ok(scanned_result(engine, &bytes, &reading, extras))
+    read_photo_file(engine, path, options, extras).map(|read| read.result)
 }
 
-/// The result of `reading` (of `bytes`), with the extras asked for.
-fn scanned_result(
+/// The photo in `path` read as every door reads one ([`mrtd_service::read::read_photo`]).
+fn read_photo_file(
     engine: &Engine,
-    bytes: &[u8],
-    reading: &ImageReading,
+    path: &Path,
+    options: &ParseOptions,
     extras: Extras,
-) -> DocumentResult {
-    let mut result = DocumentResult::from_image(reading);
-    if extras.images {
-        let scale = mrtd_service::ops::IMAGE_PIXELS_PER_MM;
-        result.images = Some(ImagesPart::new(scale, engine.crops(bytes, reading, scale)));
-    }
-    if extras.visual_zone {
-        result.set_visual_zone(engine.visual_zone(bytes, reading));
-    }
-    result
+) -> Result<PhotoRead, String> {
+    let bytes = file_bytes(path)?;
+    read_photo(engine, bytes, options, extras).map_err(|error| error.to_string())
 }
 
 /// The JSON object printed for one file: the document result every front end returns
@@ -228,8 +220,7 @@ fn to_json(file: &Path, scanned: &Scanned) -> Value {
 }
 
 /// Reads a photo and one of the document's other side, as `scan_document` does with
-/// `other_side`: the visual zone, asked for, of both sides together (a card's front holds
-/// most of its printed fields), the side with the MRZ first.
+/// `other_side` ([`mrtd_service::read::sides`]), and the exit status the pair earns.
 fn scan_sides(
     engine: &Engine,
     (file, other): (&Path, &Path),
@@ -237,46 +228,12 @@ fn scan_sides(
     extras: Extras,
 ) -> (Exit, Value) {
     let alone = Extras { visual_zone: false, ..extras };
-    let read = |path: &Path| -> Result<(DocumentResult, Vec<u8>, ImageReading), String> {
-        let bytes = file_bytes(path)?;
-        let reading = engine.read(&bytes, options).map_err(|error| error.to_string())?;
-        Ok((scanned_result(engine, &bytes, &reading, alone), bytes, reading))
-    };
-    let (first, second) = match (read(file), read(other)) {
-        (Ok(first), Ok(second)) => (first, second),
-        (first, second) => {
-            let (first, second) = (first.map(|read| read.0), second.map(|read| read.0));
-            return sides_json(file, first, other, second);
-        }
-    };
-    let mut result = DocumentResult::from_sides(first.0, second.0);
-    if extras.visual_zone {
-        let first_has_the_mrz = result.other_side.as_ref().is_some_and(|side| side.photo == 2);
-        let (mrz_side, other_side) = if first_has_the_mrz {
-            ((&first.1, &first.2), (&second.1, &second.2))
-        } else {
-            ((&second.1, &second.2), (&first.1, &first.2))
-        };
-        let visual = engine.visual_zone_of_sides(
-            (mrz_side.0.as_slice(), mrz_side.1),
-            (other_side.0.as_slice(), other_side.1),
-        );
-        result.set_visual_zone(visual);
-    }
-    pair_json(file, result, other)
-}
-
-/// The result of a photo read together with one of the document's other side, and the
-/// exit status it earns; a side that cannot be used makes the pair unusable.
-fn sides_json(
-    file: &Path,
-    scanned: Scanned,
-    other: &Path,
-    other_scanned: Scanned,
-) -> (Exit, Value) {
-    match (scanned, other_scanned) {
+    let read = |path: &Path| read_photo_file(engine, path, options, alone);
+    // A side that cannot be used makes the pair unusable.
+    match (read(file), read(other)) {
         (Ok(first), Ok(second)) => {
-            pair_json(file, DocumentResult::from_sides(first, second), other)
+            let result = mrtd_service::read::sides(engine, first, second, extras.visual_zone);
+            pair_json(file, result, other)
         }
         (Err(message), _) => (Exit::Unusable, to_json(file, &Err(message))),
         (_, Err(message)) => {

@@ -2,7 +2,8 @@
 //! both do, for one caller.
 //!
 //! [`AppState`] holds the engine, the store and the limits every request shares;
-//! [`ops`] reads photos, keeps, lists, gets and deletes scans and parses typed text;
+//! [`ops`] reads photos, keeps, lists, gets and deletes scans and parses typed text
+//! ([`read`] reads a photo into its result, for every door);
 //! [`check`] answers yes/no questions about a document without its fields;
 //! [`chip`] verifies the chip data an NFC reader app read (Passive Authentication);
 //! every operation takes the caller's [`Principal`], and every failure is a
@@ -24,6 +25,7 @@ pub mod kept;
 pub mod metrics;
 pub mod ops;
 mod principal;
+pub mod read;
 pub mod result;
 pub mod schema;
 mod state;

@@ -195,26 +195,12 @@ pub(crate) async fn recognise_sides(
     let Some(other) = other_side else {
         return recognise(state, turn, image, date, extras).await;
     };
-    if !extras.visual_zone {
-        let first = recognise(state, turn, image, date, extras).await?;
-        let second = recognise(state, turn, other, date, extras).await?;
-        return Ok(DocumentResult::from_sides(first, second));
-    }
-    // The visual zone of both sides together: a card prints most of its fields on the side
-    // without the MRZ, and they are compared with the other side's MRZ.
+    // The visual zone is read of both sides together, once both are read: a card prints
+    // most of its fields on the side without the MRZ, compared with the other's MRZ.
     let alone = Extras { visual_zone: false, ..extras };
     let first = state.recognise_keeping(turn, image, date, alone).await?;
     let second = state.recognise_keeping(turn, other, date, alone).await?;
-    let mut result = DocumentResult::from_sides(first.result, second.result);
-    let first_has_the_mrz = result.other_side.as_ref().is_some_and(|other| other.photo == 2);
-    let (mrz_side, other_side) = if first_has_the_mrz {
-        ((first.image, first.reading), (second.image, second.reading))
-    } else {
-        ((second.image, second.reading), (first.image, first.reading))
-    };
-    let visual = state.visual_zone_of_sides(turn, mrz_side, other_side).await?;
-    result.set_visual_zone(visual);
-    Ok(result)
+    state.sides(turn, first, second, extras.visual_zone).await
 }
 
 /// Keeps `result` for `retain_hours` hours as the caller's scan, adding `scan_id` and

@@ -13,7 +13,8 @@ use crate::{
     gate::{RecognitionGate, Turn},
     image_file::ImageDir,
     metrics::RecognitionTicket,
-    result::{DocumentResult, ImagesPart},
+    read::PhotoRead,
+    result::DocumentResult,
 };
 use mrtd_store::{ApiKeyRecord, NewScan, Page, ScanRecord, Store, StoreError};
 
@@ -171,14 +172,14 @@ impl AppState {
     }
 
     /// [`AppState::recognise`], giving back the photo and the engine's reading of it (for
-    /// the visual zone of a document photographed on both sides).
+    /// the visual zone of a document photographed on both sides, [`AppState::sides`]).
     pub(crate) async fn recognise_keeping(
         &self,
         turn: &Turn,
         image: Vec<u8>,
         date: mrtd_mrz::Date,
         extras: crate::ops::Extras,
-    ) -> Result<Recognised, crate::ServiceError> {
+    ) -> Result<PhotoRead, crate::ServiceError> {
         use crate::ServiceError;
         // The ticket counts this read as queued now, as running once it has a slot, and
         // leaves both gauges when dropped, also when the caller goes away while waiting.
@@ -187,27 +188,15 @@ impl AppState {
         ticket.start();
         let engine = self.engine.clone();
         let outcome = tokio::task::spawn_blocking(move || {
-            let reading = engine.read(&image, &mrtd_mrz::ParseOptions::new(date))?;
-            let scale = crate::ops::IMAGE_PIXELS_PER_MM;
-            let crops = extras.images.then(|| engine.crops(&image, &reading, scale));
-            // The text reader's networks are embedded and checked: failing to run them on a
-            // page is a fault of this build, told as the visual zone not read.
-            let visual = extras.visual_zone.then(|| engine.visual_zone(&image, &reading));
-            Ok::<_, mrtd_engine::ImageError>((image, reading, crops, visual))
+            crate::read::read_photo(&engine, image, &mrtd_mrz::ParseOptions::new(date), extras)
         })
         .await
         .map_err(|_| ServiceError::UnusableImage("the image could not be processed".to_owned()))?;
         crate::metrics::record_decoded_pixels();
         match outcome {
-            Ok((image, reading, crops, visual)) => {
-                let mut result = DocumentResult::from_image(&reading);
-                result.images =
-                    crops.map(|crops| ImagesPart::new(crate::ops::IMAGE_PIXELS_PER_MM, crops));
-                if let Some(visual) = visual {
-                    result.set_visual_zone(visual);
-                }
-                ticket.finish(result.status_label());
-                Ok(Recognised { result, image, reading })
+            Ok(read) => {
+                ticket.finish(read.result.status_label());
+                Ok(read)
             }
             Err(error) => {
                 ticket.finish("unusable");
@@ -216,29 +205,26 @@ impl AppState {
         }
     }
 
-    /// The visual zone of a document photographed on both sides, `mrz_side` the one whose
-    /// MRZ was read ([`mrtd_engine::Engine::visual_zone_of_sides`]), read in `turn` as a
-    /// recognition is.
-    pub(crate) async fn visual_zone_of_sides(
+    /// The result of a document's two sides ([`crate::read::sides`]); with `visual_zone`,
+    /// the visual zone of both is read in `turn` as a recognition is.
+    pub(crate) async fn sides(
         &self,
         turn: &Turn,
-        mrz_side: (Vec<u8>, mrtd_engine::ImageReading),
-        other_side: (Vec<u8>, mrtd_engine::ImageReading),
-    ) -> Result<VisualOutcome, crate::ServiceError> {
-        // The two photos are decoded again one after the other.
-        let pixels = self
-            .engine
-            .pixels_to_decode(&mrz_side.0)
-            .max(self.engine.pixels_to_decode(&other_side.0));
+        first: PhotoRead,
+        second: PhotoRead,
+        visual_zone: bool,
+    ) -> Result<DocumentResult, crate::ServiceError> {
+        if !visual_zone {
+            return Ok(crate::read::sides(&self.engine, first, second, false));
+        }
+        let pixels = crate::read::pixels_to_read_again(&self.engine, &first, &second);
         let _admitted = self.admit_read(turn, pixels).await?;
         let engine = self.engine.clone();
-        tokio::task::spawn_blocking(move || {
-            engine.visual_zone_of_sides((&mrz_side.0, &mrz_side.1), (&other_side.0, &other_side.1))
-        })
-        .await
-        .map_err(|_| {
-            crate::ServiceError::UnusableImage("the image could not be processed".to_owned())
-        })
+        tokio::task::spawn_blocking(move || crate::read::sides(&engine, first, second, true))
+            .await
+            .map_err(|_| {
+                crate::ServiceError::UnusableImage("the image could not be processed".to_owned())
+            })
     }
 
     /// A slot of the gate (unless `turn` holds one already, admitted at the HTTP front) and
@@ -262,17 +248,6 @@ impl AppState {
             .map_err(|_| crate::ServiceError::Busy(self.pixels.wait().as_secs().max(1)))?;
         Ok((permit, pixels))
     }
-}
-
-/// What the text reader made of a visual zone: `None` where no page was located.
-pub(crate) type VisualOutcome = Result<Option<mrtd_engine::VisualZone>, mrtd_engine::TextError>;
-
-/// A photo read ([`AppState::recognise_keeping`]): its result, and the photo and the
-/// engine's reading of it. Not `Debug`: it holds the photo, which no log may show.
-pub(crate) struct Recognised {
-    pub(crate) result: DocumentResult,
-    pub(crate) image: Vec<u8>,
-    pub(crate) reading: mrtd_engine::ImageReading,
 }
 
 /// The store as every request uses it: each failure that is not the caller's (a missing
