@@ -134,14 +134,24 @@ impl Engine {
 
     /// The visual zone (date of issue, place of birth, authority, names as printed) of the
     /// page `reading` (this engine's reading of `image_bytes`) located, compared with the
-    /// MRZ where the MRZ holds the same fields; `None` where no page was located. Costs a
-    /// text detector and a line recogniser over the page: asked for, never by default.
+    /// MRZ where the MRZ holds the same fields; of a card's front (no MRZ, a face: the
+    /// diagnostic `turn_over`), the fields the whole photo prints, compared with nothing;
+    /// `None` where no page was located and the photo is no such front. Costs a text
+    /// detector and a line recogniser over the page: asked for, never by default.
     pub fn visual_zone(
         &self,
         image_bytes: &[u8],
         reading: &ImageReading,
     ) -> Result<Option<crate::VisualZone>, mrtd_text::TextError> {
-        crate::visual::read(self.text_reader()?, image_bytes, reading, self.limits())
+        let reader = self.text_reader()?;
+        if reading.reading.is_none() {
+            let front = reading.portrait.is_some_and(|portrait| portrait.face_found);
+            if !front {
+                return Ok(None);
+            }
+            return crate::visual::read_side(reader, image_bytes, reading, None, self.limits());
+        }
+        crate::visual::read(reader, image_bytes, reading, self.limits())
     }
 
     /// The visual zone of a document photographed on both sides (a card's back and front):
@@ -158,7 +168,7 @@ impl Engine {
         let reader = self.text_reader()?;
         let own = crate::visual::read(reader, mrz_side.0, mrz_side.1, self.limits())?;
         let other =
-            crate::visual::read_side(reader, other_side.0, other_side.1, mrz, self.limits())?;
+            crate::visual::read_side(reader, other_side.0, other_side.1, Some(mrz), self.limits())?;
         Ok(crate::VisualZone::of_sides(own, other, mrz))
     }
 

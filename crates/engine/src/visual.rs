@@ -114,15 +114,16 @@ pub(crate) fn read(
 }
 
 /// Reads the visual zone of a document's side that shows no MRZ (`side`, this engine's
-/// reading of `bytes`: a card's front), whose MRZ `mrz` was read on its other side. The
-/// side has no page located, so the whole photo is read, upright as it was taken and shrunk
-/// to at most [`SIDE_LONGEST_PX`]; the fields are compared with `mrz` as a page's are. `None`
-/// where the side shows an MRZ (its own page is read instead) or cannot be decoded again.
+/// reading of `bytes`: a card's front), whose MRZ `mrz`, when given, was read on its other
+/// side. The side has no page located, so the whole photo is read, upright as it was taken
+/// and shrunk to at most [`SIDE_LONGEST_PX`]; the fields are compared with `mrz` as a page's
+/// are. `None` where the side shows an MRZ (its own page is read instead) or cannot be
+/// decoded again.
 pub(crate) fn read_side(
     reader: &TextReader,
     bytes: &[u8],
     side: &crate::ImageReading,
-    mrz: &mrtd_mrz::Reading,
+    mrz: Option<&mrtd_mrz::Reading>,
     limits: crate::image::DecodeLimits,
 ) -> Result<Option<VisualZone>, mrtd_text::TextError> {
     if side.status != crate::Status::NoMrz {
@@ -159,9 +160,12 @@ pub(crate) fn read_side(
     let mut zone = VisualZone { lines_read: lines.len(), ..VisualZone::default() };
     for (name, field) in fields(&lines) {
         let bbox = field.bbox.map(|v| (v / factor * 10.0).round() / 10.0);
-        zone.fields.push((name, VisualField { bbox, other_side: true, ..field }));
+        // Read for another side's MRZ, it is that other side; alone, the photo itself.
+        zone.fields.push((name, VisualField { bbox, other_side: mrz.is_some(), ..field }));
     }
-    zone.compare(mrz);
+    if let Some(mrz) = mrz {
+        zone.compare(mrz);
+    }
     Ok(Some(zone))
 }
 

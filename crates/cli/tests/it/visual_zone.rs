@@ -101,4 +101,20 @@ fn scan_of_both_sides_reads_the_fields_of_the_side_without_the_mrz() {
         assert_eq!(zone["agreement"]["surname"], "agrees", "{zone}");
         assert_eq!(result["other_side"]["status"], "no_mrz", "{result}");
     }
+
+    // The front alone: its fields, compared with nothing, and the advice to turn it over.
+    let output = Command::new(env!("CARGO_BIN_EXE_mrtd"))
+        .args(["scan", "--json", "--visual-zone"])
+        .arg(&front)
+        .output()
+        .expect("mrtd runs");
+    assert_eq!(output.status.code(), Some(1), "not read");
+    let result: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert_eq!(support::diagnostic_codes(&result).first(), Some(&"turn_over"), "{result}");
+    let zone = &result["visual_zone"];
+    assert_eq!(zone["status"], "read", "{zone}");
+    assert_eq!(zone["fields"]["surname"]["value"], "MUSTERMANN", "{zone}");
+    assert!(zone["fields"]["surname"].get("other_side").is_none(), "the photo itself: {zone}");
+    assert_eq!(zone["matches_mrz"], Value::Null, "{zone}");
+    assert!(zone.get("agreement").is_none(), "{zone}");
 }

@@ -140,4 +140,27 @@ fn a_card_photographed_on_both_sides_gives_the_fields_of_the_side_without_the_mr
     // Given the wrong way round (the front as the MRZ's side), nothing is read.
     let none = engine.visual_zone_of_sides((&front, &front_reading), (&back, &back_reading));
     assert_eq!(none.expect("runs"), None);
+    // The front alone gives its fields, compared with nothing.
+    let alone = engine.visual_zone(&front, &front_reading).expect("runs").expect("a front");
+    assert_eq!(value(&alone, F::Surname), Some("MUSTERMANN"), "{:?}", alone.fields);
+    assert_eq!(alone.agreement, None);
+}
+
+#[test]
+fn a_photo_without_an_mrz_or_a_face_has_no_visual_zone() {
+    // The specimen's MRZ side alone, its zone painted over: no MRZ, no face, no front.
+    let bytes = std::fs::read(data_dir().join("../sides/mrz-side.jpg")).expect("a side");
+    let mut photo = image::load_from_memory(&bytes).expect("decodable").to_rgb8();
+    let height = photo.height();
+    for y in height / 3..height {
+        for x in 0..photo.width() {
+            photo.put_pixel(x, y, image::Rgb([235, 230, 220]));
+        }
+    }
+    let mut png = Vec::new();
+    photo.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).expect("encodes");
+    let engine = EngineBuilder::new().build();
+    let reading = engine.read(&png, &ParseOptions::default()).expect("a decodable image");
+    assert_eq!(reading.status, Status::NoMrz);
+    assert_eq!(engine.visual_zone(&png, &reading).expect("runs"), None);
 }

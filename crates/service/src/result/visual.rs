@@ -12,9 +12,10 @@ use super::DocumentResult;
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct VisualZonePart {
     /// `read` when the page was located and its text read (with `other_side`, also the
-    /// other side's photo where it shows no MRZ: a card's front); `no_page` when no page was
-    /// located (no MRZ decoded, or a photo that cannot be decoded again); `failed` when the
-    /// text reader could not run.
+    /// other side's photo where it shows no MRZ: a card's front), or, for a card's front
+    /// alone (no MRZ, a face: `turn_over`), the whole photo read, compared with nothing;
+    /// `no_page` when no page was located (no MRZ decoded and no front, or a photo that
+    /// cannot be decoded again); `failed` when the text reader could not run.
     pub status: &'static str,
     /// Each field the page shows under a label this reader knows, by name: `surname`,
     /// `given_names`, `birth_date`, `place_of_birth`, `date_of_issue`, `expiry_date`,
