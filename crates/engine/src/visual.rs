@@ -42,7 +42,9 @@ pub struct VisualField {
     /// The lowest probability among the value's characters (0 to 1).
     pub confidence: f32,
     /// The label the value was found by, as read: the evidence that this is the field.
-    pub label: String,
+    /// `None` for a date of issue known by elimination: the one full date the page prints
+    /// under no label read that is neither the MRZ's date of birth nor its date of expiry.
+    pub label: Option<String>,
     /// Where the value is in the photo, `[x0, y0, x1, y1]` in its pixels.
     pub bbox: [f32; 4],
     /// Whether it was read on the photo of the document's other side (a card's front,
@@ -105,7 +107,7 @@ pub(crate) fn read(
         }
     }
     let mut zone = VisualZone { lines_read: lines.len(), ..VisualZone::default() };
-    for (name, field) in fields(&lines) {
+    for (name, field) in fields(&lines, Some(mrz)) {
         let bbox = to_photo(&map, field.bbox);
         zone.fields.push((name, VisualField { bbox, ..field }));
     }
@@ -158,7 +160,7 @@ pub(crate) fn read_side(
         }
     }
     let mut zone = VisualZone { lines_read: lines.len(), ..VisualZone::default() };
-    for (name, field) in fields(&lines) {
+    for (name, field) in fields(&lines, mrz) {
         let bbox = field.bbox.map(|v| (v / factor * 10.0).round() / 10.0);
         // Read for another side's MRZ, it is that other side; alone, the photo itself.
         zone.fields.push((name, VisualField { bbox, other_side: mrz.is_some(), ..field }));
@@ -219,8 +221,88 @@ fn to_photo(map: &Homography, bbox: [f32; 4]) -> [f32; 4] {
 }
 
 /// The fields of the page: each label's value, the first line that is no label under it
-/// (or, failing that, beside it), each line the value of one label only.
-fn fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
+/// (or, failing that, beside it), each line the value of one label only; then, on a passport
+/// or an identity card whose MRZ is `mrz`, the date of issue by elimination where its label
+/// was not read ([`issue_date_by_elimination`]).
+fn fields(lines: &[Line], mrz: Option<&mrtd_mrz::Reading>) -> Vec<(VisualFieldName, VisualField)> {
+    let mut found = labelled_fields(lines);
+    if let Some(mrz) = mrz
+        && !found.iter().any(|(name, _)| *name == VisualFieldName::DateOfIssue)
+        && let Some(issue) = issue_date_by_elimination(lines, &found, mrz)
+    {
+        found.push((VisualFieldName::DateOfIssue, issue));
+    }
+    found
+}
+
+/// The date of issue of a passport or an identity card whose label was not read (small
+/// print over a guilloche): such a page prints three full dates, of birth, of issue and of
+/// expiry, and the MRZ holds two of them. The one full date left, on a line no label or
+/// other field took, read with confidence, after the date of birth (and not on the holder's
+/// birthday: a misread year of birth) and before the date of expiry, is the date of issue;
+/// where none or several are left, nothing is inferred. A visa is not read this way: it
+/// prints its validity's dates too.
+fn issue_date_by_elimination(
+    lines: &[Line],
+    found: &[(VisualFieldName, VisualField)],
+    mrz: &mrtd_mrz::Reading,
+) -> Option<VisualField> {
+    if !matches!(mrz.fields.document_code.chars().next(), Some('P' | 'I' | 'A' | 'C')) {
+        return None;
+    }
+    let birth = mrz.dates.birth.date()?;
+    let expiry = mrz.dates.expiry.as_ref()?.date()?;
+    let taken = |line: &Line| found.iter().any(|(_, field)| field.bbox == line.bbox);
+    let mut left: Vec<(&Line, mrtd_mrz::Date)> = Vec::new();
+    for line in lines {
+        let confidence = line.char_confidences.iter().copied().fold(1.0, f32::min);
+        if taken(line) || confidence < COMPARED_FROM || labels::label_of(&line.text).is_some() {
+            continue;
+        }
+        let Some(date) =
+            PrintedDate::parse(&line.text).and_then(|date| between(date, birth, expiry))
+        else {
+            continue;
+        };
+        if (date.month, date.day) == (birth.month, birth.day) {
+            continue;
+        }
+        if left.iter().all(|(_, other)| *other != date) {
+            left.push((line, date));
+        }
+    }
+    let [(line, _)] = left.as_slice() else { return None };
+    Some(VisualField {
+        value: line.text.trim().to_owned(),
+        confidence: line.char_confidences.iter().copied().fold(1.0, f32::min),
+        label: None,
+        bbox: line.bbox,
+        other_side: false,
+    })
+}
+
+/// The full date `printed` names strictly between `after` and `before`, a year of two digits
+/// taken in that span; `None` where a part is missing or no such date is in the span.
+fn between(
+    printed: PrintedDate,
+    after: mrtd_mrz::Date,
+    before: mrtd_mrz::Date,
+) -> Option<mrtd_mrz::Date> {
+    let (day, month) = (printed.day?, printed.month?);
+    let years: Vec<i32> = match printed.year? {
+        mrtd_mrz::PrintedYear::Full(year) => vec![i32::from(year)],
+        mrtd_mrz::PrintedYear::TwoDigits(year) => (after.year..=before.year)
+            .filter(|full| full.rem_euclid(100) == i32::from(year))
+            .collect(),
+    };
+    years.into_iter().map(|year| mrtd_mrz::Date { year, month, day }).find(|date| {
+        *date > after && *date < before && day <= mrtd_mrz::days_in_month(date.year, month)
+    })
+}
+
+/// The fields whose labels were read: each label's value, the first line that is no label
+/// under it (or, failing that, beside it), each line the value of one label only.
+fn labelled_fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
     let labels: Vec<Option<Label>> =
         lines.iter().map(|line| labels::label_of(&line.text)).collect();
     let mut taken = vec![false; lines.len()];
@@ -238,7 +320,7 @@ fn fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
             VisualField {
                 value: line.text.trim().to_owned(),
                 confidence: line.char_confidences.iter().copied().fold(1.0, f32::min),
-                label: lines[index].text.clone(),
+                label: Some(lines[index].text.clone()),
                 bbox: line.bbox,
                 other_side: false,
             },

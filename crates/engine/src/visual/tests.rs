@@ -48,7 +48,7 @@ fn a_value_is_the_first_line_under_its_label_past_the_label_in_other_languages()
         line("Sex/Sexe", [1187.0, 574.0, 1472.0, 620.0]),
         line("F", [1226.0, 644.0, 1257.0, 678.0]),
     ];
-    let found = fields(&lines);
+    let found = fields(&lines, None);
     let value =
         |name| found.iter().find(|(field, _)| *field == name).map(|(_, f)| f.value.as_str());
     assert_eq!(value(F::Surname), Some("MUSTERMANN"));
@@ -65,7 +65,7 @@ fn a_value_beside_its_label_is_taken_where_none_is_under_it() {
         line("Nombre", [10.0, 100.0, 90.0, 120.0]),
         line("CARMEN", [110.0, 100.0, 200.0, 120.0]),
     ];
-    let found = fields(&lines);
+    let found = fields(&lines, None);
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!(found[0].1.value, "ESPAÑOLA");
     assert_eq!(found[1].1.value, "CARMEN");
@@ -82,7 +82,7 @@ fn shown(name: F, value: &str, confidence: f32, other_side: bool) -> (F, VisualF
     let field = VisualField {
         value: value.to_owned(),
         confidence,
-        label: "label".to_owned(),
+        label: Some("label".to_owned()),
         bbox: [0.0; 4],
         other_side,
     };
@@ -127,4 +127,62 @@ fn both_sides_give_each_field_as_read_with_more_confidence_compared_together() {
     // One side alone is that side's zone; neither is none.
     assert_eq!(VisualZone::of_sides(None, Some(front.clone()), &mrz), Some(front));
     assert_eq!(VisualZone::of_sides(None, None, &mrz), None);
+}
+
+#[test]
+fn a_passports_one_date_neither_of_birth_nor_of_expiry_is_its_date_of_issue() {
+    let passport = [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+    ];
+    let mrz = mrtd_mrz::parse_text(&passport, &mrtd_mrz::ParseOptions::default()).expect("TD3");
+    // The labels in small print over a guilloche, read as noise.
+    let page = |issue: &[&str]| {
+        let mut lines = vec![
+            line("1.ROUNEM", [300.0, 110.0, 470.0, 130.0]),
+            line("ERIKSSON", [320.0, 130.0, 480.0, 160.0]),
+            line("12 AUG/AOUT 74", [320.0, 280.0, 570.0, 310.0]),
+            line("15 APR/AVR 12", [320.0, 430.0, 540.0, 465.0]),
+        ];
+        for (row, text) in issue.iter().enumerate() {
+            lines.push(line(text, [320.0, 380.0 + 10.0 * row as f32, 540.0, 410.0]));
+        }
+        lines
+    };
+    let issue = |lines: &[Line]| {
+        fields(lines, Some(&mrz))
+            .into_iter()
+            .find(|(name, _)| *name == F::DateOfIssue)
+            .map(|(_, field)| (field.value, field.label))
+    };
+    assert_eq!(issue(&page(&["16 APR/AVR 07"])), Some(("16 APR/AVR 07".to_owned(), None)));
+    // None left, or two: nothing is inferred.
+    assert_eq!(issue(&page(&[])), None);
+    assert_eq!(issue(&page(&["16 APR/AVR 07", "01 JAN/JAN 09"])), None);
+    // A misread date of birth (its year) is none; nor is a date out of the document's life,
+    // nor one read with doubt.
+    assert_eq!(issue(&page(&["12 AUG/AOUT 84"])), None);
+    assert_eq!(issue(&page(&["16 APR/AVR 13"])), None);
+    let mut doubtful = page(&["16 APR/AVR 07"]);
+    if let Some(last) = doubtful.last_mut() {
+        last.char_confidences[0] = 0.5;
+    }
+    assert_eq!(issue(&doubtful), None);
+    // A date printed twice is one date.
+    let twice = page(&["16 APR/AVR 07", "16.04.2007"]);
+    assert_eq!(issue(&twice).map(|(value, _)| value), Some("16 APR/AVR 07".to_owned()));
+    // Under its label, it is the labelled one.
+    let mut labelled = page(&["16 APR/AVR 07"]);
+    labelled.push(line("Date of issue", [600.0, 360.0, 760.0, 378.0]));
+    labelled.push(line("17 APR/AVR 07", [600.0, 380.0, 760.0, 410.0]));
+    let (value, label) = issue(&labelled).expect("labelled");
+    assert_eq!((value.as_str(), label.as_deref()), ("17 APR/AVR 07", Some("Date of issue")));
+    // Not on a visa, which prints its validity's dates too.
+    let visa = [
+        "V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L8988901C4XXX4009078F96121096ZE184226B<<<<<<",
+    ];
+    let visa = mrtd_mrz::parse_text(&visa, &mrtd_mrz::ParseOptions::default()).expect("MRV-A");
+    let on_visa = fields(&page(&["16 APR/AVR 07"]), Some(&visa));
+    assert!(on_visa.iter().all(|(name, _)| *name != F::DateOfIssue), "{on_visa:?}");
 }

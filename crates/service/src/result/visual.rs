@@ -42,8 +42,12 @@ pub struct VisualFieldPart {
     pub value: String,
     /// The lowest probability among the value's characters, to a thousandth.
     pub confidence: f64,
-    /// The evidence that this is the field: the label it was printed under, as read.
-    pub label: String,
+    /// The evidence that this is the field: the label it was printed under, as read;
+    /// absent for a `date_of_issue` known by elimination (a passport's or identity card's
+    /// one full date under no label read that is neither the MRZ's date of birth nor its
+    /// date of expiry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Where the value is, `[x0, y0, x1, y1]` in the photo's pixels (after EXIF
     /// orientation), to a tenth.
     #[serde(rename = "box")]
