@@ -474,11 +474,19 @@ impl Reading {
         // there are any, else the surname's.
         let truncated = fields.names_possibly_truncated;
         let given_last = !fields.given_names.is_empty();
+        // A number as printed: its separators dropped, and its leading zeros, which some
+        // issuers print and their MRZ leaves out (a Belgian card's `000-5903358-01` is
+        // `590335801` in its zone).
         let document_number = |text: &String| {
             let plain: String =
                 plain_upper(text).chars().filter(char::is_ascii_alphanumeric).collect();
             let mrz: String = fields.document_number.chars().filter(|c| *c != '<').collect();
-            if plain == mrz { Agreement::Agrees } else { Agreement::Differs }
+            let significant = |number: &str| number.trim_start_matches('0').to_owned();
+            if significant(&plain) == significant(&mrz) && !plain.is_empty() {
+                Agreement::Agrees
+            } else {
+                Agreement::Differs
+            }
         };
         Comparison {
             surname: printed

@@ -100,6 +100,15 @@ fn an_edited_name_or_date_is_caught() {
     assert_eq!(specimen().compare_printed(&number).document_number, Some(Agreement::Differs));
     let spaced = Printed { document_number: Some("l 898902 c3".into()), ..Printed::default() };
     assert_eq!(specimen().compare_printed(&spaced).document_number, Some(Agreement::Agrees));
+    // Leading zeros some issuers print and leave out of the zone; any other digit differs.
+    let number = |text: &str| {
+        let printed = Printed { document_number: Some(text.into()), ..Printed::default() };
+        specimen().compare_printed(&printed).document_number
+    };
+    assert_eq!(number("000-L898902C3"), Some(Agreement::Agrees));
+    assert_eq!(number("100-L898902C3"), Some(Agreement::Differs));
+    assert_eq!(number("L898902C30"), Some(Agreement::Differs));
+    assert_eq!(number("-"), Some(Agreement::Differs));
     let sex = Printed { sex: Some(Sex::Male), ..Printed::default() };
     assert_eq!(specimen().compare_printed(&sex).matches(), Some(false));
 }
