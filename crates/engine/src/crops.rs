@@ -109,16 +109,15 @@ pub(crate) fn crops(
     Crops { page: page_crop, portrait: portrait_crop, photo: preview }
 }
 
-/// The page `reading` (of `bytes`) located, decoded again in colour and drawn upright at
-/// `scale` pixels per millimetre, with the map from the page (millimetres) into the photo.
-pub(crate) fn page_image(
-    bytes: &[u8],
+/// The page `reading` located, drawn upright at `scale` pixels per millimetre from `photo`
+/// (the photo it read, decoded again in colour), with the map from the page (millimetres)
+/// into the photo. `None` without a located page, or for a photo not of the reading's size.
+pub(crate) fn page_of_photo(
+    photo: &RgbImage,
     reading: &ImageReading,
-    limits: DecodeLimits,
     scale: f32,
 ) -> Option<(RgbImage, Homography)> {
     let (document, read) = (reading.document.as_ref()?, reading.reading.as_ref()?);
-    let photo = decode_again(bytes, reading.page, limits)?;
     if (photo.width() as usize, photo.height() as usize)
         != (reading.image_width, reading.image_height)
     {
@@ -127,7 +126,7 @@ pub(crate) fn page_image(
     let (width, height) = Layout::of(read.format).size;
     let rectangle = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
     let map = Homography::from_corners(rectangle, document.corners)?;
-    let page = draw(&photo, &map, [0.0, 0.0, width, height], scale);
+    let page = draw(photo, &map, [0.0, 0.0, width, height], scale);
     Some((page, map))
 }
 

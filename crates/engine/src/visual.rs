@@ -1,7 +1,7 @@
 //! The visual zone: the fields a document prints for people (date of issue, place of birth,
 //! authority, personal number, names as printed), read from the page a reading located.
 //!
-//! The page is drawn upright from the photo ([`crate::crops::page_image`]), `mrtd-text`
+//! The page is drawn upright from the photo ([`crate::crops::page_of_photo`]), `mrtd-text`
 //! finds and reads its lines of text, and each field is the first line of values under (or
 //! beside) the label that names it, in any of the languages of [`labels`]. The names, dates,
 //! number and sex read there are compared with the MRZ's by `mrtd-mrz`
@@ -30,6 +30,9 @@ const BESIDE_WITHIN: f32 = 8.0;
 /// A document's side without an MRZ is read shrunk to this longest side: a card filling a
 /// phone photo then prints its fields some 25 pixels high, as a page drawn for reading does.
 const SIDE_LONGEST_PX: u32 = 1600;
+/// A card's page covering less than this share of its photo leaves room for its other side
+/// scanned beside it.
+const SHEET_SHARE: f32 = 0.5;
 /// A value is compared with the MRZ only when each of its characters was read at this
 /// probability or more: a doubtful character is no evidence of an edited page.
 const COMPARED_FROM: f32 = 0.8;
@@ -78,7 +81,10 @@ pub(crate) fn read(
     reading: &crate::ImageReading,
     limits: crate::image::DecodeLimits,
 ) -> Result<Option<VisualZone>, mrtd_text::TextError> {
-    let Some((page, map)) = crate::crops::page_image(bytes, reading, limits, PIXELS_PER_MM) else {
+    let Some(mut photo) = crate::crops::decode_again(bytes, reading.page, limits) else {
+        return Ok(None);
+    };
+    let Some((page, map)) = crate::crops::page_of_photo(&photo, reading, PIXELS_PER_MM) else {
         return Ok(None);
     };
     let Some(mrz) = reading.reading.as_ref() else { return Ok(None) };
@@ -112,7 +118,55 @@ pub(crate) fn read(
         zone.fields.push((name, VisualField { bbox, ..field }));
     }
     zone.compare(mrz);
-    Ok(Some(zone))
+    // A card's two sides scanned on one sheet: its front, beside the page, is read too.
+    let beside = match reading.document.as_ref() {
+        Some(document) if is_card(mrz.format) && covers_little(document, &photo) => {
+            paint_over(&mut photo, document);
+            Some(read_whole(reader, &photo, Some(mrz), false)?)
+        }
+        _ => None,
+    };
+    Ok(VisualZone::of_sides(Some(zone), beside, mrz))
+}
+
+/// Whether a document of `format` is a card, whose other side (its front, with most of its
+/// printed fields) may be scanned beside it on one sheet.
+fn is_card(format: mrtd_mrz::Format) -> bool {
+    matches!(format, mrtd_mrz::Format::Td1 | mrtd_mrz::Format::Td2)
+}
+
+/// Whether the located page covers less than [`SHEET_SHARE`] of the photo: the photo shows
+/// more than the card (a scanned sheet, a photo of both sides).
+fn covers_little(document: &crate::DocumentOutline, photo: &image::RgbImage) -> bool {
+    let corners = document.corners;
+    let twice_area: f32 = (0..4)
+        .map(|i| {
+            let ((x0, y0), (x1, y1)) = (corners[i], corners[(i + 1) % 4]);
+            x0 * y1 - x1 * y0
+        })
+        .sum();
+    let photo_area = photo.width() as f32 * photo.height() as f32;
+    (twice_area.abs() / 2.0) < SHEET_SHARE * photo_area
+}
+
+/// Paints the located page's bounding box, grown by a twentieth of its size, in mid gray,
+/// so that reading the rest of the photo does not read the page again.
+fn paint_over(photo: &mut image::RgbImage, document: &crate::DocumentOutline) {
+    let xs = document.corners.map(|(x, _)| x);
+    let ys = document.corners.map(|(_, y)| y);
+    let min = |v: [f32; 4]| v.into_iter().fold(f32::INFINITY, f32::min);
+    let max = |v: [f32; 4]| v.into_iter().fold(f32::NEG_INFINITY, f32::max);
+    let (margin_x, margin_y) = ((max(xs) - min(xs)) / 20.0, (max(ys) - min(ys)) / 20.0);
+    let clamp = |v: f32, side: u32| v.clamp(0.0, side as f32) as u32;
+    let (x0, x1) =
+        (clamp(min(xs) - margin_x, photo.width()), clamp(max(xs) + margin_x, photo.width()));
+    let (y0, y1) =
+        (clamp(min(ys) - margin_y, photo.height()), clamp(max(ys) + margin_y, photo.height()));
+    for y in y0..y1 {
+        for x in x0..x1 {
+            photo.put_pixel(x, y, image::Rgb([128, 128, 128]));
+        }
+    }
 }
 
 /// Reads the visual zone of a document's side that shows no MRZ (`side`, this engine's
@@ -137,19 +191,27 @@ pub(crate) fn read_side(
     if (photo.width() as usize, photo.height() as usize) != (side.image_width, side.image_height) {
         return Ok(None);
     }
-    let longest = photo.width().max(photo.height());
+    read_whole(reader, &photo, mrz, mrz.is_some()).map(Some)
+}
+
+/// The fields printed anywhere in `photo`, read upright as it is and shrunk to at most
+/// [`SIDE_LONGEST_PX`], compared with `mrz` where given; `other_side` says the photo is of
+/// the MRZ's other side.
+fn read_whole(
+    reader: &TextReader,
+    photo: &image::RgbImage,
+    mrz: Option<&mrtd_mrz::Reading>,
+    other_side: bool,
+) -> Result<VisualZone, mrtd_text::TextError> {
+    let longest = photo.width().max(photo.height()).max(1);
     let factor = (SIDE_LONGEST_PX as f32 / longest as f32).min(1.0);
-    let shrunk = if factor < 1.0 {
-        let size = |side: u32| ((side as f32 * factor).round() as u32).max(1);
-        image::imageops::resize(
-            &photo,
-            size(photo.width()),
-            size(photo.height()),
-            image::imageops::FilterType::Triangle,
-        )
-    } else {
-        photo
-    };
+    let size = |side: u32| ((side as f32 * factor).round() as u32).max(1);
+    let shrunk = image::imageops::resize(
+        photo,
+        size(photo.width()),
+        size(photo.height()),
+        image::imageops::FilterType::Triangle,
+    );
     let mut lines = Vec::new();
     for bbox in reader.detect(&shrunk)? {
         if let Some(line) = reader.recognise(&shrunk, bbox)?
@@ -162,13 +224,12 @@ pub(crate) fn read_side(
     let mut zone = VisualZone { lines_read: lines.len(), ..VisualZone::default() };
     for (name, field) in fields(&lines, mrz) {
         let bbox = field.bbox.map(|v| (v / factor * 10.0).round() / 10.0);
-        // Read for another side's MRZ, it is that other side; alone, the photo itself.
-        zone.fields.push((name, VisualField { bbox, other_side: mrz.is_some(), ..field }));
+        zone.fields.push((name, VisualField { bbox, other_side, ..field }));
     }
     if let Some(mrz) = mrz {
         zone.compare(mrz);
     }
-    Ok(Some(zone))
+    Ok(zone)
 }
 
 impl VisualZone {

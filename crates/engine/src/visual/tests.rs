@@ -24,6 +24,10 @@ fn labels_are_known_in_several_languages_words_joined_or_not() {
         ("5.Sex/Geschlecht/Sexe", Label::Field(F::Sex)),
         ("Nationality/Staatsangehörigkeit", Label::Other),
         ("Holder's signature", Label::Other),
+        // A name in another form than the holder's surname (Latvian cards print the
+        // historical form of a name).
+        ("The historical form of the person's name", Label::Other),
+        ("Personvārda vēsturiskā forma/", Label::Other),
     ] {
         assert_eq!(label_of(text), Some(want), "{text}");
     }

@@ -168,3 +168,28 @@ fn a_photo_without_an_mrz_or_a_face_has_no_visual_zone() {
     assert_eq!(reading.status, Status::NoMrz);
     assert_eq!(engine.visual_zone(&png, &reading).expect("runs"), None);
 }
+
+#[test]
+fn a_sheet_with_a_cards_back_and_a_front_beside_it_reads_the_front_too() {
+    // A scanned sheet: the Slovenian card's back (TD1) above a front that is not its own
+    // (the German specimen's printed fields): the front's fields are read, and they differ.
+    let back = image::open(data_dir().join("100_id-si.jpg")).expect("a specimen").to_rgb8();
+    let front =
+        image::open(data_dir().join("../sides/portrait-side.jpg")).expect("a side").to_rgb8();
+    let mut sheet = image::RgbImage::from_pixel(1000, 950, image::Rgb([250, 250, 250]));
+    image::imageops::overlay(&mut sheet, &back, 40, 20);
+    image::imageops::overlay(&mut sheet, &front, 30, 430);
+    let mut png = Vec::new();
+    sheet.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).expect("encodes");
+    let engine = EngineBuilder::new().build();
+    let reading = engine.read(&png, &ParseOptions::default()).expect("a decodable image");
+    assert_eq!(reading.status, Status::Read);
+    let zone = engine.visual_zone(&png, &reading).expect("runs").expect("a page");
+    let surname = zone.field(F::Surname).expect("the front's surname");
+    assert_eq!(surname.value, "MUSTERMANN");
+    assert!(!surname.other_side, "on the sheet itself: {surname:?}");
+    assert!(surname.bbox[1] > 430.0, "below the card's back: {:?}", surname.bbox);
+    let agreement = zone.agreement.clone().expect("compared");
+    assert_eq!(agreement.surname, Some(mrtd_mrz::Agreement::Differs), "{agreement:?}");
+    assert_eq!(agreement.matches(), Some(false));
+}
