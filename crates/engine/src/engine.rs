@@ -158,7 +158,8 @@ impl Engine {
     /// the page of the side with the MRZ (`mrz_side`, its bytes and this engine's reading of
     /// them) as [`Engine::visual_zone`] reads it, and, where the other side (`other_side`)
     /// shows no MRZ, the fields printed on it (a field both show as the one read with more
-    /// confidence); all compared with the MRZ. `None` where `mrz_side` holds no reading, or neither side could be read.
+    /// confidence); all compared with the MRZ. `None` where `mrz_side` holds no reading, or
+    /// neither side could be read.
     pub fn visual_zone_of_sides(
         &self,
         mrz_side: (&[u8], &ImageReading),
