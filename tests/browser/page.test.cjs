@@ -596,6 +596,25 @@ async function test(name, body) {
       await pair.close();
     });
 
+    await test("both sides read with the printed page: the front's fields are compared with the back's MRZ", async () => {
+      const sides = (name) => path.join(process.env.SIDES, name);
+      const pair = await context.newPage();
+      await pair.goto(url + "/?lang=en", { waitUntil: "load" });
+      await pair.click("#scan-form details summary");
+      await pair.check("#visual_zone");
+      await pair.setInputFiles("#other_side", sides("portrait-side.jpg"));
+      await pair.setInputFiles("#image", sides("mrz-side.jpg"));
+      await pair.waitForFunction(() => document.getElementById("printed-verdict").dataset.agreement === "agrees",
+        null, { timeout: 120000 });
+      assert.equal(await pair.textContent("#printed-verdict"), "The printed page agrees with the MRZ.");
+      assert.equal(await pair.inputValue("#printed-surname"), "MUSTERMANN");
+      assert.equal(await pair.inputValue("#printed-given_names"), "ERIKA");
+      const extra = await pair.$$eval("#visual-extra dt, #visual-extra dd", (cells) => cells.map((c) => c.textContent));
+      assert.ok(extra.includes("BERLIN"), extra.join(" | "));
+      await pair.screenshot({ path: screenshotPath("page-two-sides-visual-zone.png"), fullPage: true });
+      await pair.close();
+    });
+
     await test("a chip's files are verified on the page, Active Authentication included", async () => {
       const chip = (name) => path.join(process.env.CHIP_DATA, name);
       await page.goto(url + "/", { waitUntil: "load" });
