@@ -373,6 +373,10 @@ fn labelled_fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
         if found.iter().any(|(field, _)| *field == name) {
             continue;
         }
+        if let Some(inline) = inline_value(&lines[index], name) {
+            found.push((name, inline));
+            continue;
+        }
         let Some(value) = value_of(lines, &labels, &taken, index) else { continue };
         taken[value] = true;
         let line = &lines[value];
@@ -388,6 +392,42 @@ fn labelled_fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
         ));
     }
     found
+}
+
+/// The value printed on the label's own line after a colon (`Nom : BERTHIER`, which the
+/// detector reads as one line), where the part before the colon is the label of `name` and
+/// the rest is no label and fits the field; its box the line's share after the colon.
+fn inline_value(line: &Line, name: VisualFieldName) -> Option<VisualField> {
+    let chars: Vec<char> = line.text.chars().collect();
+    let colon = chars.iter().position(|&c| c == ':' || c == '：')?;
+    let (before, after): (String, String) =
+        (chars[..colon].iter().collect(), chars[colon + 1..].iter().collect());
+    let value = after.trim();
+    if value.is_empty()
+        || labels::label_of(&before) != Some(Label::Field(name))
+        || labels::label_of(value).is_some()
+        || !plausible(name, value)
+    {
+        return None;
+    }
+    let start = chars.len() - after.trim_start().chars().count();
+    let end = start + value.chars().count();
+    let [x0, y0, x1, y1] = line.bbox;
+    let at = |index: usize| x0 + (x1 - x0) * index as f32 / chars.len() as f32;
+    let confidence = line
+        .char_confidences
+        .get(start..end)
+        .unwrap_or_default()
+        .iter()
+        .copied()
+        .fold(1.0, f32::min);
+    Some(VisualField {
+        value: value.to_owned(),
+        confidence,
+        label: Some(before.trim().to_owned()),
+        bbox: [at(start), y0, at(end), y1],
+        other_side: false,
+    })
 }
 
 /// The line holding the value of the label at `index`: below it (a label's continuation in

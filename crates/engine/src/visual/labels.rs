@@ -80,7 +80,7 @@ const FIELDS: &[(VisualFieldName, &str)] = &[
         "dateofbirth birthdate geburtstag geburtsdatum datedenaissance fechadenacimiento \
          datadinascita geboortedatum dataurodzenia datadenascimento fodselsdato fodelsedatum \
          syntymaaika datumnarozeni datumnarodenia dzimsanasdatums gimimodata dataanasterii \
-         datumrodenja",
+         datumrodenja neele",
     ),
     (
         F::PlaceOfBirth,

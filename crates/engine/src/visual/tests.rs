@@ -190,3 +190,26 @@ fn a_passports_one_date_neither_of_birth_nor_of_expiry_is_its_date_of_issue() {
     let on_visa = fields(&page(&["16 APR/AVR 07"]), Some(&visa));
     assert!(on_visa.iter().all(|(name, _)| *name != F::DateOfIssue), "{on_visa:?}");
 }
+
+#[test]
+fn a_value_after_a_colon_on_its_labels_line_is_the_fields() {
+    // A card whose labels and values the detector reads as one line each.
+    let lines = [
+        line("Nom:BERTHIER", [254.0, 99.0, 438.0, 131.0]),
+        line("Prenom(s:CORINNE", [254.0, 159.0, 466.0, 196.0]),
+        line("Nee）le: 06.12.1965", [470.0, 220.0, 706.0, 257.0]),
+        line("Sexe:", [259.0, 229.0, 329.0, 253.0]),
+        line("F", [340.0, 229.0, 352.0, 253.0]),
+    ];
+    let found = fields(&lines, None);
+    let field = |name| found.iter().find(|(field, _)| *field == name).map(|(_, f)| f);
+    let surname = field(F::Surname).expect("a surname");
+    assert_eq!((surname.value.as_str(), surname.label.as_deref()), ("BERTHIER", Some("Nom")));
+    assert!(surname.bbox[0] > 254.0 + 184.0 * 0.2 && surname.bbox[2] <= 438.0, "{surname:?}");
+    assert_eq!(field(F::GivenNames).map(|f| f.value.as_str()), Some("CORINNE"));
+    assert_eq!(field(F::DateOfBirth).map(|f| f.value.as_str()), Some("06.12.1965"));
+    // A label that ends in a colon has its value beside it.
+    assert_eq!(field(F::Sex).map(|f| f.value.as_str()), Some("F"));
+    // After the colon, what does not fit the field is no value.
+    assert!(fields(&[line("Surname: 1234", [0.0, 0.0, 100.0, 20.0])], None).is_empty());
+}
