@@ -482,16 +482,16 @@ fn value_of(
     })
 }
 
-/// Whether `text` may be the value of the field `name`: a date or a number holds a digit,
-/// a name or a place none, the sex is one the page's words give.
+/// Whether `text` may be the value of the field `name`: a date holds three digits or more,
+/// a number one, a name or a place none, the sex is one the page's words give.
 fn plausible(name: VisualFieldName, text: &str) -> bool {
     let digits = text.chars().filter(char::is_ascii_digit).count();
     match name {
+        // A day and a year at the least (`1 JAN 07`).
         VisualFieldName::DateOfBirth
         | VisualFieldName::DateOfIssue
-        | VisualFieldName::DateOfExpiry
-        | VisualFieldName::DocumentNumber
-        | VisualFieldName::PersonalNumber => digits > 0,
+        | VisualFieldName::DateOfExpiry => digits >= 3,
+        VisualFieldName::DocumentNumber | VisualFieldName::PersonalNumber => digits > 0,
         VisualFieldName::Surname
         | VisualFieldName::GivenNames
         | VisualFieldName::PlaceOfBirth

@@ -156,14 +156,26 @@ fn words(text: &str) -> Vec<String> {
     folded.split_whitespace().map(str::to_owned).collect()
 }
 
-/// Whether `keyword` is in the line of `words`: alone for a short one, else anywhere in the
-/// line's letters run together.
-fn holds(words: &[String], joined: &str, keyword: &str) -> bool {
+/// Where `keyword` is in the line of `words` (`joined`: their letters run together), as
+/// ranges of `joined`: alone for a short one, else anywhere.
+fn found_at(words: &[String], joined: &str, keyword: &str) -> Vec<(usize, usize)> {
     if keyword.len() <= 4 {
-        words.iter().any(|word| word == keyword)
-    } else {
-        joined.contains(keyword)
+        let mut at = 0;
+        let mut found = Vec::new();
+        for word in words {
+            if word == keyword {
+                found.push((at, at + word.len()));
+            }
+            at += word.len();
+        }
+        return found;
     }
+    joined.match_indices(keyword).map(|(at, _)| (at, at + keyword.len())).collect()
+}
+
+/// Whether `keyword` is in the line ([`found_at`]).
+fn holds(words: &[String], joined: &str, keyword: &str) -> bool {
+    !found_at(words, joined, keyword).is_empty()
 }
 
 /// What `text` labels, when it is a label: the field whose longest keyword it holds.
@@ -176,13 +188,28 @@ pub(crate) fn label_of(text: &str) -> Option<Label> {
         return None;
     }
     let joined: String = letters.concat();
-    let best = FIELDS
+    let held: Vec<(VisualFieldName, &str)> = FIELDS
         .iter()
         .flat_map(|(name, keywords)| {
             keywords.split_whitespace().map(move |keyword| (*name, keyword))
         })
         .filter(|(_, keyword)| holds(&letters, &joined, keyword))
-        .max_by_key(|(_, keyword)| keyword.len());
+        .collect();
+    // One label for the surname and the given names (`Nom, prénom`) is a whole name's,
+    // which neither field holds alone; not where a surname's word is part of the given
+    // names' (`name` in `Given name`, `nom` in `prénom`).
+    let places = |field: VisualFieldName| -> Vec<(usize, usize)> {
+        held.iter()
+            .filter(|(name, _)| *name == field)
+            .flat_map(|(_, keyword)| found_at(&letters, &joined, keyword))
+            .collect()
+    };
+    let (surname, given) = (places(F::Surname), places(F::GivenNames));
+    let apart = |a: &(usize, usize), b: &(usize, usize)| a.1 <= b.0 || b.1 <= a.0;
+    if surname.iter().any(|s| given.iter().all(|g| apart(s, g))) && !given.is_empty() {
+        return Some(Label::Other);
+    }
+    let best = held.into_iter().max_by_key(|(_, keyword)| keyword.len());
     let other = OTHERS
         .split_whitespace()
         .filter(|keyword| holds(&letters, &joined, keyword))

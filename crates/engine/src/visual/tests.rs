@@ -27,6 +27,9 @@ fn labels_are_known_in_several_languages_words_joined_or_not() {
         // A name in another form than the holder's surname (Latvian cards print the
         // historical form of a name).
         ("The historical form of the person's name", Label::Other),
+        // One label for the whole name: neither the surname's nor the given names'.
+        ("Nom, prénom", Label::Other),
+        ("Nazwisko, imię / Nom, prénom / Surname, name", Label::Other),
         ("Personvārda vēsturiskā forma/", Label::Other),
     ] {
         assert_eq!(label_of(text), Some(want), "{text}");
@@ -210,6 +213,8 @@ fn a_value_after_a_colon_on_its_labels_line_is_the_fields() {
     assert_eq!(field(F::DateOfBirth).map(|f| f.value.as_str()), Some("06.12.1965"));
     // A label that ends in a colon has its value beside it.
     assert_eq!(field(F::Sex).map(|f| f.value.as_str()), Some("F"));
-    // After the colon, what does not fit the field is no value.
+    // After the colon, what does not fit the field is no value; nor is a date of fewer than
+    // three digits (the next label, misread: `10.Izde`).
     assert!(fields(&[line("Surname: 1234", [0.0, 0.0, 100.0, 20.0])], None).is_empty());
+    assert!(fields(&[line("Date of issue: 10.Izde", [0.0, 0.0, 100.0, 20.0])], None).is_empty());
 }
