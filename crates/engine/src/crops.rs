@@ -62,26 +62,12 @@ pub(crate) fn crops(
     limits: DecodeLimits,
     pixels_per_mm: f32,
 ) -> Crops {
-    let Some(photo) = decode_again(bytes, reading.page, limits) else {
+    let Some(photo) = photo_as_read(bytes, reading, limits) else {
         return Crops::default();
     };
-    if (photo.width() as usize, photo.height() as usize)
-        != (reading.image_width, reading.image_height)
-    {
-        return Crops::default();
-    }
     let preview = encode(&shrunk(&photo));
     let scale = pixels_per_mm.clamp(1.0, MAX_PIXELS_PER_MM);
-    // The map from the page (millimetres) into the photo, through its outline's corners.
-    let page = match (&reading.document, &reading.reading) {
-        (Some(document), Some(read)) => {
-            let layout = Layout::of(read.format);
-            let (width, height) = layout.size;
-            let rectangle = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
-            Homography::from_corners(rectangle, document.corners).map(|map| (map, layout))
-        }
-        _ => None,
-    };
+    let page = page_map(reading);
     let page_crop = page.as_ref().and_then(|(map, layout)| {
         let (width, height) = layout.size;
         encode(&draw(&photo, map, [0.0, 0.0, width, height], scale))
@@ -109,33 +95,44 @@ pub(crate) fn crops(
     Crops { page: page_crop, portrait: portrait_crop, photo: preview }
 }
 
+/// The map from the page `reading` located (millimetres) into the photo, through its
+/// outline's corners, and the page's layout; `None` without a located page.
+fn page_map(reading: &ImageReading) -> Option<(Homography, Layout)> {
+    let (document, read) = (reading.document.as_ref()?, reading.reading.as_ref()?);
+    let layout = Layout::of(read.format);
+    let (width, height) = layout.size;
+    let rectangle = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
+    Homography::from_corners(rectangle, document.corners).map(|map| (map, layout))
+}
+
 /// The page `reading` located, drawn upright at `scale` pixels per millimetre from `photo`
-/// (the photo it read, decoded again in colour), with the map from the page (millimetres)
-/// into the photo. `None` without a located page, or for a photo not of the reading's size.
+/// (the photo it read, as [`photo_as_read`] gives it), with the map from the page
+/// (millimetres) into the photo. `None` without a located page.
 pub(crate) fn page_of_photo(
     photo: &RgbImage,
     reading: &ImageReading,
     scale: f32,
 ) -> Option<(RgbImage, Homography)> {
-    let (document, read) = (reading.document.as_ref()?, reading.reading.as_ref()?);
-    if (photo.width() as usize, photo.height() as usize)
-        != (reading.image_width, reading.image_height)
-    {
-        return None;
-    }
-    let (width, height) = Layout::of(read.format).size;
-    let rectangle = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)];
-    let map = Homography::from_corners(rectangle, document.corners)?;
+    let (map, layout) = page_map(reading)?;
+    let (width, height) = layout.size;
     let page = draw(photo, &map, [0.0, 0.0, width, height], scale);
     Some((page, map))
 }
 
-/// The photo the reading is of, decoded again in colour: for a PDF, the image of `page`.
-pub(crate) fn decode_again(
+/// The photo `reading` is of (of `bytes`), decoded again in colour, only when it has the
+/// size the reading's geometry is in (not where the reading came from a reduced decode).
+pub(crate) fn photo_as_read(
     bytes: &[u8],
-    page: Option<u32>,
+    reading: &ImageReading,
     limits: DecodeLimits,
 ) -> Option<RgbImage> {
+    let photo = decode_again(bytes, reading.page, limits)?;
+    let size = (photo.width() as usize, photo.height() as usize);
+    (size == (reading.image_width, reading.image_height)).then_some(photo)
+}
+
+/// The photo the reading is of, decoded again in colour: for a PDF, the image of `page`.
+fn decode_again(bytes: &[u8], page: Option<u32>, limits: DecodeLimits) -> Option<RgbImage> {
     if let Some(page) = page {
         use crate::pdf::{PageImage, Pdf};
         let pdf = Pdf::parse(bytes, limits).ok()?;

@@ -81,7 +81,7 @@ pub(crate) fn read(
     reading: &crate::ImageReading,
     limits: crate::image::DecodeLimits,
 ) -> Result<Option<VisualZone>, mrtd_text::TextError> {
-    let Some(mut photo) = crate::crops::decode_again(bytes, reading.page, limits) else {
+    let Some(mut photo) = crate::crops::photo_as_read(bytes, reading, limits) else {
         return Ok(None);
     };
     let Some((page, map)) = crate::crops::page_of_photo(&photo, reading, PIXELS_PER_MM) else {
@@ -152,16 +152,12 @@ fn covers_little(document: &crate::DocumentOutline, photo: &image::RgbImage) -> 
 /// Paints the located page's bounding box, grown by a twentieth of its size, in mid gray,
 /// so that reading the rest of the photo does not read the page again.
 fn paint_over(photo: &mut image::RgbImage, document: &crate::DocumentOutline) {
-    let xs = document.corners.map(|(x, _)| x);
-    let ys = document.corners.map(|(_, y)| y);
-    let min = |v: [f32; 4]| v.into_iter().fold(f32::INFINITY, f32::min);
-    let max = |v: [f32; 4]| v.into_iter().fold(f32::NEG_INFINITY, f32::max);
-    let (margin_x, margin_y) = ((max(xs) - min(xs)) / 20.0, (max(ys) - min(ys)) / 20.0);
+    let [left, top, right, bottom] = bounds(document.corners);
+    let (margin_x, margin_y) = ((right - left) / 20.0, (bottom - top) / 20.0);
     let clamp = |v: f32, side: u32| v.clamp(0.0, side as f32) as u32;
-    let (x0, x1) =
-        (clamp(min(xs) - margin_x, photo.width()), clamp(max(xs) + margin_x, photo.width()));
+    let (x0, x1) = (clamp(left - margin_x, photo.width()), clamp(right + margin_x, photo.width()));
     let (y0, y1) =
-        (clamp(min(ys) - margin_y, photo.height()), clamp(max(ys) + margin_y, photo.height()));
+        (clamp(top - margin_y, photo.height()), clamp(bottom + margin_y, photo.height()));
     for y in y0..y1 {
         for x in x0..x1 {
             photo.put_pixel(x, y, image::Rgb([128, 128, 128]));
@@ -185,12 +181,9 @@ pub(crate) fn read_side(
     if side.status != crate::Status::NoMrz {
         return Ok(None);
     }
-    let Some(photo) = crate::crops::decode_again(bytes, side.page, limits) else {
+    let Some(photo) = crate::crops::photo_as_read(bytes, side, limits) else {
         return Ok(None);
     };
-    if (photo.width() as usize, photo.height() as usize) != (side.image_width, side.image_height) {
-        return Ok(None);
-    }
     read_whole(reader, &photo, mrz, mrz.is_some()).map(Some)
 }
 
@@ -274,11 +267,15 @@ fn is_mrz(text: &str) -> bool {
 fn to_photo(map: &Homography, bbox: [f32; 4]) -> [f32; 4] {
     let [x0, y0, x1, y1] = bbox.map(|v| v / PIXELS_PER_MM);
     let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map(|corner| map.apply(corner));
-    let xs = corners.map(|(x, _)| x);
-    let ys = corners.map(|(_, y)| y);
+    bounds(corners).map(|v| (v * 10.0).round() / 10.0)
+}
+
+/// The box `[x0, y0, x1, y1]` round four points.
+fn bounds(points: [(f32, f32); 4]) -> [f32; 4] {
     let min = |v: [f32; 4]| v.into_iter().fold(f32::INFINITY, f32::min);
     let max = |v: [f32; 4]| v.into_iter().fold(f32::NEG_INFINITY, f32::max);
-    [min(xs), min(ys), max(xs), max(ys)].map(|v| (v * 10.0).round() / 10.0)
+    let (xs, ys) = (points.map(|(x, _)| x), points.map(|(_, y)| y));
+    [min(xs), min(ys), max(xs), max(ys)]
 }
 
 /// The fields of the page: each label's value, the first line that is no label under it
@@ -286,10 +283,12 @@ fn to_photo(map: &Homography, bbox: [f32; 4]) -> [f32; 4] {
 /// or an identity card whose MRZ is `mrz`, the date of issue by elimination where its label
 /// was not read ([`issue_date_by_elimination`]).
 fn fields(lines: &[Line], mrz: Option<&mrtd_mrz::Reading>) -> Vec<(VisualFieldName, VisualField)> {
-    let mut found = labelled_fields(lines);
+    let labels: Vec<Option<Label>> =
+        lines.iter().map(|line| labels::label_of(&line.text)).collect();
+    let mut found = labelled_fields(lines, &labels);
     if let Some(mrz) = mrz
         && !found.iter().any(|(name, _)| *name == VisualFieldName::DateOfIssue)
-        && let Some(issue) = issue_date_by_elimination(lines, &found, mrz)
+        && let Some(issue) = issue_date_by_elimination(lines, &labels, &found, mrz)
     {
         found.push((VisualFieldName::DateOfIssue, issue));
     }
@@ -305,6 +304,7 @@ fn fields(lines: &[Line], mrz: Option<&mrtd_mrz::Reading>) -> Vec<(VisualFieldNa
 /// prints its validity's dates too.
 fn issue_date_by_elimination(
     lines: &[Line],
+    labels: &[Option<Label>],
     found: &[(VisualFieldName, VisualField)],
     mrz: &mrtd_mrz::Reading,
 ) -> Option<VisualField> {
@@ -315,9 +315,8 @@ fn issue_date_by_elimination(
     let expiry = mrz.dates.expiry.as_ref()?.date()?;
     let taken = |line: &Line| found.iter().any(|(_, field)| field.bbox == line.bbox);
     let mut left: Vec<(&Line, mrtd_mrz::Date)> = Vec::new();
-    for line in lines {
-        let confidence = line.char_confidences.iter().copied().fold(1.0, f32::min);
-        if taken(line) || confidence < COMPARED_FROM || labels::label_of(&line.text).is_some() {
+    for (line, label) in lines.iter().zip(labels) {
+        if taken(line) || lowest(&line.char_confidences) < COMPARED_FROM || label.is_some() {
             continue;
         }
         let Some(date) =
@@ -333,13 +332,25 @@ fn issue_date_by_elimination(
         }
     }
     let [(line, _)] = left.as_slice() else { return None };
-    Some(VisualField {
-        value: line.text.trim().to_owned(),
-        confidence: line.char_confidences.iter().copied().fold(1.0, f32::min),
-        label: None,
-        bbox: line.bbox,
-        other_side: false,
-    })
+    Some(VisualField::of_line(line, None))
+}
+
+/// The lowest of a value's characters' probabilities (1 for none).
+fn lowest(probabilities: &[f32]) -> f32 {
+    probabilities.iter().copied().fold(1.0, f32::min)
+}
+
+impl VisualField {
+    /// The whole of `line` as a field's value, found by `label`, on the photo read.
+    fn of_line(line: &Line, label: Option<String>) -> VisualField {
+        VisualField {
+            value: line.text.trim().to_owned(),
+            confidence: lowest(&line.char_confidences),
+            label,
+            bbox: line.bbox,
+            other_side: false,
+        }
+    }
 }
 
 /// The full date `printed` names strictly between `after` and `before`, a year of two digits
@@ -363,9 +374,10 @@ fn between(
 
 /// The fields whose labels were read: each label's value, the first line that is no label
 /// under it (or, failing that, beside it), each line the value of one label only.
-fn labelled_fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
-    let labels: Vec<Option<Label>> =
-        lines.iter().map(|line| labels::label_of(&line.text)).collect();
+fn labelled_fields(
+    lines: &[Line],
+    labels: &[Option<Label>],
+) -> Vec<(VisualFieldName, VisualField)> {
     let mut taken = vec![false; lines.len()];
     let mut found: Vec<(VisualFieldName, VisualField)> = Vec::new();
     for (index, label) in labels.iter().enumerate() {
@@ -377,19 +389,9 @@ fn labelled_fields(lines: &[Line]) -> Vec<(VisualFieldName, VisualField)> {
             found.push((name, inline));
             continue;
         }
-        let Some(value) = value_of(lines, &labels, &taken, index) else { continue };
+        let Some(value) = value_of(lines, labels, &taken, index) else { continue };
         taken[value] = true;
-        let line = &lines[value];
-        found.push((
-            name,
-            VisualField {
-                value: line.text.trim().to_owned(),
-                confidence: line.char_confidences.iter().copied().fold(1.0, f32::min),
-                label: Some(lines[index].text.clone()),
-                bbox: line.bbox,
-                other_side: false,
-            },
-        ));
+        found.push((name, VisualField::of_line(&lines[value], Some(lines[index].text.clone()))));
     }
     found
 }
@@ -414,16 +416,9 @@ fn inline_value(line: &Line, name: VisualFieldName) -> Option<VisualField> {
     let end = start + value.chars().count();
     let [x0, y0, x1, y1] = line.bbox;
     let at = |index: usize| x0 + (x1 - x0) * index as f32 / chars.len() as f32;
-    let confidence = line
-        .char_confidences
-        .get(start..end)
-        .unwrap_or_default()
-        .iter()
-        .copied()
-        .fold(1.0, f32::min);
     Some(VisualField {
         value: value.to_owned(),
-        confidence,
+        confidence: lowest(line.char_confidences.get(start..end).unwrap_or_default()),
         label: Some(before.trim().to_owned()),
         bbox: [at(start), y0, at(end), y1],
         other_side: false,
