@@ -36,6 +36,13 @@ const SHEET_SHARE: f32 = 0.5;
 /// A value is compared with the MRZ only when each of its characters was read at this
 /// probability or more: a doubtful character is no evidence of an edited page.
 const COMPARED_FROM: f32 = 0.8;
+/// A value's second line starts no further under its first than this many of the first's
+/// heights (the recogniser's boxes of two lines of one value touch or overlap; a label
+/// between two values leaves a gap of its own height).
+const CONTINUED_WITHIN: f32 = 0.35;
+/// A value's second line is at least this share of its first's height, and at most its
+/// inverse: the same print.
+const LIKE_HEIGHT: f32 = 0.8;
 
 /// One field of the visual zone, as printed.
 #[derive(Clone, Debug, PartialEq)]
@@ -351,6 +358,16 @@ impl VisualField {
             other_side: false,
         }
     }
+
+    /// The value going on in `next`, the line under it: the two joined by a space, read at
+    /// the lower of their confidences, in the box round both.
+    fn continue_with(&mut self, next: &Line) {
+        self.value = format!("{} {}", self.value, next.text.trim());
+        self.confidence = self.confidence.min(lowest(&next.char_confidences));
+        let [x0, y0, x1, y1] = self.bbox;
+        let [u0, v0, u1, v1] = next.bbox;
+        self.bbox = [x0.min(u0), y0.min(v0), x1.max(u1), y1.max(v1)];
+    }
 }
 
 /// The full date `printed` names strictly between `after` and `before`, a year of two digits
@@ -373,13 +390,16 @@ fn between(
 }
 
 /// The fields whose labels were read: each label's value, the first line that is no label
-/// under it (or, failing that, beside it), each line the value of one label only.
+/// under it (or, failing that, beside it), each line the value of one label only; a name,
+/// place or authority printed on two lines is both ([`continuation`]).
 fn labelled_fields(
     lines: &[Line],
     labels: &[Option<Label>],
 ) -> Vec<(VisualFieldName, VisualField)> {
     let mut taken = vec![false; lines.len()];
     let mut found: Vec<(VisualFieldName, VisualField)> = Vec::new();
+    // Each field found under or beside its label, and the line of its value.
+    let mut values: Vec<(usize, usize)> = Vec::new();
     for (index, label) in labels.iter().enumerate() {
         let Some(Label::Field(name)) = *label else { continue };
         if found.iter().any(|(field, _)| *field == name) {
@@ -392,8 +412,69 @@ fn labelled_fields(
         let Some(value) = value_of(lines, labels, &taken, index) else { continue };
         taken[value] = true;
         found.push((name, VisualField::of_line(&lines[value], Some(lines[index].text.clone()))));
+        values.push((found.len() - 1, value));
+    }
+    // A value on two lines goes on once every label has its first: a line another field
+    // takes is no continuation.
+    for (at, value) in values {
+        let name = found[at].0;
+        if let Some(next) = continuation(lines, labels, &taken, value, name) {
+            taken[next] = true;
+            found[at].1.continue_with(&lines[next]);
+        }
     }
     found
+}
+
+/// The line that continues the value of `name` at `value` on a second line (a second
+/// surname, a long place or authority): under it with no more than a line's own spacing
+/// between them, starting where it starts, as high, in capitals where it is (a label the
+/// recogniser misread, `Natlonality/Nationalite`, is in small letters), no label, no other
+/// field's value and not beside a label (a card's next field, its label on its left).
+fn continuation(
+    lines: &[Line],
+    labels: &[Option<Label>],
+    taken: &[bool],
+    value: usize,
+    name: VisualFieldName,
+) -> Option<usize> {
+    use VisualFieldName::{GivenNames, IssuingAuthority, PlaceOfBirth, Surname};
+    if !matches!(name, Surname | GivenNames | PlaceOfBirth | IssuingAuthority) {
+        return None;
+    }
+    let first = lines[value].bbox;
+    let height = (first[3] - first[1]).max(1.0);
+    (0..lines.len())
+        .filter(|&other| {
+            let next = lines[other].bbox;
+            other != value
+                && !taken[other]
+                && labels[other].is_none()
+                && plausible(name, &lines[other].text)
+                && next[1] > first[1] + height / 2.0
+                && next[1] < first[3] + CONTINUED_WITHIN * height
+                && (next[0] - first[0]).abs() < height
+                && (LIKE_HEIGHT..=1.0 / LIKE_HEIGHT).contains(&((next[3] - next[1]) / height))
+                && (has_lower_case(&lines[value].text) || !has_lower_case(&lines[other].text))
+                && !beside_a_label(lines, labels, other)
+        })
+        .min_by(|&a, &b| lines[a].bbox[1].total_cmp(&lines[b].bbox[1]))
+}
+
+/// Whether `text` holds a small letter, of any script.
+fn has_lower_case(text: &str) -> bool {
+    text.chars().any(char::is_lowercase)
+}
+
+/// Whether a label on the left shares the line at `index`'s row: the line is that label's
+/// value, beside it.
+fn beside_a_label(lines: &[Line], labels: &[Option<Label>], index: usize) -> bool {
+    let [x0, y0, _, y1] = lines[index].bbox;
+    (0..lines.len()).any(|other| {
+        let label = lines[other].bbox;
+        let middle = (label[1] + label[3]) / 2.0;
+        labels[other].is_some() && middle > y0 && middle < y1 && label[0] < x0
+    })
 }
 
 /// The value printed on the label's own line after a colon (`Nom : BERTHIER`, which the

@@ -143,7 +143,7 @@ const OTHERS: &str = "nationality staatsangehorigkeit nationalite nacionalidad c
          issuingstate country paisemisor pays numberofentries entries nombredentrees \
          durationofstay dureedesejour validfrom valablea validuntil valablejusqua validfor \
          valablepour duration duree until jusqua from remarques remarks observaciones bemerkungen uwagi \
-         annotations formofthepersonsname historicalform personvarda";
+         annotations formofthepersonsname historicalform personvarda geb";
 
 /// The text lower-cased, accents dropped, split into words of letters and digits.
 fn words(text: &str) -> Vec<String> {

@@ -24,6 +24,8 @@ fn labels_are_known_in_several_languages_words_joined_or_not() {
         ("5.Sex/Geschlecht/Sexe", Label::Field(F::Sex)),
         ("Nationality/Staatsangehörigkeit", Label::Other),
         ("Holder's signature", Label::Other),
+        // A name at birth (`geb. GABLER` under a German surname) is no field here.
+        ("GEB. GABLER", Label::Other),
         // A name in another form than the holder's surname (Latvian cards print the
         // historical form of a name).
         ("The historical form of the person's name", Label::Other),
@@ -217,4 +219,50 @@ fn a_value_after_a_colon_on_its_labels_line_is_the_fields() {
     // three digits (the next label, misread: `10.Izde`).
     assert!(fields(&[line("Surname: 1234", [0.0, 0.0, 100.0, 20.0])], None).is_empty());
     assert!(fields(&[line("Date of issue: 10.Izde", [0.0, 0.0, 100.0, 20.0])], None).is_empty());
+}
+
+#[test]
+fn a_name_on_two_lines_is_both_but_not_the_next_fields_value() {
+    // A Spanish card's two surnames, one a line, under their label.
+    let lines = [
+        line("APELLIDOS", [10.0, 10.0, 110.0, 26.0]),
+        line("ESPAÑOLA", [12.0, 28.0, 160.0, 58.0]),
+        line("ESPAÑOLA", [12.0, 60.0, 160.0, 90.0]),
+        line("NOMBRE", [10.0, 100.0, 90.0, 116.0]),
+        line("CARMEN", [12.0, 118.0, 130.0, 148.0]),
+    ];
+    let found = fields(&lines, None);
+    let value = |name| {
+        found.iter().find(|(field, _)| *field == name).map(|(_, f)| (f.value.as_str(), f.bbox))
+    };
+    assert_eq!(value(F::Surname), Some(("ESPAÑOLA ESPAÑOLA", [12.0, 28.0, 160.0, 90.0])));
+    assert_eq!(value(F::GivenNames).map(|(v, _)| v), Some("CARMEN"));
+    let passport = [
+        "IDESPBAA000589599999999D<<<<<<",
+        "8001014F2501017ESP<<<<<<<<<<<7",
+        "ESPANOLA<ESPANOLA<<CARMEN<<<<<",
+    ];
+    let mrz = mrtd_mrz::parse_text(&passport, &mrtd_mrz::ParseOptions::default()).expect("TD1");
+    let mut zone = VisualZone { fields: found.clone(), ..VisualZone::default() };
+    zone.compare(&mrz);
+    assert_eq!(zone.agreement.and_then(|a| a.matches()), Some(true));
+
+    // The next field's value right under a value, its label missed, is further down than a
+    // line's spacing; the next row of a card whose labels stand beside their values is
+    // beside a label; a smaller print is another field's.
+    for second in [
+        [line("ESPAÑOLA", [12.0, 70.0, 160.0, 100.0]), line("x", [0.0, 0.0, 0.0, 0.0])],
+        [line("ESPAÑOLA", [12.0, 60.0, 160.0, 90.0]), line("Nombre", [-80.0, 62.0, -10.0, 86.0])],
+        [line("ESPAÑOLA", [12.0, 60.0, 160.0, 78.0]), line("x", [0.0, 0.0, 0.0, 0.0])],
+        // A label under the value that the recogniser misread is in small letters; a name
+        // at birth (German `geb.`) is no surname.
+        [line("Natlonality/Nstionalte", [12.0, 60.0, 190.0, 88.0]), line("x", [0.0; 4])],
+        [line("GEB. GABLER", [12.0, 60.0, 160.0, 90.0]), line("x", [0.0; 4])],
+    ] {
+        let mut page = lines[..2].to_vec();
+        page.extend(second.iter().cloned());
+        let found = fields(&page, None);
+        let surname = found.iter().find(|(field, _)| *field == F::Surname).map(|(_, f)| &f.value);
+        assert_eq!(surname.map(String::as_str), Some("ESPAÑOLA"), "{second:?}");
+    }
 }
