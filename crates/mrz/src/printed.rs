@@ -388,7 +388,8 @@ fn compare_date(printed: PrintedDate, mrz: &MrzDate) -> Agreement {
 /// What a page prints of the fields its MRZ holds; each one given is compared.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Printed {
-    /// The surname (primary identifier) as printed.
+    /// The surname (primary identifier) as printed; where the page prints one field for the
+    /// whole name and no given names, that name (both of the MRZ's names, in either order).
     pub surname: Option<String>,
     /// The given names (secondary identifier) as printed.
     pub given_names: Option<String>,
@@ -488,11 +489,22 @@ impl Reading {
                 Agreement::Differs
             }
         };
+        let surname = |name: &String| {
+            let alone = compare_name(name, &fields.surname, truncated && !given_last, joined);
+            if alone != Agreement::Differs || printed.given_names.is_some() || !given_last {
+                return alone;
+            }
+            // A page with one field for the whole name (`Name`, as many passports print it)
+            // prints both of the MRZ's names there, in either order.
+            let first = format!("{} {}", fields.surname, fields.given_names);
+            let last = format!("{} {}", fields.given_names, fields.surname);
+            match compare_name(name, &first, truncated, joined) {
+                Agreement::Differs => compare_name(name, &last, false, joined),
+                whole => whole,
+            }
+        };
         Comparison {
-            surname: printed
-                .surname
-                .as_ref()
-                .map(|name| compare_name(name, &fields.surname, truncated && !given_last, joined)),
+            surname: printed.surname.as_ref().map(surname),
             given_names: printed.given_names.as_ref().map(|name| {
                 compare_name(name, &fields.given_names, truncated && given_last, joined)
             }),

@@ -42,7 +42,8 @@ const PRINTED_VALUE_MAX: usize = 40;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PrintedFields {
-    /// The surname as printed, accents and all (`Müller`, `O'Connor`).
+    /// The surname as printed, accents and all (`Müller`, `O'Connor`); on a page with one
+    /// field for the whole name, that name, with `given_names` left out.
     #[schemars(length(max = PRINTED_NAME_MAX))]
     pub surname: Option<String>,
     /// The given names as printed.

@@ -228,3 +228,29 @@ fn a_page_read_by_a_machine_may_have_lost_the_spaces_between_names_and_nothing_e
     assert_eq!(mrz.compare_read_page(&names("ANNA")).given_names, Some(Agreement::Differs));
     assert_eq!(mrz.compare_read_page(&names("MARIA")).given_names, Some(Agreement::Differs));
 }
+
+#[test]
+fn a_whole_name_in_the_surnames_field_agrees_where_the_page_prints_no_given_names() {
+    let mrz = specimen();
+    let page = |surname: &str, given: Option<&str>| Printed {
+        surname: Some(surname.to_owned()),
+        given_names: given.map(str::to_owned),
+        ..Printed::default()
+    };
+    // One `Name` field holding both names, in either order.
+    for whole in ["ERIKSSON ANNA MARIA", "Anna Maria Eriksson", "ANNA MARIA ERIKSSON"] {
+        assert_eq!(mrz.compare_read_page(&page(whole, None)).surname, Some(Agreement::Agrees));
+    }
+    // Not where the page prints given names of its own, nor with a name changed or missing.
+    assert_eq!(
+        mrz.compare_read_page(&page("ERIKSSON ANNA MARIA", Some("ANNA MARIA"))).surname,
+        Some(Agreement::Differs)
+    );
+    for edited in ["ERIKSSON ANNA", "ERIKSON ANNA MARIA", "ANNA MARIA", "MARIA ANNA ERIKSSON"] {
+        assert_eq!(
+            mrz.compare_read_page(&page(edited, None)).surname,
+            Some(Agreement::Differs),
+            "{edited}"
+        );
+    }
+}
