@@ -41,6 +41,9 @@ pub struct SceneOptions {
     /// Whether the MRZ is printed in varying stroke weights, from thin (a laser-engraved
     /// card) to bold (an inkjet visa), instead of the font's own.
     pub print_weights: bool,
+    /// How much the focus blur may reach, as a multiple of the default's (at most a tenth of
+    /// a character's height).
+    pub blur_scale: f32,
 }
 
 impl Default for SceneOptions {
@@ -58,6 +61,7 @@ impl Default for SceneOptions {
             more_faults: false,
             clear_zone: true,
             print_weights: false,
+            blur_scale: 1.0,
         }
     }
 }
@@ -289,7 +293,7 @@ pub fn generate(
         if options.more_faults {
             handheld_faults(rng, &mut scene, pitch, &region);
         }
-        degrade(rng, &mut scene, pitch, &region);
+        degrade(rng, &mut scene, pitch, options.blur_scale, &region);
     }
     if !options.with_mrz {
         return SynthDocument {
@@ -364,9 +368,9 @@ fn handheld_faults(rng: &mut Rng, scene: &mut Canvas, pitch: f32, region: &[(f32
 }
 
 /// Applies the camera faults readers meet in practice, each with some probability.
-fn degrade(rng: &mut Rng, scene: &mut Canvas, pitch: f32, region: &[(f32, f32); 4]) {
+fn degrade(rng: &mut Rng, scene: &mut Canvas, pitch: f32, blur: f32, region: &[(f32, f32); 4]) {
     if rng.chance(0.7) {
-        scene.blur(rng.range(0.3, 1.0) * (pitch * 0.09).max(0.6));
+        scene.blur(rng.range(0.3, 1.0) * blur * (pitch * 0.09).max(0.6));
     }
     if rng.chance(0.25) {
         // Glare, often over the MRZ itself since that is where it hurts.
