@@ -44,13 +44,9 @@ pub(crate) fn boxes(
     let (net_w, net_h) = (network_side(width, scale), network_side(height, scale));
     let resized = resize(image, net_w, net_h, FilterType::Triangle);
     let (w, h) = (net_w as usize, net_h as usize);
-    let mut input = NdTensor::<f32, 4>::zeros([1, 3, h, w]);
-    for (x, y, pixel) in resized.enumerate_pixels() {
-        for (channel, &value) in [pixel[2], pixel[1], pixel[0]].iter().enumerate() {
-            input[[0, channel, y as usize, x as usize]] =
-                (f32::from(value) / 255.0 - MEAN[channel]) / STD[channel];
-        }
-    }
+    let input = crate::planes(&resized, |channel, value| {
+        (f32::from(value) / 255.0 - MEAN[channel]) / STD[channel]
+    });
     let output = model
         .run_one(input.view().into(), Some(options.clone()))
         .map_err(|_| TextError::Run { network: "detection" })?;

@@ -71,6 +71,19 @@ fn one_thread() -> RunOptions {
     RunOptions::default().with_thread_pool(Some(Arc::clone(pool)))
 }
 
+/// The network input of `image`: its blue, green and red planes one after the other (the
+/// order the networks were trained on), each pixel mapped by `normalise(channel, value)`.
+fn planes(image: &RgbImage, normalise: impl Fn(usize, u8) -> f32) -> rten_tensor::NdTensor<f32, 4> {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let mut data = vec![0.0f32; 3 * w * h];
+    for (at, pixel) in image.pixels().enumerate() {
+        for (channel, &value) in [pixel[2], pixel[1], pixel[0]].iter().enumerate() {
+            data[channel * w * h + at] = normalise(channel, value);
+        }
+    }
+    rten_tensor::NdTensor::from_data([1, 3, h, w], data)
+}
+
 impl TextReader {
     /// Loads the embedded networks (tens of milliseconds; keep the reader).
     pub fn new() -> Result<TextReader, TextError> {

@@ -35,12 +35,7 @@ pub(crate) fn line(
     let scaled_width = ((HEIGHT as f32 * cut.width() as f32 / cut.height() as f32).round() as u32)
         .clamp(16, MAX_WIDTH);
     let scaled = resize(&cut, scaled_width, HEIGHT, FilterType::Triangle);
-    let mut input = NdTensor::<f32, 4>::zeros([1, 3, HEIGHT as usize, scaled_width as usize]);
-    for (x, y, pixel) in scaled.enumerate_pixels() {
-        for (channel, &value) in [pixel[2], pixel[1], pixel[0]].iter().enumerate() {
-            input[[0, channel, y as usize, x as usize]] = f32::from(value) / 127.5 - 1.0;
-        }
-    }
+    let input = crate::planes(&scaled, |_, value| f32::from(value) / 127.5 - 1.0);
     let output = model
         .run_one(input.view().into(), Some(options.clone()))
         .map_err(|_| TextError::Run { network: "recognition" })?;
