@@ -292,10 +292,10 @@ fn bounds(points: [(f32, f32); 4]) -> [f32; 4] {
 fn fields(lines: &[Line], mrz: Option<&mrtd_mrz::Reading>) -> Vec<(VisualFieldName, VisualField)> {
     let labels: Vec<Option<Label>> =
         lines.iter().map(|line| labels::label_of(&line.text)).collect();
-    let mut found = labelled_fields(lines, &labels);
+    let (mut found, taken) = labelled_fields(lines, &labels);
     if let Some(mrz) = mrz
         && !found.iter().any(|(name, _)| *name == VisualFieldName::DateOfIssue)
-        && let Some(issue) = issue_date_by_elimination(lines, &labels, &found, mrz)
+        && let Some(issue) = issue_date_by_elimination(lines, &labels, &taken, mrz)
     {
         found.push((VisualFieldName::DateOfIssue, issue));
     }
@@ -312,7 +312,7 @@ fn fields(lines: &[Line], mrz: Option<&mrtd_mrz::Reading>) -> Vec<(VisualFieldNa
 fn issue_date_by_elimination(
     lines: &[Line],
     labels: &[Option<Label>],
-    found: &[(VisualFieldName, VisualField)],
+    taken: &[bool],
     mrz: &mrtd_mrz::Reading,
 ) -> Option<VisualField> {
     if !matches!(mrz.fields.document_code.chars().next(), Some('P' | 'I' | 'A' | 'C')) {
@@ -320,10 +320,9 @@ fn issue_date_by_elimination(
     }
     let birth = mrz.dates.birth.date()?;
     let expiry = mrz.dates.expiry.as_ref()?.date()?;
-    let taken = |line: &Line| found.iter().any(|(_, field)| field.bbox == line.bbox);
     let mut left: Vec<(&Line, mrtd_mrz::Date)> = Vec::new();
-    for (line, label) in lines.iter().zip(labels) {
-        if taken(line) || lowest(&line.char_confidences) < COMPARED_FROM || label.is_some() {
+    for ((line, label), &taken) in lines.iter().zip(labels).zip(taken) {
+        if taken || lowest(&line.char_confidences) < COMPARED_FROM || label.is_some() {
             continue;
         }
         let Some(date) =
@@ -364,9 +363,8 @@ impl VisualField {
     fn continue_with(&mut self, next: &Line) {
         self.value = format!("{} {}", self.value, next.text.trim());
         self.confidence = self.confidence.min(lowest(&next.char_confidences));
-        let [x0, y0, x1, y1] = self.bbox;
-        let [u0, v0, u1, v1] = next.bbox;
-        self.bbox = [x0.min(u0), y0.min(v0), x1.max(u1), y1.max(v1)];
+        let ([x0, y0, x1, y1], [u0, v0, u1, v1]) = (self.bbox, next.bbox);
+        self.bbox = bounds([(x0, y0), (x1, y1), (u0, v0), (u1, v1)]);
     }
 }
 
@@ -391,11 +389,12 @@ fn between(
 
 /// The fields whose labels were read: each label's value, the first line that is no label
 /// under it (or, failing that, beside it), each line the value of one label only; a name,
-/// place or authority printed on two lines is both ([`continuation`]).
+/// place or authority printed on two lines is both ([`continuation`]). With them, which lines
+/// a field took as its value.
 fn labelled_fields(
     lines: &[Line],
     labels: &[Option<Label>],
-) -> Vec<(VisualFieldName, VisualField)> {
+) -> (Vec<(VisualFieldName, VisualField)>, Vec<bool>) {
     let mut taken = vec![false; lines.len()];
     let mut found: Vec<(VisualFieldName, VisualField)> = Vec::new();
     // Each field found under or beside its label, and the line of its value.
@@ -423,7 +422,7 @@ fn labelled_fields(
             found[at].1.continue_with(&lines[next]);
         }
     }
-    found
+    (found, taken)
 }
 
 /// The line that continues the value of `name` at `value` on a second line (a second
