@@ -463,13 +463,17 @@ impl Reading {
     }
 
     /// Compares what a text recogniser read on the page with this reading's MRZ, as
-    /// [`Reading::compare_printed`] does but for the spaces between names, which such a
-    /// reader may lose (`RITATANIA` for `RITA TANIA`): one the MRZ has may be missing.
+    /// [`Reading::compare_printed`] does but for what such a reader cannot see: the spaces
+    /// between names, which it may lose (`RITATANIA` for `RITA TANIA`: one the MRZ has may
+    /// be missing), and the difference between `0` and `O`, `1` and `I` in a document
+    /// number, which mixes letters and digits and which it reads without knowing the font
+    /// (`RO0000000` for `R00000000`).
     pub fn compare_read_page(&self, printed: &Printed) -> Comparison {
         self.compare(printed, true)
     }
 
-    fn compare(&self, printed: &Printed, joined: bool) -> Comparison {
+    fn compare(&self, printed: &Printed, recognised: bool) -> Comparison {
+        let joined = recognised;
         let fields = &self.fields;
         // A name field filled to its last cell may have lost its end: the given names' if
         // there are any, else the surname's.
@@ -478,10 +482,17 @@ impl Reading {
         // A number as printed: its separators dropped, and its leading zeros, which some
         // issuers print and their MRZ leaves out (a Belgian card's `000-5903358-01` is
         // `590335801` in its zone).
+        // Read by a recogniser, a round glyph is one symbol and a bar another.
+        let fold = |c: char| match c {
+            'O' if recognised => '0',
+            'I' if recognised => '1',
+            c => c,
+        };
         let document_number = |text: &String| {
             let plain: String =
-                plain_upper(text).chars().filter(char::is_ascii_alphanumeric).collect();
-            let mrz: String = fields.document_number.chars().filter(|c| *c != '<').collect();
+                plain_upper(text).chars().filter(char::is_ascii_alphanumeric).map(fold).collect();
+            let mrz: String =
+                fields.document_number.chars().filter(|c| *c != '<').map(fold).collect();
             let significant = |number: &str| number.trim_start_matches('0').to_owned();
             if significant(&plain) == significant(&mrz) && !plain.is_empty() {
                 Agreement::Agrees

@@ -230,6 +230,50 @@ fn a_page_read_by_a_machine_may_have_lost_the_spaces_between_names_and_nothing_e
 }
 
 #[test]
+fn a_number_read_by_a_machine_may_have_its_zeros_and_ones_as_letters_and_nothing_else() {
+    let number = |text: &str| Printed { document_number: Some(text.into()), ..Printed::default() };
+    let mrz = specimen(); // L898902C3
+    // A general recogniser does not know OCR-B's narrow zero from the letter, nor a one's
+    // serifs from an I's.
+    assert_eq!(
+        mrz.compare_read_page(&number("L898902C3")).document_number,
+        Some(Agreement::Agrees)
+    );
+    assert_eq!(
+        mrz.compare_read_page(&number("L8989O2C3")).document_number,
+        Some(Agreement::Agrees)
+    );
+    assert_eq!(
+        mrz.compare_read_page(&number("l 8989o2 c3")).document_number,
+        Some(Agreement::Agrees)
+    );
+    // Typed by a person, an O is an O.
+    assert_eq!(mrz.compare_printed(&number("L8989O2C3")).document_number, Some(Agreement::Differs));
+    // Any other letter for a digit, or a digit changed, still differs.
+    assert_eq!(
+        mrz.compare_read_page(&number("L8989B2C3")).document_number,
+        Some(Agreement::Differs)
+    );
+    assert_eq!(
+        mrz.compare_read_page(&number("L898912C3")).document_number,
+        Some(Agreement::Differs)
+    );
+    assert_eq!(
+        mrz.compare_read_page(&number("L898902G3")).document_number,
+        Some(Agreement::Differs)
+    );
+    // A leading zero read as a letter is still a leading zero.
+    assert_eq!(
+        mrz.compare_read_page(&number("OL898902C3")).document_number,
+        Some(Agreement::Agrees)
+    );
+    assert_eq!(
+        mrz.compare_read_page(&number("IL898902C3")).document_number,
+        Some(Agreement::Differs)
+    );
+}
+
+#[test]
 fn a_whole_name_in_the_surnames_field_agrees_where_the_page_prints_no_given_names() {
     let mrz = specimen();
     let page = |surname: &str, given: Option<&str>| Printed {
