@@ -1,11 +1,16 @@
-//! The per-cell character classifier: the mean of two small multilayer perceptrons.
+//! The per-cell character classifier: the mean of two small multilayer perceptrons and a
+//! small convolutional network.
 //!
-//! Each network is tiny (one hidden layer) because MRZ characters are a single
-//! fixed-pitch font: once the cell is cut out well, telling 37 glyphs apart is
-//! easy, and a few hundred thousand multiply-adds per cell keep reading fast on
-//! one core. The weights live in small binary files embedded in the library.
+//! Each network is tiny (one hidden layer; two small convolutions) because MRZ characters
+//! are a single fixed-pitch font: once the cell is cut out well, telling 37 glyphs apart is
+//! easy, and a few hundred thousand multiply-adds per cell keep reading fast on one core.
+//! The weights live in small binary files embedded in the library.
 
 use crate::cells::CELL_LEN;
+
+pub mod cnn;
+
+pub use cnn::{Cnn, CnnShape};
 
 /// The 37 symbols of the MRZ alphabet, in classifier output order.
 pub const ALPHABET: &[u8; 37] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<";
@@ -16,12 +21,16 @@ pub const N_HIDDEN: usize = 256;
 
 const MAGIC: &[u8; 8] = b"MRTDMLP1";
 
-/// The embedded networks, each trained by `scripts/train-model.sh` on synthetic photos: on
-/// the training's scenes as they are, and with the handheld faults (security print, shadows,
-/// motion blur, pen strokes) as well. Each alone reads some altered real photos the other
-/// misreads; their mean reads more than either (the engine README).
-static EMBEDDED: [&[u8]; 2] =
-    [include_bytes!("../model/mrz-cells.bin"), include_bytes!("../model/mrz-cells-faults.bin")];
+/// The embedded networks, each trained by `scripts/train-model.sh` on synthetic photos: a
+/// perceptron on the training's scenes as they are, one with the handheld faults (security
+/// print, shadows, motion blur, pen strokes) as well, and a convolutional network on the
+/// first's scenes. Each alone reads some altered real photos the others misread; their mean
+/// reads more than any (the engine README).
+static EMBEDDED: [&[u8]; 3] = [
+    include_bytes!("../model/mrz-cells.bin"),
+    include_bytes!("../model/mrz-cells-faults.bin"),
+    include_bytes!("../model/mrz-cells-cnn.bin"),
+];
 
 /// Returns the class index of an MRZ symbol.
 pub fn class_of(symbol: u8) -> Option<usize> {
@@ -122,17 +131,56 @@ impl Mlp {
     }
 }
 
+/// One network of a [`Classifier`].
+#[derive(Clone, Debug)]
+pub enum Network {
+    /// A perceptron.
+    Mlp(Mlp),
+    /// A convolutional network.
+    Cnn(Cnn),
+}
+
+impl Network {
+    /// Reads a weight file of either kind.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, ModelError> {
+        if bytes.starts_with(MAGIC) {
+            Mlp::from_bytes(bytes).map(Network::Mlp)
+        } else {
+            Cnn::from_bytes(bytes).map(Network::Cnn)
+        }
+    }
+
+    /// The network's class probabilities of one cell.
+    fn probabilities(&self, input: &[f32; CELL_LEN], hidden: &mut [f32]) -> [f32; N_CLASSES] {
+        let mut logits = [0.0; N_CLASSES];
+        match self {
+            Network::Mlp(mlp) => mlp.forward(input, &mut hidden[..mlp.n_hidden], &mut logits),
+            Network::Cnn(cnn) => {
+                let mut scratch = cnn::Scratch::new(cnn.shape);
+                cnn.forward(input, &mut scratch, &mut logits);
+            }
+        }
+        softmax(&mut logits);
+        logits
+    }
+}
+
 /// The cell classifier: one network, or several whose probabilities are averaged. Networks
 /// trained on different renderings disagree where a cell is unlike their training, and the
 /// mean then says so as doubt rather than taking one network's certainty.
 #[derive(Clone, Debug)]
 pub struct Classifier {
-    members: Vec<Mlp>,
+    members: Vec<Network>,
 }
 
 impl Classifier {
-    /// A classifier of the given networks; `None` without one.
+    /// A classifier of the given perceptrons; `None` without one.
     pub fn new(members: Vec<Mlp>) -> Option<Classifier> {
+        Classifier::of(members.into_iter().map(Network::Mlp).collect())
+    }
+
+    /// A classifier of the given networks; `None` without one.
+    pub fn of(members: Vec<Network>) -> Option<Classifier> {
         (!members.is_empty()).then_some(Classifier { members })
     }
 
@@ -141,7 +189,7 @@ impl Classifier {
         let members = EMBEDDED
             .iter()
             .map(|bytes| {
-                Mlp::from_bytes(bytes).expect("the embedded classifier weights are well formed")
+                Network::from_bytes(bytes).expect("the embedded classifier weights are well formed")
             })
             .collect();
         Classifier { members }
@@ -149,7 +197,14 @@ impl Classifier {
 
     /// The hidden buffer [`Classifier::classify`] needs.
     pub fn hidden_len(&self) -> usize {
-        self.members.iter().map(|m| m.n_hidden).max().unwrap_or(0)
+        self.members
+            .iter()
+            .map(|m| match m {
+                Network::Mlp(mlp) => mlp.n_hidden,
+                Network::Cnn(_) => 0,
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Returns the class probabilities of one cell.
@@ -167,11 +222,9 @@ impl Classifier {
         hidden: &mut [f32],
         out: &mut [f32; N_CLASSES],
     ) {
-        let mut one = [0.0f32; N_CLASSES];
         out.fill(0.0);
         for member in &self.members {
-            member.forward(input, &mut hidden[..member.n_hidden], &mut one);
-            softmax(&mut one);
+            let one = member.probabilities(input, hidden);
             for (sum, p) in out.iter_mut().zip(&one) {
                 *sum += p;
             }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use common::{load_font, number, parse_flags, training_options, usage_error};
 use mrtd_engine::cells::{CELL_LEN, CellGeometry, Margins, sample_cell};
 use mrtd_engine::gray::Gray;
-use mrtd_engine::model::{ALPHABET, Classifier, Mlp};
+use mrtd_engine::model::{ALPHABET, Classifier, Network};
 use mrtd_engine::{EngineBuilder, ParseOptions};
 use mrtd_synth::{DEBIAN_OCRB_PATH, Rng, SceneOptions, SynthFormat, generate};
 
@@ -209,19 +209,19 @@ fn measure_synthetic(model: &Classifier, font: &Path, scenes: usize, seed: u64) 
 }
 
 /// One network's weights from a file, or the usage error naming it.
-fn load_network(path: &Path) -> Mlp {
+fn load_network(path: &Path) -> Network {
     let bytes = std::fs::read(path).unwrap_or_else(|e| {
         usage_error(TOOL, USAGE, &format!("cannot read {}: {e}", path.display()))
     });
-    Mlp::from_bytes(&bytes).unwrap_or_else(|e| {
+    Network::from_bytes(&bytes).unwrap_or_else(|e| {
         usage_error(TOOL, USAGE, &format!("{} is no classifier: {e}", path.display()))
     })
 }
 
 fn main() {
     let args = parse_args();
-    let members: Vec<Mlp> = args.models.iter().map(|path| load_network(path)).collect();
-    let model = Classifier::new(members).unwrap_or_else(Classifier::embedded);
+    let members: Vec<Network> = args.models.iter().map(|path| load_network(path)).collect();
+    let model = Classifier::of(members).unwrap_or_else(Classifier::embedded);
     for (manifest_path, dir) in &args.sets {
         let (tally, photos, found) = measure_real(&model, manifest_path, dir);
         tally.print(
