@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retrains the reader's classifier, all three networks, with the documented defaults
+# Retrains the reader's classifier, both networks, with the documented defaults
 # (scripts/train-model.sh's commands) and compares them byte for byte with the committed weights. Training is
 # deterministic on any number of cores, so a trainer binary that already made the
 # committed weights once makes them again: such a pass is remembered (by the SHA-256 of
@@ -17,9 +17,8 @@ if [ -z "$train" ]; then
 fi
 weights=crates/engine/model/mrz-cells.bin
 faults=crates/engine/model/mrz-cells-faults.bin
-cnn=crates/engine/model/mrz-cells-cnn.bin
 stamp="$target_dir/weights-verified"
-fingerprint="$(sha256sum "$train" "$weights" "$faults" "$cnn" | cut -d' ' -f1 | tr '\n' ' ')"
+fingerprint="$(sha256sum "$train" "$weights" "$faults" | cut -d' ' -f1 | tr '\n' ' ')"
 if [ "${MRTD_RETRAIN:-0}" != 1 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$fingerprint" ]; then
     echo "ok: this trainer binary made the committed weights before (MRTD_RETRAIN=1 retrains)"
     exit 0
@@ -30,7 +29,5 @@ trap 'rm -f "$out"' EXIT
 cmp "$out" "$weights"
 "$train" --more-faults --out "$out"
 cmp "$out" "$faults"
-"$train" --cnn --out "$out"
-cmp "$out" "$cnn"
 printf '%s' "$fingerprint" >"$stamp"
 echo "ok: the committed weights are what the training command makes"

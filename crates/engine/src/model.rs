@@ -1,10 +1,11 @@
-//! The per-cell character classifier: the mean of two small multilayer perceptrons and a
-//! small convolutional network.
+//! The per-cell character classifier: the mean of two small multilayer perceptrons.
 //!
-//! Each network is tiny (one hidden layer; two small convolutions) because MRZ characters
-//! are a single fixed-pitch font: once the cell is cut out well, telling 37 glyphs apart is
-//! easy, and a few hundred thousand multiply-adds per cell keep reading fast on one core.
-//! The weights live in small binary files embedded in the library.
+//! Each network is tiny (one hidden layer) because MRZ characters are a single
+//! fixed-pitch font: once the cell is cut out well, telling 37 glyphs apart is
+//! easy, and a few hundred thousand multiply-adds per cell keep reading fast on
+//! one core. The weights live in small binary files embedded in the library. A small
+//! convolutional network ([`Cnn`]) can be trained (`mrtd-train --cnn`) and measured in a
+//! mean (`mrtd-cells --model`); it is not embedded (the engine README says why).
 
 use crate::cells::CELL_LEN;
 
@@ -21,16 +22,12 @@ pub const N_HIDDEN: usize = 256;
 
 const MAGIC: &[u8; 8] = b"MRTDMLP1";
 
-/// The embedded networks, each trained by `scripts/train-model.sh` on synthetic photos: a
-/// perceptron on the training's scenes as they are, one with the handheld faults (security
-/// print, shadows, motion blur, pen strokes) as well, and a convolutional network on the
-/// first's scenes. Each alone reads some altered real photos the others misread; their mean
-/// reads more than any (the engine README).
-static EMBEDDED: [&[u8]; 3] = [
-    include_bytes!("../model/mrz-cells.bin"),
-    include_bytes!("../model/mrz-cells-faults.bin"),
-    include_bytes!("../model/mrz-cells-cnn.bin"),
-];
+/// The embedded networks, each trained by `scripts/train-model.sh` on synthetic photos: on
+/// the training's scenes as they are, and with the handheld faults (security print, shadows,
+/// motion blur, pen strokes) as well. Each alone reads some altered real photos the other
+/// misreads; their mean reads more than either (the engine README).
+static EMBEDDED: [&[u8]; 2] =
+    [include_bytes!("../model/mrz-cells.bin"), include_bytes!("../model/mrz-cells-faults.bin")];
 
 /// Returns the class index of an MRZ symbol.
 pub fn class_of(symbol: u8) -> Option<usize> {

@@ -3,7 +3,8 @@
 //!
 //! Usage: `mrtd-cells [--model PATH]... [--set MANIFEST:DIR]... [--scenes N] [--seed N]
 //! [--font PATH]`. Without `--model` it measures the reader's embedded classifier; with one
-//! or more, the mean of the networks in those files. For each real photo of a set (a manifest in the layout of
+//! or more, the mean of the networks in those files (perceptrons or convolutional networks,
+//! as `mrtd-train` writes them). For each real photo of a set (a manifest in the layout of
 //! `tests/data/images/MANIFEST.tsv`), the reader locates the zone; where it finds one of the
 //! truth's shape (lines and width), every cell is cut at the position the reader found and
 //! classified, and its likeliest symbol compared with the truth. The synthetic
