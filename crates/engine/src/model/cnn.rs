@@ -121,23 +121,39 @@ fn convolve<const H: usize, const W: usize>(
     }
 }
 
-/// A 2 × 2 max-pool of `channels` planes of `h` rows of `w + 2` (as [`convolve`] leaves
-/// them) into `out`, whose planes are `(h / 2 + 2 * pad) × (w / 2 + 2 * pad)` with the pool
-/// written inside the padding.
-fn pool(input: &[f32], (channels, h, w): (usize, usize, usize), pad: usize, out: &mut [f32]) {
+/// Calls `each(output, largest)` for every 2 × 2 window of `channels` planes of `h` rows of
+/// `w + 2` (as [`convolve`] leaves them): `output` the window's place in planes of
+/// `(h / 2 + 2 * pad) × (w / 2 + 2 * pad)` (the pool written inside the padding), `largest`
+/// the place in `input` of the window's largest value (the first, of equals).
+fn windows(
+    input: &[f32],
+    (channels, h, w): (usize, usize, usize),
+    pad: usize,
+    mut each: impl FnMut(usize, usize),
+) {
     let (oh, ow) = (h / 2, w / 2);
     let (ph, pw) = (oh + 2 * pad, ow + 2 * pad);
     let stride = w + 2;
     for c in 0..channels {
-        let source = &input[c * h * stride..(c + 1) * h * stride];
+        let plane = c * h * stride;
         for y in 0..oh {
             for x in 0..ow {
-                let at = |dy: usize, dx: usize| source[(2 * y + dy) * stride + 2 * x + dx];
-                let best = at(0, 0).max(at(0, 1)).max(at(1, 0)).max(at(1, 1));
-                out[c * ph * pw + (y + pad) * pw + x + pad] = best;
+                let mut best = plane + (2 * y) * stride + 2 * x;
+                for (dy, dx) in [(0, 1), (1, 0), (1, 1)] {
+                    let at = plane + (2 * y + dy) * stride + 2 * x + dx;
+                    if input[at] > input[best] {
+                        best = at;
+                    }
+                }
+                each(c * ph * pw + (y + pad) * pw + x + pad, best);
             }
         }
     }
+}
+
+/// A 2 × 2 max-pool of `input` into `out` (see [`windows`]).
+fn pool(input: &[f32], planes: (usize, usize, usize), pad: usize, out: &mut [f32]) {
+    windows(input, planes, pad, |output, largest| out[output] = input[largest]);
 }
 
 impl Cnn {
@@ -292,38 +308,21 @@ impl Cnn {
     }
 }
 
-/// The gradient of a 2 × 2 max-pool (with `pad` around each output plane of `d_out`) and of
-/// the ReLU before it, by the pool's input `input` (planes of `h` rows of `w + 2`, as
-/// [`convolve`] leaves them): each window's gradient to its largest
-/// value, where that was positive.
+/// The gradient of a 2 × 2 max-pool (`d_out`, see [`windows`]) and of the ReLU before it, by
+/// the pool's input `input`: each window's gradient to its largest value, where that was
+/// positive.
 fn unpool(
     input: &[f32],
     d_out: &[f32],
-    (channels, h, w): (usize, usize, usize),
+    planes: (usize, usize, usize),
     pad: usize,
     d_in: &mut [f32],
 ) {
-    let (oh, ow) = (h / 2, w / 2);
-    let (ph, pw) = (oh + 2 * pad, ow + 2 * pad);
-    let stride = w + 2;
-    for c in 0..channels {
-        let source = &input[c * h * stride..(c + 1) * h * stride];
-        for y in 0..oh {
-            for x in 0..ow {
-                let d = d_out[c * ph * pw + (y + pad) * pw + x + pad];
-                let mut best = (2 * y) * stride + 2 * x;
-                for (dy, dx) in [(0, 1), (1, 0), (1, 1)] {
-                    let at = (2 * y + dy) * stride + 2 * x + dx;
-                    if source[at] > source[best] {
-                        best = at;
-                    }
-                }
-                if source[best] > 0.0 {
-                    d_in[c * h * stride + best] += d;
-                }
-            }
+    windows(input, planes, pad, |output, largest| {
+        if input[largest] > 0.0 {
+            d_in[largest] += d_out[output];
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -212,30 +212,6 @@ fn gradient(mlp: &Mlp, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: &mut
     loss
 }
 
-fn accuracy(mlp: &Mlp, inputs: &[f32], labels: &[u8]) -> f32 {
-    let mut correct = 0usize;
-    for (idx, &label) in labels.iter().enumerate() {
-        let input: &[f32; CELL_LEN] =
-            inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell");
-        let probs = mlp.probabilities(input);
-        let best = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i);
-        if best == Some(usize::from(label)) {
-            correct += 1;
-        }
-    }
-    correct as f32 / labels.len().max(1) as f32
-}
-
-fn zeroed(mlp: &Mlp) -> Mlp {
-    Mlp {
-        n_hidden: mlp.n_hidden,
-        w1: vec![0.0; mlp.w1.len()],
-        b1: vec![0.0; mlp.b1.len()],
-        w2: vec![0.0; mlp.w2.len()],
-        b2: vec![0.0; mlp.b2.len()],
-    }
-}
-
 /// Epochs of a perceptron's training, and of the convolutional network's (which learns in
 /// fewer, and costs twice as much an epoch).
 const MLP_EPOCHS: usize = 8;
@@ -278,12 +254,86 @@ fn cnn_gradient(cnn: &Cnn, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: 
     loss
 }
 
-fn cnn_accuracy(cnn: &Cnn, inputs: &[f32], labels: &[u8]) -> f32 {
+/// What stochastic gradient descent needs of a network: its gradient over some samples,
+/// and its parameters and gradient block by block, in the same order.
+trait Trainable: Sync {
+    /// A gradient, in the network's own shape.
+    type Grad: Send;
+    /// A gradient of zeros.
+    fn zero_grad(&self) -> Self::Grad;
+    /// Adds the cross-entropy loss's gradient over the samples `idxs` to `grad`; returns the
+    /// loss.
+    fn gradient(&self, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: &mut Self::Grad)
+    -> f32;
+    /// The parameters, block by block.
+    fn blocks(&mut self) -> Vec<&mut [f32]>;
+    /// A gradient's blocks, in the order of [`Trainable::blocks`].
+    fn grad_blocks(grad: &Self::Grad) -> Vec<&[f32]>;
+    /// The class probabilities of one cell.
+    fn probabilities(&self, input: &[f32; CELL_LEN]) -> [f32; N_CLASSES];
+}
+
+impl Trainable for Mlp {
+    type Grad = Mlp;
+
+    fn zero_grad(&self) -> Mlp {
+        Mlp {
+            n_hidden: self.n_hidden,
+            w1: vec![0.0; self.w1.len()],
+            b1: vec![0.0; self.b1.len()],
+            w2: vec![0.0; self.w2.len()],
+            b2: vec![0.0; self.b2.len()],
+        }
+    }
+
+    fn gradient(&self, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: &mut Mlp) -> f32 {
+        gradient(self, inputs, labels, idxs, grad)
+    }
+
+    fn blocks(&mut self) -> Vec<&mut [f32]> {
+        vec![&mut self.w1, &mut self.b1, &mut self.w2, &mut self.b2]
+    }
+
+    fn grad_blocks(grad: &Mlp) -> Vec<&[f32]> {
+        vec![&grad.w1, &grad.b1, &grad.w2, &grad.b2]
+    }
+
+    fn probabilities(&self, input: &[f32; CELL_LEN]) -> [f32; N_CLASSES] {
+        Mlp::probabilities(self, input)
+    }
+}
+
+impl Trainable for Cnn {
+    type Grad = Vec<f32>;
+
+    fn zero_grad(&self) -> Vec<f32> {
+        vec![0.0; self.params.len()]
+    }
+
+    fn gradient(&self, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: &mut Vec<f32>) -> f32 {
+        cnn_gradient(self, inputs, labels, idxs, grad)
+    }
+
+    fn blocks(&mut self) -> Vec<&mut [f32]> {
+        vec![&mut self.params]
+    }
+
+    fn grad_blocks(grad: &Vec<f32>) -> Vec<&[f32]> {
+        vec![grad]
+    }
+
+    fn probabilities(&self, input: &[f32; CELL_LEN]) -> [f32; N_CLASSES] {
+        Cnn::probabilities(self, input)
+    }
+}
+
+/// The share of `labels` the network's likeliest symbol gets right.
+fn accuracy<N: Trainable>(network: &N, inputs: &[f32], labels: &[u8]) -> f32 {
     let mut correct = 0usize;
     for (idx, &label) in labels.iter().enumerate() {
         let input: &[f32; CELL_LEN] =
             inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell");
-        let probs = cnn.probabilities(input);
+        let probs = network.probabilities(input);
         let best = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i);
         if best == Some(usize::from(label)) {
             correct += 1;
@@ -292,9 +342,17 @@ fn cnn_accuracy(cnn: &Cnn, inputs: &[f32], labels: &[u8]) -> f32 {
     correct as f32 / labels.len().max(1) as f32
 }
 
-fn train_cnn(args: &Args, inputs: &[f32], labels: &[u8], val: (&[f32], &[u8]), started: Instant) {
-    let mut cnn = initial_cnn(args.seed);
-    let mut velocity = vec![0.0f32; cnn.params.len()];
+/// Trains `network` on the samples: SGD with momentum, batches of 64 in an order shuffled
+/// each epoch, a cosine learning rate, each batch's gradient the sum of [`SHARDS`] shards.
+fn train<N: Trainable>(
+    args: &Args,
+    mut network: N,
+    (inputs, labels): (&[f32], &[u8]),
+    (val_inputs, val_labels): (&[f32], &[u8]),
+    started: Instant,
+) -> N {
+    let mut velocity: Vec<Vec<f32>> =
+        network.blocks().iter().map(|block| vec![0.0; block.len()]).collect();
     let mut rng = Rng::new(args.seed ^ 0x5EED);
     let batch = 64;
     let n_samples = labels.len();
@@ -311,14 +369,14 @@ fn train_cnn(args: &Args, inputs: &[f32], labels: &[u8], val: (&[f32], &[u8]), s
             let rate = 0.02 * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos()) + 1e-4;
             step += 1;
             let per_shard = chunk.len().div_ceil(SHARDS);
-            let results: Vec<(Vec<f32>, f32)> = std::thread::scope(|scope| {
+            let results: Vec<(N::Grad, f32)> = std::thread::scope(|scope| {
                 let handles: Vec<_> = chunk
                     .chunks(per_shard)
                     .map(|part| {
-                        let cnn = &cnn;
+                        let network = &network;
                         scope.spawn(move || {
-                            let mut grad = vec![0.0f32; cnn.params.len()];
-                            let loss = cnn_gradient(cnn, inputs, labels, part, &mut grad);
+                            let mut grad = network.zero_grad();
+                            let loss = network.gradient(inputs, labels, part, &mut grad);
                             (grad, loss)
                         })
                     })
@@ -326,10 +384,16 @@ fn train_cnn(args: &Args, inputs: &[f32], labels: &[u8], val: (&[f32], &[u8]), s
                 handles.into_iter().map(|h| h.join().expect("worker")).collect()
             });
             let scale = 1.0 / chunk.len() as f32;
-            for (idx, (w, v)) in cnn.params.iter_mut().zip(velocity.iter_mut()).enumerate() {
-                let g: f32 = results.iter().map(|(grad, _)| grad[idx]).sum::<f32>() * scale;
-                *v = 0.9 * *v - rate * (g + 1e-5 * *w);
-                *w += *v;
+            let shards: Vec<Vec<&[f32]>> =
+                results.iter().map(|(grad, _)| N::grad_blocks(grad)).collect();
+            for (block, (weights, velocity)) in
+                network.blocks().into_iter().zip(velocity.iter_mut()).enumerate()
+            {
+                for (idx, (w, v)) in weights.iter_mut().zip(velocity.iter_mut()).enumerate() {
+                    let g: f32 = shards.iter().map(|shard| shard[block][idx]).sum::<f32>() * scale;
+                    *v = 0.9 * *v - rate * (g + 1e-5 * *w);
+                    *w += *v;
+                }
             }
             epoch_loss += results.iter().map(|r| r.1).sum::<f32>();
         }
@@ -337,12 +401,11 @@ fn train_cnn(args: &Args, inputs: &[f32], labels: &[u8], val: (&[f32], &[u8]), s
             "epoch {}: loss {:.4}, validation accuracy {:.4} ({:.1?})",
             epoch + 1,
             epoch_loss / n_samples as f32,
-            cnn_accuracy(&cnn, val.0, val.1),
+            accuracy(&network, val_inputs, val_labels),
             started.elapsed()
         );
     }
-    std::fs::write(&args.out, cnn.to_bytes()).expect("write the weights");
-    eprintln!("wrote {}", args.out.display());
+    network
 }
 
 fn main() {
@@ -360,71 +423,17 @@ fn main() {
         started.elapsed()
     );
 
-    if args.cnn {
-        train_cnn(&args, &inputs, &labels, (&val_inputs, &val_labels), started);
-        return;
-    }
-    let mut mlp = mrtd_synth::initial_weights(N_HIDDEN, args.seed);
-    let mut velocity = zeroed(&mlp);
-    let mut rng = Rng::new(args.seed ^ 0x5EED);
-    let batch = 64;
-    let n_samples = labels.len();
-    let total_steps = args.epochs * n_samples.div_ceil(batch);
-    let mut step = 0usize;
-    for epoch in 0..args.epochs {
-        let mut order: Vec<usize> = (0..n_samples).collect();
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.below(i + 1));
-        }
-        let mut epoch_loss = 0.0;
-        for chunk in order.chunks(batch) {
-            let progress = step as f32 / total_steps as f32;
-            let rate = 0.02 * 0.5 * (1.0 + (std::f32::consts::PI * progress).cos()) + 1e-4;
-            step += 1;
-            let per_shard = chunk.len().div_ceil(SHARDS);
-            let results: Vec<(Mlp, f32)> = std::thread::scope(|scope| {
-                let handles: Vec<_> = chunk
-                    .chunks(per_shard)
-                    .map(|part| {
-                        let mlp = &mlp;
-                        let inputs = &inputs;
-                        let labels = &labels;
-                        scope.spawn(move || {
-                            let mut grad = zeroed(mlp);
-                            let loss = gradient(mlp, inputs, labels, part, &mut grad);
-                            (grad, loss)
-                        })
-                    })
-                    .collect();
-                handles.into_iter().map(|h| h.join().expect("worker")).collect()
-            });
-            let scale = 1.0 / chunk.len() as f32;
-            let update =
-                |weights: &mut [f32], velocity: &mut [f32], pick: &dyn Fn(&Mlp) -> &[f32]| {
-                    for (idx, (w, v)) in weights.iter_mut().zip(velocity.iter_mut()).enumerate() {
-                        let g: f32 =
-                            results.iter().map(|(grad, _)| pick(grad)[idx]).sum::<f32>() * scale;
-                        *v = 0.9 * *v - rate * (g + 1e-5 * *w);
-                        *w += *v;
-                    }
-                };
-            update(&mut mlp.w1, &mut velocity.w1, &|m| &m.w1);
-            update(&mut mlp.b1, &mut velocity.b1, &|m| &m.b1);
-            update(&mut mlp.w2, &mut velocity.w2, &|m| &m.w2);
-            update(&mut mlp.b2, &mut velocity.b2, &|m| &m.b2);
-            epoch_loss += results.iter().map(|r| r.1).sum::<f32>();
-        }
-        eprintln!(
-            "epoch {}: loss {:.4}, validation accuracy {:.4} ({:.1?})",
-            epoch + 1,
-            epoch_loss / n_samples as f32,
-            accuracy(&mlp, &val_inputs, &val_labels),
-            started.elapsed()
-        );
-    }
+    let samples = (inputs.as_slice(), labels.as_slice());
+    let validation = (val_inputs.as_slice(), val_labels.as_slice());
+    let bytes = if args.cnn {
+        train(&args, initial_cnn(args.seed), samples, validation, started).to_bytes()
+    } else {
+        let mlp = mrtd_synth::initial_weights(N_HIDDEN, args.seed);
+        train(&args, mlp, samples, validation, started).to_bytes()
+    };
     if let Some(parent) = args.out.parent() {
         std::fs::create_dir_all(parent).expect("create the model directory");
     }
-    std::fs::write(&args.out, mlp.to_bytes()).expect("write the weights");
+    std::fs::write(&args.out, bytes).expect("write the weights");
     eprintln!("wrote {}", args.out.display());
 }
