@@ -344,6 +344,11 @@ mod tests {
         assert_eq!(back.params, cnn.params);
         assert_eq!(back.shape, cnn.shape);
         assert!(Cnn::from_bytes(b"MRTDCNN1short").is_err());
+        // A weight file says which kind of network it holds.
+        assert!(matches!(
+            super::super::Network::from_bytes(&cnn.to_bytes()),
+            Ok(super::super::Network::Cnn(_))
+        ));
     }
 
     #[test]
