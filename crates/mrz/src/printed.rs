@@ -473,21 +473,22 @@ impl Reading {
     }
 
     fn compare(&self, printed: &Printed, recognised: bool) -> Comparison {
+        // A recogniser may lose the spaces between names.
         let joined = recognised;
         let fields = &self.fields;
         // A name field filled to its last cell may have lost its end: the given names' if
         // there are any, else the surname's.
         let truncated = fields.names_possibly_truncated;
         let given_last = !fields.given_names.is_empty();
-        // A number as printed: its separators dropped, and its leading zeros, which some
-        // issuers print and their MRZ leaves out (a Belgian card's `000-5903358-01` is
-        // `590335801` in its zone).
         // Read by a recogniser, a round glyph is one symbol and a bar another.
         let fold = |c: char| match c {
             'O' if recognised => '0',
             'I' if recognised => '1',
             c => c,
         };
+        // A number as printed: its separators dropped, and its leading zeros, which some
+        // issuers print and their MRZ leaves out (a Belgian card's `000-5903358-01` is
+        // `590335801` in its zone).
         let document_number = |text: &String| {
             let plain: String =
                 plain_upper(text).chars().filter(char::is_ascii_alphanumeric).map(fold).collect();
