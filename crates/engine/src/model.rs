@@ -61,25 +61,12 @@ pub struct Mlp {
 impl Mlp {
     /// Reads a weight file written by [`Mlp::to_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Mlp, ModelError> {
-        if bytes.len() < 20 || &bytes[..8] != MAGIC {
-            return Err(ModelError::BadFormat);
-        }
-        let read_u32 = |at: usize| {
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-        };
-        let n_in = read_u32(8) as usize;
-        let n_hidden = read_u32(12) as usize;
-        let n_out = read_u32(16) as usize;
+        let [n_in, n_hidden, n_out] = read_header(bytes, MAGIC).ok_or(ModelError::BadFormat)?;
         if n_in != CELL_LEN || n_out != N_CLASSES || n_hidden == 0 || n_hidden > 4096 {
             return Err(ModelError::BadFormat);
         }
         let n_floats = n_hidden * n_in + n_hidden + n_out * n_hidden + n_out;
-        if bytes.len() != 20 + n_floats * 4 {
-            return Err(ModelError::BadFormat);
-        }
-        let mut floats = bytes[20..]
-            .chunks_exact(4)
-            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]));
+        let mut floats = read_floats(bytes, n_floats).ok_or(ModelError::BadFormat)?.into_iter();
         let mut take = |n: usize| floats.by_ref().take(n).collect::<Vec<f32>>();
         let w1 = take(n_hidden * n_in);
         let b1 = take(n_hidden);
@@ -90,15 +77,8 @@ impl Mlp {
 
     /// Serialises the weights as little-endian `f32` after a short header.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(20 + 4 * (self.w1.len() + self.w2.len() + 512));
-        bytes.extend_from_slice(MAGIC);
-        for dim in [CELL_LEN, self.n_hidden, N_CLASSES] {
-            bytes.extend_from_slice(&(dim as u32).to_le_bytes());
-        }
-        for value in self.w1.iter().chain(&self.b1).chain(&self.w2).chain(&self.b2) {
-            bytes.extend_from_slice(&value.to_le_bytes());
-        }
-        bytes
+        let values = self.w1.iter().chain(&self.b1).chain(&self.w2).chain(&self.b2);
+        write_weights(MAGIC, [CELL_LEN, self.n_hidden, N_CLASSES], values)
     }
 
     /// Computes the hidden activations and the class logits for one cell.
@@ -126,6 +106,47 @@ impl Mlp {
         softmax(&mut logits);
         logits
     }
+}
+
+/// The bytes a weight file's header takes: an 8-byte magic, then three little-endian `u32`.
+const HEADER_LEN: usize = 20;
+
+/// A weight file's three dimensions, when it starts with `magic`.
+fn read_header(bytes: &[u8], magic: &[u8; 8]) -> Option<[usize; 3]> {
+    if bytes.len() < HEADER_LEN || &bytes[..8] != magic {
+        return None;
+    }
+    let read_u32 = |at: usize| {
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+    };
+    Some([read_u32(8), read_u32(12), read_u32(16)])
+}
+
+/// The little-endian `f32` values after a weight file's header, when there are exactly `n`.
+fn read_floats(bytes: &[u8], n: usize) -> Option<Vec<f32>> {
+    (bytes.len() == HEADER_LEN + n * 4).then(|| {
+        bytes[HEADER_LEN..]
+            .chunks_exact(4)
+            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
+            .collect()
+    })
+}
+
+/// A weight file: `magic`, the three dimensions, then the values as little-endian `f32`.
+fn write_weights<'a>(
+    magic: &[u8; 8],
+    dims: [usize; 3],
+    values: impl Iterator<Item = &'a f32>,
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER_LEN + 4 * values.size_hint().0);
+    bytes.extend_from_slice(magic);
+    for dim in dims {
+        bytes.extend_from_slice(&(dim as u32).to_le_bytes());
+    }
+    for value in values {
+        bytes.extend_from_slice(&value.to_le_bytes());
+    }
+    bytes
 }
 
 /// One network of a [`Classifier`].
@@ -171,11 +192,6 @@ pub struct Classifier {
 }
 
 impl Classifier {
-    /// A classifier of the given perceptrons; `None` without one.
-    pub fn new(members: Vec<Mlp>) -> Option<Classifier> {
-        Classifier::of(members.into_iter().map(Network::Mlp).collect())
-    }
-
     /// A classifier of the given networks; `None` without one.
     pub fn of(members: Vec<Network>) -> Option<Classifier> {
         (!members.is_empty()).then_some(Classifier { members })
@@ -306,12 +322,14 @@ mod tests {
             }
         };
         let input = [0.5; CELL_LEN];
-        let one = Classifier::new(vec![sure_of(0)]).unwrap().probabilities(&input);
+        let one = Classifier::of(vec![Network::Mlp(sure_of(0))]).unwrap().probabilities(&input);
         assert!(one[0] > 0.999);
-        let both = Classifier::new(vec![sure_of(0), sure_of(24)]).unwrap().probabilities(&input);
+        let both = Classifier::of(vec![Network::Mlp(sure_of(0)), Network::Mlp(sure_of(24))])
+            .unwrap()
+            .probabilities(&input);
         assert!((both[0] - 0.5).abs() < 1e-3 && (both[24] - 0.5).abs() < 1e-3, "{both:?}");
         assert!((both.iter().sum::<f32>() - 1.0).abs() < 1e-4);
-        assert!(Classifier::new(Vec::new()).is_none());
+        assert!(Classifier::of(Vec::new()).is_none());
         // Every embedded network loads.
         assert_eq!(Classifier::embedded().members.len(), EMBEDDED.len());
     }

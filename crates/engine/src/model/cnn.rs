@@ -2,7 +2,7 @@
 //! ReLU and a 2 × 2 max-pool, then one hidden layer. Its features are the same wherever
 //! in the window a stroke falls, which a perceptron's are not.
 
-use super::{ModelError, N_CLASSES, dot, softmax};
+use super::{ModelError, N_CLASSES, dot, read_floats, read_header, softmax, write_weights};
 use crate::cells::{CELL_H, CELL_LEN, CELL_W};
 
 const MAGIC: &[u8; 8] = b"MRTDCNN1";
@@ -159,38 +159,19 @@ fn pool(input: &[f32], planes: (usize, usize, usize), pad: usize, out: &mut [f32
 impl Cnn {
     /// Reads a weight file written by [`Cnn::to_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Cnn, ModelError> {
-        if bytes.len() < 20 || &bytes[..8] != MAGIC {
+        let [c1, c2, hidden] = read_header(bytes, MAGIC).ok_or(ModelError::BadFormat)?;
+        if [c1, c2, hidden].iter().any(|&n| n == 0 || n > 1024) {
             return Err(ModelError::BadFormat);
         }
-        let read_u32 = |at: usize| {
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
-        };
-        let shape = CnnShape { c1: read_u32(8), c2: read_u32(12), hidden: read_u32(16) };
-        if [shape.c1, shape.c2, shape.hidden].iter().any(|&n| n == 0 || n > 1024) {
-            return Err(ModelError::BadFormat);
-        }
-        let n = shape.offsets()[8];
-        if bytes.len() != 20 + n * 4 {
-            return Err(ModelError::BadFormat);
-        }
-        let params = bytes[20..]
-            .chunks_exact(4)
-            .map(|chunk| f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
-            .collect();
+        let shape = CnnShape { c1, c2, hidden };
+        let params = read_floats(bytes, shape.offsets()[8]).ok_or(ModelError::BadFormat)?;
         Ok(Cnn { shape, params })
     }
 
     /// Serialises the weights as little-endian `f32` after a short header.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(20 + 4 * self.params.len());
-        bytes.extend_from_slice(MAGIC);
-        for dim in [self.shape.c1, self.shape.c2, self.shape.hidden] {
-            bytes.extend_from_slice(&(dim as u32).to_le_bytes());
-        }
-        for value in &self.params {
-            bytes.extend_from_slice(&value.to_le_bytes());
-        }
-        bytes
+        let CnnShape { c1, c2, hidden } = self.shape;
+        write_weights(MAGIC, [c1, c2, hidden], self.params.iter())
     }
 
     /// The parameter block `i` of [`CnnShape::offsets`].
