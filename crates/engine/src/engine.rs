@@ -8,7 +8,7 @@ use crate::cells::CellGeometry;
 use crate::components::Darkness;
 use crate::error::ImageError;
 use crate::face::FaceModel;
-use crate::image::{DecodeLimits, decode, decode_ink, decode_jpeg_reduced, within_pixels};
+use crate::image::{DecodeLimits, InkLook, decode, decode_ink, decode_jpeg_reduced, within_pixels};
 use crate::jpeg::Reduction;
 use crate::locate::{LocateReport, MrzCandidate, WorkImage, locate, shrink_factor, work_image};
 use crate::model::Classifier;
@@ -222,14 +222,17 @@ impl Engine {
         drop(decoded);
         // Marks in colour over or under the zone (a stamp, a pen line, an app's frame, a
         // tinted background) are as dark as ink in the luma: where the reading is not `read`
-        // and something like a zone was seen, the photo gets a look as ink on paper.
-        if reading.status != Status::Read
-            && candidates_seen
-            && let Some(ink) = decode_ink(image_bytes, limits)
-        {
-            let again = self.read_gray(&ink, options);
-            if better_reading(&again, &reading) {
-                reading = again;
+        // and something like a zone was seen, the photo gets a look as ink on paper, and a
+        // second, colour lifted further, where the first is not `read` either.
+        for look in InkLook::ALL {
+            if reading.status != Status::Read
+                && candidates_seen
+                && let Some(ink) = decode_ink(image_bytes, limits, look)
+            {
+                let again = self.read_gray(&ink, options);
+                if better_reading(&again, &reading) {
+                    reading = again;
+                }
             }
         }
         reading.image_format = format;

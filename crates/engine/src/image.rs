@@ -103,12 +103,40 @@ const COLOURED_SPREAD: u8 = 48;
 /// what lies over or under it.
 const COLOURED_SHARE: f32 = 0.002;
 
-/// The photo as ink on paper: each pixel's brightest channel, so that anything coloured (a
-/// stamp, a pen line, an app's frame drawn over the zone, a tinted security print or UV
-/// fibres behind it) turns light while black print stays dark. `None` for a photo without
-/// colour to speak of (a gray scan, a HEIC: the luma is all there is to see), or one that
-/// cannot be decoded again.
-pub(crate) fn decode_ink(bytes: &[u8], limits: DecodeLimits) -> Option<Gray> {
+/// How a photo is seen as ink on paper: the MRZ is printed black, so whatever has colour is
+/// no ink of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum InkLook {
+    /// Each pixel's brightest channel: anything coloured (a stamp, a pen line, an app's frame
+    /// drawn over the zone, a tinted security print or UV fibres behind it) turns light while
+    /// black print stays dark.
+    Brightest,
+    /// The brightest channel raised by the pixel's colour (its brightest less its darkest
+    /// channel): a dark coloured mark, as dark blue ballpoint ink, whose brightest channel is
+    /// still as dark as mid-gray, turns nearly paper. Black print's coloured fringes (a
+    /// phone's demosaicing, JPEG's halved colour) lighten its edges too, so this is the second
+    /// look, not the first.
+    Lifted,
+}
+
+impl InkLook {
+    /// The looks, in the order they are tried.
+    pub(crate) const ALL: [InkLook; 2] = [InkLook::Brightest, InkLook::Lifted];
+
+    /// The gray a pixel of colour `[r, g, b]` is seen as.
+    fn of(self, [r, g, b]: [u8; 3]) -> u8 {
+        let (high, low) = (r.max(g).max(b), r.min(g).min(b));
+        match self {
+            InkLook::Brightest => high,
+            InkLook::Lifted => high.saturating_add(high - low),
+        }
+    }
+}
+
+/// The photo as ink on paper, seen as `look` says. `None` for a photo without colour to
+/// speak of (a gray scan, a HEIC: the luma is all there is to see), or one that cannot be
+/// decoded again.
+pub(crate) fn decode_ink(bytes: &[u8], limits: DecodeLimits, look: InkLook) -> Option<Gray> {
     if bytes.len() > limits.max_bytes || is_heif(bytes) {
         return None;
     }
@@ -124,9 +152,8 @@ pub(crate) fn decode_ink(bytes: &[u8], limits: DecodeLimits) -> Option<Gray> {
         .pixels()
         .map(|pixel| {
             let [r, g, b] = pixel.0;
-            let (high, low) = (r.max(g).max(b), r.min(g).min(b));
-            coloured += usize::from(high - low >= COLOURED_SPREAD);
-            high
+            coloured += usize::from(r.max(g).max(b) - r.min(g).min(b) >= COLOURED_SPREAD);
+            look.of(pixel.0)
         })
         .collect();
     drop(rgb);
@@ -399,5 +426,22 @@ mod pixels_tests {
         // Not an image, or a PDF: the limit.
         assert_eq!(pixels_to_decode(b"not an image", limits), 1_000_000);
         assert_eq!(pixels_to_decode(b"%PDF-1.5 ...", limits), 1_000_000);
+    }
+
+    #[test]
+    fn coloured_marks_are_seen_lighter_than_black_print() {
+        let (black, paper, ballpoint) = ([30, 32, 28], [235, 232, 228], [25, 35, 110]);
+        // The brightest channel leaves black print and paper as the luma has them, and a
+        // dark blue pen stroke as dark as mid-gray.
+        assert_eq!(InkLook::Brightest.of(black), 32);
+        assert_eq!(InkLook::Brightest.of(paper), 235);
+        assert_eq!(InkLook::Brightest.of(ballpoint), 110);
+        // Lifted by its colour, the stroke is nearly paper; black print stays black, and
+        // paper stays paper.
+        assert_eq!(InkLook::Lifted.of(ballpoint), 195);
+        assert!(InkLook::Lifted.of(black) < 40);
+        assert_eq!(InkLook::Lifted.of(paper), 242);
+        // A saturated stamp turns white, never wraps round to dark.
+        assert_eq!(InkLook::Lifted.of([200, 20, 30]), 255);
     }
 }
