@@ -114,8 +114,8 @@ pub(crate) enum InkLook {
     /// The brightest channel raised by the pixel's colour (its brightest less its darkest
     /// channel): a dark coloured mark, as dark blue ballpoint ink, whose brightest channel is
     /// still as dark as mid-gray, turns nearly paper. Black print's coloured fringes (a
-    /// phone's demosaicing, JPEG's halved colour) lighten its edges too, so this is the second
-    /// look, not the first.
+    /// phone's demosaicing, JPEG's halved colour) lighten its edges too, so this look comes
+    /// after the brightest channel's, not in its place.
     Lifted,
 }
 
