@@ -173,6 +173,21 @@ fn make_part(
     (inputs, labels)
 }
 
+/// The `idx`-th cell of the samples' inputs.
+fn cell(inputs: &[f32], idx: usize) -> &[f32; CELL_LEN] {
+    inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell")
+}
+
+/// The cross-entropy loss of `logits` for `label`, leaving in `logits` the loss's gradient
+/// with respect to them: the class probabilities less the label's one-hot.
+fn cross_entropy(logits: &mut [f32; N_CLASSES], label: u8) -> f32 {
+    softmax(logits);
+    let label = usize::from(label);
+    let loss = -logits[label].max(1e-9).ln();
+    logits[label] -= 1.0;
+    loss
+}
+
 /// Accumulates the gradient of the cross-entropy loss over some samples.
 fn gradient(mlp: &Mlp, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: &mut Mlp) -> f32 {
     let mut hidden = vec![0.0; mlp.n_hidden];
@@ -180,13 +195,9 @@ fn gradient(mlp: &Mlp, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: &mut
     let mut logits = [0.0; N_CLASSES];
     let mut loss = 0.0;
     for &idx in idxs {
-        let input: &[f32; CELL_LEN] =
-            inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell");
+        let input = cell(inputs, idx);
         mlp.forward(input, &mut hidden, &mut logits);
-        softmax(&mut logits);
-        let label = usize::from(labels[idx]);
-        loss -= logits[label].max(1e-9).ln();
-        logits[label] -= 1.0;
+        loss += cross_entropy(&mut logits, labels[idx]);
         dhidden.iter_mut().for_each(|d| *d = 0.0);
         for (class, &dz) in logits.iter().enumerate() {
             grad.b2[class] += dz;
@@ -242,13 +253,9 @@ fn cnn_gradient(cnn: &Cnn, inputs: &[f32], labels: &[u8], idxs: &[usize], grad: 
     let mut logits = [0.0; N_CLASSES];
     let mut loss = 0.0;
     for &idx in idxs {
-        let input: &[f32; CELL_LEN] =
-            inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell");
+        let input = cell(inputs, idx);
         cnn.forward(input, &mut scratch, &mut logits);
-        softmax(&mut logits);
-        let label = usize::from(labels[idx]);
-        loss -= logits[label].max(1e-9).ln();
-        logits[label] -= 1.0;
+        loss += cross_entropy(&mut logits, labels[idx]);
         cnn.backward(&scratch, &logits, grad);
     }
     loss
@@ -331,8 +338,7 @@ impl Trainable for Cnn {
 fn accuracy<N: Trainable>(network: &N, inputs: &[f32], labels: &[u8]) -> f32 {
     let mut correct = 0usize;
     for (idx, &label) in labels.iter().enumerate() {
-        let input: &[f32; CELL_LEN] =
-            inputs[idx * CELL_LEN..(idx + 1) * CELL_LEN].try_into().expect("cell");
+        let input = cell(inputs, idx);
         let probs = network.probabilities(input);
         let best = probs.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|(i, _)| i);
         if best == Some(usize::from(label)) {
