@@ -4,6 +4,8 @@
 use crate::components::{Component, Darkness, binarise, components};
 use crate::gray::Gray;
 
+mod runs;
+
 /// A straight row of glyph blobs found at some angle, in working-image pixels.
 #[derive(Clone, Debug)]
 pub(crate) struct TextRow {
@@ -146,16 +148,23 @@ pub(crate) fn major_extent(blob: &Component) -> f32 {
     blob.extent(1.0, 0.0).max(blob.extent(0.0, 1.0))
 }
 
-/// Glyph-like blobs of the working image.
-pub(crate) fn glyph_blobs(work: &Gray, darkness: Darkness) -> Vec<Component> {
+/// Glyph-like blobs of the working image, and the runs among the rest: blobs too long to
+/// be one glyph and no higher than one, glyphs run together by blur along their line.
+pub(crate) fn glyph_blobs(work: &Gray, darkness: Darkness) -> (Vec<Component>, Vec<Component>) {
     let max_size = max_glyph_extent(work);
-    components(&ink(work, darkness), work.width, work.height)
-        .into_iter()
-        .filter(|c| {
-            let major = major_extent(c);
-            c.area >= 6 && major >= 3.0 && major <= max_size
-        })
-        .collect()
+    let (mut glyphs, mut runs) = (Vec::new(), Vec::new());
+    for blob in components(&ink(work, darkness), work.width, work.height) {
+        let major = major_extent(&blob);
+        if blob.area < 6 || major < 3.0 {
+            continue;
+        }
+        if major <= max_size {
+            glyphs.push(blob);
+        } else if runs::is_run(&blob, max_size) {
+            runs.push(blob);
+        }
+    }
+    (glyphs, runs)
 }
 
 struct Projected {
@@ -532,10 +541,19 @@ fn stacked(upper: &TextRow, lower: &TextRow) -> bool {
 
 /// Runs blob finding and row grouping on a working image.
 pub(crate) fn locate(work: &Gray, darkness: Darkness) -> (Vec<MrzCandidate>, LocateReport) {
-    let blobs = glyph_blobs(work, darkness);
-    let rows = find_rows(&blobs);
+    let (blobs, runs) = glyph_blobs(work, darkness);
+    let mut rows = find_rows(&blobs);
+    let mut candidates = mrz_candidates(&rows);
+    // Blur along the lines runs their glyphs together into blobs too long to be glyphs, and
+    // the rows fall apart. Where no zone was seen, such runs are cut into glyph-wide pieces.
+    if candidates.is_empty() && !runs.is_empty() {
+        let cut_rows = runs::rows_with_pieces(blobs, &runs);
+        candidates = mrz_candidates(&cut_rows);
+        if !candidates.is_empty() {
+            rows = cut_rows;
+        }
+    }
     let long_rows: Vec<&TextRow> = rows.iter().filter(|r| r.length() > r.height * 20.0).collect();
-    let candidates = mrz_candidates(&rows);
     let report = LocateReport {
         n_long_rows: long_rows.len(),
         longest_row: long_rows
