@@ -430,6 +430,27 @@ impl Engine {
                 (best, report) = (faint, faint_report);
             }
         }
+        // A shadow's sharp edge along the zone darkens half of some cells and makes a band
+        // of ink beside it; without a confident reading where rows of text were seen, the
+        // photo gets a look with its paper brought to white.
+        let text_seen = candidates_seen || report.n_long_rows > 0;
+        if text_seen && best.as_ref().is_none_or(|b| !is_confident(b)) {
+            let paper = crate::shade::paper(&work);
+            let (flat, flat_work) = crate::shade::flatten(gray, &work, &paper);
+            let (again, again_report) =
+                self.best_attempt(&flat, &flat_work, Darkness::NORMAL, options);
+            candidates_seen |= again_report.n_candidates > 0;
+            // Kept where it reads better; over a zone on even paper, clearly better.
+            let better = |a: &Attempt| {
+                best.as_ref().is_none_or(|b| {
+                    let shadowed = crate::shade::shadowed(&paper, &b.cells, work.scale);
+                    rank(a) > rank(b) + if shadowed { 0.0 } else { FLAT_PAGE_MARGIN }
+                })
+            };
+            if again.as_ref().is_some_and(better) {
+                (best, report) = (again, again_report);
+            }
+        }
         // A line drawn over the page (a pen stroke, a frame) joins the glyphs it crosses into
         // one blob, so the zone is not found or is read in pieces; without a confident
         // reading, the photo gets a look with such lines painted out.
@@ -600,6 +621,12 @@ fn overlaps(candidate: &MrzCandidate, cells: &[Vec<CellGeometry>], scale: f32) -
 /// shade surer. Painting out a line through glyphs takes part of them with it (an 8 read 3
 /// where the line crossed its middle), so that reading must rank higher.
 const CLEAN_PAGE_MARGIN: f32 = 0.05;
+
+/// How much better (in [`rank`]) a reading of the photo with its paper brought to white must
+/// be to replace the photo's own where the zone's paper is even: an eighth of the check
+/// digits. Small glyphs on even paper read a little more confidently, and wrongly, after the
+/// division.
+const FLAT_PAGE_MARGIN: f32 = 0.5;
 
 /// The better of a reading with lines drawn over the page and one with them painted out
 /// (`strokes`, in working-image pixels), as [`CLEAN_PAGE_MARGIN`] says. Either way the lines

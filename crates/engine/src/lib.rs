@@ -44,6 +44,7 @@ mod outline;
 mod pdf;
 mod plausible;
 mod recognise;
+mod shade;
 mod strokes;
 mod types;
 mod visual;
