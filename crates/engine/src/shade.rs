@@ -153,4 +153,21 @@ mod tests {
             assert!(at(100, 30) <= 60 && at(100, 50) <= 60, "{} {}", at(100, 30), at(100, 50));
         }
     }
+
+    #[test]
+    fn a_zone_is_shadowed_where_its_paper_is_a_quarter_darker_in_places() {
+        let paper = Gray {
+            width: 100,
+            height: 10,
+            data: (0..1000).map(|i| if i % 100 < 50 { 220 } else { 150 }).collect(),
+        };
+        let cell =
+            |x: f32| CellGeometry { centre: (x, 5.0), along: (1.0, 0.0), across: (0.0, 1.0) };
+        let lit = vec![(10..40).map(|x| cell(x as f32)).collect::<Vec<_>>()];
+        assert!(!shadowed(&paper, &lit, 1.0));
+        let across_the_edge = vec![(30..70).map(|x| cell(x as f32)).collect::<Vec<_>>()];
+        assert!(shadowed(&paper, &across_the_edge, 1.0));
+        // Cells in original pixels, twice the working image's.
+        assert!(!shadowed(&paper, &across_the_edge, 0.5));
+    }
 }

@@ -14,7 +14,7 @@ use crate::support;
 
 use mrtd_engine::geometry::{Homography, distance_to_segment};
 use mrtd_engine::gray::Gray;
-use mrtd_engine::{DiagnosticCode, EngineBuilder, ParseOptions, Status};
+use mrtd_engine::{DiagnosticCode, EngineBuilder, ImageReading, ParseOptions, Status};
 use support::{data_dir, manifest};
 
 /// What is done to the photo after it is turned and scaled.
@@ -365,8 +365,7 @@ fn strike(src: &Gray, from: (f32, f32), to: (f32, f32), width: f32) -> Gray {
 #[test]
 fn specimens_struck_through_with_a_pen_are_found_and_never_read_wrongly() {
     let engine = EngineBuilder::new().build();
-    let (mut found, mut n_exact, mut variants) = (0, 0, 0);
-    let mut wrong = Vec::new();
+    let (mut tally, mut variants) = (Tally::default(), 0);
     for (file, truth) in manifest() {
         let specimen = load_gray(&file);
         let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
@@ -387,22 +386,14 @@ fn specimens_struck_through_with_a_pen_are_found_and_never_read_wrongly() {
             variants += 1;
             let struck = strike(&specimen, from, to, (glyph * 0.1).max(1.5));
             let reading = engine.read_gray(&struck, &ParseOptions::default());
-            let Some(read) = reading.reading.as_ref() else { continue };
-            found += 1;
-            let lines = read.lines.join("|");
-            n_exact += usize::from(lines == truth);
-            let said = reading.diagnostics.iter().any(|d| d.code == DiagnosticCode::MarkedOver);
-            assert!(said, "{file}, stroke {k}: {:?}", reading.diagnostics);
-            if reading.status == Status::Read && lines != truth {
-                wrong.push(format!("{file}, stroke {k}: read {lines}"));
+            if reading.reading.is_some() {
+                let said = reading.diagnostics.iter().any(|d| d.code == DiagnosticCode::MarkedOver);
+                assert!(said, "{file}, stroke {k}: {:?}", reading.diagnostics);
             }
-            if read.valid && !valid_cells_right(read, &truth) {
-                wrong.push(format!("{file}, stroke {k}: valid over {lines}"));
-            }
+            tally.add(&reading, &truth, &format!("{file}, stroke {k}"));
         }
     }
-    println!("struck through: {found} of {variants} found, {n_exact} read exactly");
-    assert!(wrong.is_empty(), "read or valid wrongly:\n{}", wrong.join("\n"));
+    let Tally { found, exact: n_exact, .. } = tally.checked("struck through", variants);
     // Before lines drawn over the page were looked for, 2 of these 36 were found and none
     // read exactly: the stroke joins the glyphs it crosses into one blob, and the rows fall
     // apart. Since, 32 are found and 8 read exactly.
@@ -433,7 +424,7 @@ fn motion_blur(src: &Gray, dir: (f32, f32), length: usize) -> Gray {
 #[test]
 fn specimens_blurred_along_their_lines_are_found_and_never_read_wrongly() {
     let engine = EngineBuilder::new().build();
-    let (mut found, mut n_exact, mut wrong) = (0, 0, Vec::new());
+    let mut tally = Tally::default();
     for (file, truth) in manifest() {
         let specimen = load_gray(&file);
         let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
@@ -444,20 +435,9 @@ fn specimens_blurred_along_their_lines_are_found_and_never_read_wrongly() {
         let dir = (first.along.0 / norm, first.along.1 / norm);
         // A quarter of a line spacing runs most glyphs of a line into their neighbours.
         let blurred = motion_blur(&specimen, dir, (spacing / 4.0).round().max(3.0) as usize);
-        let reading = engine.read_gray(&blurred, &ParseOptions::default());
-        let Some(read) = reading.reading.as_ref() else { continue };
-        found += 1;
-        let lines = read.lines.join("|");
-        n_exact += usize::from(lines == truth);
-        if reading.status == Status::Read && lines != truth {
-            wrong.push(format!("{file}: read {lines}"));
-        }
-        if read.valid && !valid_cells_right(read, &truth) {
-            wrong.push(format!("{file}: valid over {lines}"));
-        }
+        tally.add(&engine.read_gray(&blurred, &ParseOptions::default()), &truth, &file);
     }
-    println!("blurred along the lines: {found} of 12 found, {n_exact} read exactly");
-    assert!(wrong.is_empty(), "read or valid wrongly:\n{}", wrong.join("\n"));
+    let Tally { found, exact: n_exact, .. } = tally.checked("blurred along the lines", 12);
     // Before runs of glyphs were cut into glyph-wide pieces, 5 of the 12 were found (3 read
     // exactly); since, 8 are. The rest of the misreadings are the blurred glyphs' own.
     assert!(found >= 8, "the zone was found in {found} of 12");
@@ -484,7 +464,7 @@ fn shadow(src: &Gray, through: (f32, f32), dir: (f32, f32)) -> Gray {
 #[test]
 fn specimens_under_a_hard_edged_shadow_are_read_and_never_read_wrongly() {
     let engine = EngineBuilder::new().build();
-    let (mut n_exact, mut wrong, mut variants) = (0, Vec::new(), 0);
+    let (mut tally, mut variants) = (Tally::default(), 0);
     for (file, truth) in manifest() {
         let specimen = load_gray(&file);
         let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
@@ -502,25 +482,47 @@ fn specimens_under_a_hard_edged_shadow_are_read_and_never_read_wrongly() {
             let a = angle + turn.to_radians();
             let shaded = shadow(&specimen, centre, (a.cos(), a.sin()));
             let reading = engine.read_gray(&shaded, &ParseOptions::default());
-            let lines = reading.reading.as_ref().map(|r| r.lines.join("|")).unwrap_or_default();
-            n_exact += usize::from(lines == truth);
-            if reading.status == Status::Read && lines != truth {
-                wrong.push(format!("{file}, edge at {turn}: read {lines}"));
-            }
-            if let Some(read) = reading.reading.as_ref()
-                && read.valid
-                && !valid_cells_right(read, &truth)
-            {
-                wrong.push(format!("{file}, edge at {turn}: valid over {lines}"));
-            }
+            tally.add(&reading, &truth, &format!("{file}, edge at {turn}"));
         }
     }
-    println!("under a hard-edged shadow: {n_exact} of {variants} read exactly");
-    assert!(wrong.is_empty(), "read or valid wrongly:\n{}", wrong.join("\n"));
+    let n_exact = tally.checked("under a hard-edged shadow", variants).exact;
     // Before the look with the paper brought to white, 5 of the 36 were read exactly: the
     // local mean beside the edge makes a band of ink of the shadowed paper, and cells half in
     // the shadow read wrongly. Since, 34.
     assert!(n_exact >= 32, "{n_exact} of {variants} read exactly");
+}
+
+/// What a test of altered specimens counts: zones found, readings exact, and readings `read`
+/// or `valid` wrongly.
+#[derive(Default)]
+struct Tally {
+    found: usize,
+    exact: usize,
+    wrong: Vec<String>,
+}
+
+impl Tally {
+    /// Counts `reading` of a photo whose zone is `truth`, named `what` where it is wrong.
+    fn add(&mut self, reading: &ImageReading, truth: &str, what: &str) {
+        let Some(read) = reading.reading.as_ref() else { return };
+        self.found += 1;
+        let lines = read.lines.join("|");
+        self.exact += usize::from(lines == truth);
+        if reading.status == Status::Read && lines != truth {
+            self.wrong.push(format!("{what}: read {lines}"));
+        }
+        if read.valid && !valid_cells_right(read, truth) {
+            self.wrong.push(format!("{what}: valid over {lines}"));
+        }
+    }
+
+    /// The tally of `variants` photos altered as `how` says, printed, once none was read or
+    /// `valid` wrongly.
+    fn checked(self, how: &str, variants: usize) -> Tally {
+        println!("{how}: {} of {variants} found, {} read exactly", self.found, self.exact);
+        assert!(self.wrong.is_empty(), "read or valid wrongly:\n{}", self.wrong.join("\n"));
+        self
+    }
 }
 
 /// Whether every cell a check digit covers, and the check digit itself, is as in `truth`.
