@@ -267,16 +267,35 @@ fn cut_last_line(
         |x: f32, y: f32| (end.0 - start.0) * (y - start.1) - (end.1 - start.1) * (x - start.0);
     let page_side = side(first.centre.0, first.centre.1).signum();
     let mut noise = Noise(u64::from(reach as u32) * 31 + (depth * 100.0) as u64);
-    let mut image = Gray { width: src.width, height: src.height, data: src.data.clone() };
+    Some(repaint(src, |x, y, pixel| {
+        if side(x as f32 + 0.5, y as f32 + 0.5).signum() == page_side {
+            return pixel;
+        }
+        (95.0 + 20.0 * ((x as f32 / 9.0).sin() + noise.next())).round() as u8
+    }))
+}
+
+/// `src` with each pixel `(x, y)` replaced by what `paint` makes of it, row by row.
+fn repaint(src: &Gray, mut paint: impl FnMut(usize, usize, u8) -> u8) -> Gray {
+    let mut image = src.clone();
     for y in 0..src.height {
         for x in 0..src.width {
-            if side(x as f32 + 0.5, y as f32 + 0.5).signum() != page_side {
-                let value = 95.0 + 20.0 * ((x as f32 / 9.0).sin() + noise.next());
-                image.data[y * src.width + x] = value.round() as u8;
-            }
+            let pixel = &mut image.data[y * src.width + x];
+            *pixel = paint(x, y, *pixel);
         }
     }
-    Some(image)
+    image
+}
+
+/// The specimen in `file` and the cells of its zone read clean.
+fn specimen_and_cells(
+    engine: &mrtd_engine::Engine,
+    file: &str,
+) -> (Gray, Vec<Vec<mrtd_engine::cells::CellGeometry>>) {
+    let specimen = load_gray(file);
+    let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
+    let cells = cells.unwrap_or_else(|| panic!("{file}: no cells on the clean specimen"));
+    (specimen, cells)
 }
 
 #[test]
@@ -350,16 +369,11 @@ fn specimens_shrunk_to_250_px_thumbnails_are_read_exactly_either_way_up() {
 /// `src` with a pen stroke drawn straight from `from` to `to`, `width` pixels wide, in dark
 /// ink with soft edges.
 fn strike(src: &Gray, from: (f32, f32), to: (f32, f32), width: f32) -> Gray {
-    let mut image = Gray { width: src.width, height: src.height, data: src.data.clone() };
-    for y in 0..src.height {
-        for x in 0..src.width {
-            let distance = distance_to_segment((x as f32 + 0.5, y as f32 + 0.5), from, to);
-            let cover = (width / 2.0 + 0.5 - distance).clamp(0.0, 1.0);
-            let pixel = &mut image.data[y * src.width + x];
-            *pixel = (f32::from(*pixel) * (1.0 - cover) + 45.0 * cover).round() as u8;
-        }
-    }
-    image
+    repaint(src, |x, y, pixel| {
+        let distance = distance_to_segment((x as f32 + 0.5, y as f32 + 0.5), from, to);
+        let cover = (width / 2.0 + 0.5 - distance).clamp(0.0, 1.0);
+        (f32::from(pixel) * (1.0 - cover) + 45.0 * cover).round() as u8
+    })
 }
 
 #[test]
@@ -367,9 +381,7 @@ fn specimens_struck_through_with_a_pen_are_found_and_never_read_wrongly() {
     let engine = EngineBuilder::new().build();
     let (mut tally, mut variants) = (Tally::default(), 0);
     for (file, truth) in manifest() {
-        let specimen = load_gray(&file);
-        let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
-        let cells = cells.unwrap_or_else(|| panic!("{file}: no cells on the clean specimen"));
+        let (specimen, cells) = specimen_and_cells(&engine, &file);
         let (first, last) = (&cells[0], &cells[cells.len() - 1]);
         let glyph = first[0].across.0.hypot(first[0].across.1);
         let at = |cell: &mrtd_engine::cells::CellGeometry, down: f32| {
@@ -404,21 +416,17 @@ fn specimens_struck_through_with_a_pen_are_found_and_never_read_wrongly() {
 /// `src` blurred by a motion `length` pixels long along the unit vector `dir`, as a phone
 /// moved while the shutter was open.
 fn motion_blur(src: &Gray, dir: (f32, f32), length: usize) -> Gray {
-    let mut image = Gray { width: src.width, height: src.height, data: src.data.clone() };
     let (max_x, max_y) = ((src.width - 1) as f32, (src.height - 1) as f32);
-    for y in 0..src.height {
-        for x in 0..src.width {
-            let sum: f32 = (0..length)
-                .map(|i| {
-                    let u = i as f32 - (length - 1) as f32 / 2.0;
-                    let (sx, sy) = (x as f32 + u * dir.0, y as f32 + u * dir.1);
-                    sample(src, sx.clamp(0.0, max_x), sy.clamp(0.0, max_y), 0.0)
-                })
-                .sum();
-            image.data[y * src.width + x] = (sum / length as f32).round() as u8;
-        }
-    }
-    image
+    repaint(src, |x, y, _| {
+        let sum: f32 = (0..length)
+            .map(|i| {
+                let u = i as f32 - (length - 1) as f32 / 2.0;
+                let (sx, sy) = (x as f32 + u * dir.0, y as f32 + u * dir.1);
+                sample(src, sx.clamp(0.0, max_x), sy.clamp(0.0, max_y), 0.0)
+            })
+            .sum();
+        (sum / length as f32).round() as u8
+    })
 }
 
 #[test]
@@ -426,9 +434,7 @@ fn specimens_blurred_along_their_lines_are_found_and_never_read_wrongly() {
     let engine = EngineBuilder::new().build();
     let mut tally = Tally::default();
     for (file, truth) in manifest() {
-        let specimen = load_gray(&file);
-        let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
-        let cells = cells.unwrap_or_else(|| panic!("{file}: no cells on the clean specimen"));
+        let (specimen, cells) = specimen_and_cells(&engine, &file);
         let (first, second) = (&cells[0][0], &cells[1][0]);
         let spacing = (second.centre.0 - first.centre.0).hypot(second.centre.1 - first.centre.1);
         let norm = first.along.0.hypot(first.along.1);
@@ -448,17 +454,10 @@ fn specimens_blurred_along_their_lines_are_found_and_never_read_wrongly() {
 /// along the unit vector `dir` at 45 % of its light, as a hand or a phone held over the page
 /// in a lamp's light darkens it.
 fn shadow(src: &Gray, through: (f32, f32), dir: (f32, f32)) -> Gray {
-    let mut image = Gray { width: src.width, height: src.height, data: src.data.clone() };
-    for y in 0..src.height {
-        for x in 0..src.width {
-            let (dx, dy) = (x as f32 + 0.5 - through.0, y as f32 + 0.5 - through.1);
-            if dir.0 * dy - dir.1 * dx > 0.0 {
-                let pixel = &mut image.data[y * src.width + x];
-                *pixel = (f32::from(*pixel) * 0.45).round() as u8;
-            }
-        }
-    }
-    image
+    repaint(src, |x, y, pixel| {
+        let (dx, dy) = (x as f32 + 0.5 - through.0, y as f32 + 0.5 - through.1);
+        if dir.0 * dy - dir.1 * dx > 0.0 { (f32::from(pixel) * 0.45).round() as u8 } else { pixel }
+    })
 }
 
 #[test]
@@ -466,9 +465,7 @@ fn specimens_under_a_hard_edged_shadow_are_read_and_never_read_wrongly() {
     let engine = EngineBuilder::new().build();
     let (mut tally, mut variants) = (Tally::default(), 0);
     for (file, truth) in manifest() {
-        let specimen = load_gray(&file);
-        let (_, cells) = engine.read_gray_with_cells(&specimen, &ParseOptions::default());
-        let cells = cells.unwrap_or_else(|| panic!("{file}: no cells on the clean specimen"));
+        let (specimen, cells) = specimen_and_cells(&engine, &file);
         let all = cells.iter().flatten();
         let n = all.clone().count() as f32;
         let centre =
